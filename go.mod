@@ -1,0 +1,16 @@
+module specdash
+
+go 1.26.8
+
+require (
+	github.com/alecthomas/kingpin/v2 v2.4.0 // indirect
+	github.com/alecthomas/units v0.0.0-20240927000941-0f3dac36c52b // indirect
+	github.com/chromedp/cdproto v0.160.1 // indirect
+	github.com/chromedp/chromedp v0.23.1 // indirect
+	github.com/go-echarts/go-echarts/v2 v2.7.2 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/maxence-charriere/go-app/v10 v10.1.11 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
+	github.com/prometheus/common v0.74.0 // indirect
+	github.com/xhit/go-str2duration/v2 v2.1.0 // indirect
+)
