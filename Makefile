@@ -1,0 +1,54 @@
+# specdash build, test and run. `make test` and `make run` install what they
+# need first (scripts/install-deps.sh).
+GO        ?= go
+WASM      := web/dist/app.wasm
+ECHARTS   := web/dist/echarts.min.js
+BIN       := ./specdash
+GOROOT    := $(shell $(GO) env GOROOT)
+
+.PHONY: all deps assets wasm build test test-host test-wasm vet bench run clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+$(ECHARTS): node_modules/echarts/dist/echarts.min.js
+	mkdir -p web/dist
+	cp $< $@
+
+node_modules/echarts/dist/echarts.min.js: package-lock.json
+	npm ci --no-audit --no-fund --silent
+
+# The browser front end: cmd/specdash built for js/wasm (main_wasm.go).
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $(WASM) ./cmd/specdash
+
+assets: $(ECHARTS) wasm
+
+# One binary; it embeds web/dist (app.wasm, echarts), so assets come first.
+build: assets
+	$(GO) build -trimpath -o $(BIN) ./cmd/specdash
+
+vet: assets
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./compute/ ./app/ ./cmd/specdash/
+
+# Host tests (with the real Prometheus and Chromium tests), then compute under
+# js/wasm in Node, where the browser runs it.
+test: deps build vet test-host test-wasm
+
+test-host:
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+test-wasm:
+	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/
+
+bench: deps build
+	$(GO) test -run '^$$' -bench . -benchmem ./compute/ ./metricsclient/
+
+run: deps build
+	./scripts/demo.sh
+
+clean:
+	rm -f $(BIN) $(WASM) $(ECHARTS)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what specdash's build and tests need, when missing, on a Debian
+# machine: Prometheus (with promtool) and Chromium from apt, ECharts from npm
+# (pinned by package-lock.json). Idempotent; needs root (or sudo) for apt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "install-deps: apt-get install ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+# The Debian package starts a system Prometheus on :9090; specdash's tests
+# start their own on free ports and do not need it.
+
+if [ ! -f node_modules/echarts/dist/echarts.min.js ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "install-deps: npm ci (echarts, pinned by package-lock.json)"
+  npm ci --no-audit --no-fund --silent
+fi
