@@ -1,0 +1,258 @@
+package compute
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxPosition is the largest draft position Aggregate accepts (0-based).
+// Real k is below 16; a larger position label is garbage and its series is
+// skipped (reported in Group.Skipped) rather than sizing a huge slice.
+const MaxPosition = 1024
+
+// Group is a set of series aggregated together: increases summed per counter
+// (ratio of sums later, never an average of ratios).
+type Group struct {
+	// Labels holds the group-by labels only (a missing label is ""); empty
+	// when grouping by nothing, nil for Sum's total row.
+	Labels map[string]string
+	// Total holds the increases over the whole grid, (Start, End]; it is
+	// the sum of Buckets.
+	Total Counts
+	// Buckets holds the increases per grid bucket (len = Grid.Buckets()).
+	// Every Counts in Total and Buckets has AcceptedPerPosition of length
+	// k = max position + 1 seen in the group (0 without per-position data).
+	Buckets []Counts
+	// Series is the number of distinct label sets (without position)
+	// contributing to the group, for example one per engine.
+	Series int
+	// Skipped describes the series that were left out (unknown family,
+	// position < 0 or > MaxPosition), one sentence each.
+	Skipped []string
+}
+
+// labelKey encodes values without ambiguity (length-prefixed).
+func labelKey(b *strings.Builder, vals ...string) {
+	for _, v := range vals {
+		b.WriteString(strconv.Itoa(len(v)))
+		b.WriteByte(':')
+		b.WriteString(v)
+	}
+}
+
+// identity encodes a full label set, sorted by name.
+func identity(labels map[string]string) string {
+	names := make([]string, 0, len(labels))
+	for n := range labels {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		labelKey(&b, n, labels[n])
+	}
+	return b.String()
+}
+
+// describeLabels prints a label set as {a="x", b="y"}, sorted by name.
+func describeLabels(labels map[string]string) string {
+	names := make([]string, 0, len(labels))
+	for n := range labels {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.Quote(labels[n])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+type groupAcc struct {
+	values []string
+	group  Group
+	ids    map[string]struct{}
+	// perPos[pos] holds the bucket increases of that position.
+	perPos [][]float64
+}
+
+// Aggregate groups series by the values of the groupBy labels (a missing
+// label counts as "") and sums, per group, the exact increases
+// (BucketIncreases) of each counter family per grid bucket and over the
+// whole grid. Sums are ratios' numerators and denominators: derive each
+// group with Derive or Group.BucketStats (ratio of sums, never an average of
+// ratios).
+//
+// Groups come sorted by their label values in groupBy order. With an empty
+// groupBy every series lands in one group with empty Labels. No series gives
+// no groups. Per-position series with a position < 0 or > MaxPosition and
+// series of an unknown Family are skipped and described in the group's
+// Skipped. An invalid grid (see Grid.Validate) gives groups with no buckets
+// and zero totals. Cost O(points + series x buckets).
+func Aggregate(series []Series, groupBy []string, g Grid) []Group {
+	n := g.Buckets()
+	accs := map[string]*groupAcc{}
+	var order []*groupAcc
+	var kb strings.Builder
+	for _, s := range series {
+		vals := make([]string, len(groupBy))
+		for i, l := range groupBy {
+			vals[i] = s.Labels[l]
+		}
+		kb.Reset()
+		labelKey(&kb, vals...)
+		acc := accs[kb.String()]
+		if acc == nil {
+			labels := make(map[string]string, len(groupBy))
+			for i, l := range groupBy {
+				labels[l] = vals[i]
+			}
+			acc = &groupAcc{values: vals, group: Group{Labels: labels}, ids: map[string]struct{}{}}
+			accs[kb.String()] = acc
+			order = append(order, acc)
+		}
+		var skip string
+		switch {
+		case s.Family < Drafts || s.Family > AcceptedPerPosition:
+			skip = fmt.Sprintf("series %s of unknown counter family %d skipped", describeLabels(s.Labels), int(s.Family))
+		case s.Family == AcceptedPerPosition && (s.Position < 0 || s.Position > MaxPosition):
+			skip = fmt.Sprintf("accepted-per-position series %s with position %d skipped: positions must be 0..%d",
+				describeLabels(s.Labels), s.Position, MaxPosition)
+		}
+		if skip != "" {
+			acc.group.Skipped = append(acc.group.Skipped, skip)
+			continue
+		}
+		acc.ids[identity(s.Labels)] = struct{}{}
+		inc := BucketIncreases(s.Points, g)
+		if s.Family == AcceptedPerPosition {
+			for len(acc.perPos) <= s.Position {
+				acc.perPos = append(acc.perPos, nil)
+			}
+			if acc.perPos[s.Position] == nil {
+				acc.perPos[s.Position] = inc
+			} else {
+				addInto(acc.perPos[s.Position], inc)
+			}
+			continue
+		}
+		if acc.group.Buckets == nil {
+			acc.group.Buckets = make([]Counts, n)
+		}
+		for j, v := range inc {
+			b := &acc.group.Buckets[j]
+			switch s.Family {
+			case Drafts:
+				b.Drafts += v
+			case DraftTokens:
+				b.DraftTokens += v
+			case AcceptedTokens:
+				b.AcceptedTokens += v
+			}
+		}
+	}
+	slices.SortFunc(order, func(a, b *groupAcc) int { return slices.Compare(a.values, b.values) })
+	out := make([]Group, 0, len(order))
+	for _, acc := range order {
+		out = append(out, acc.finish(n))
+	}
+	return out
+}
+
+func addInto(dst, src []float64) {
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+// finish lays out the per-position buckets, fills Total and Series.
+func (acc *groupAcc) finish(n int) Group {
+	g := &acc.group
+	if g.Buckets == nil {
+		g.Buckets = make([]Counts, n)
+	}
+	k := len(acc.perPos)
+	// One backing array for all per-position slices of the buckets.
+	backing := make([]float64, k*(n+1))
+	g.Total.AcceptedPerPosition = backing[n*k : (n+1)*k : (n+1)*k]
+	for j := range g.Buckets {
+		b := &g.Buckets[j]
+		b.AcceptedPerPosition = backing[j*k : (j+1)*k : (j+1)*k]
+		for p, inc := range acc.perPos {
+			if inc != nil {
+				b.AcceptedPerPosition[p] = inc[j]
+			}
+		}
+		g.Total = g.Total.Add(*b)
+	}
+	g.Series = len(acc.ids)
+	return *g
+}
+
+// Add returns c + o: each count summed, AcceptedPerPosition summed by
+// position with the longer length. The result does not alias o; it reuses
+// c.AcceptedPerPosition when that is at least as long as o's.
+func (c Counts) Add(o Counts) Counts {
+	r := Counts{
+		Drafts:              c.Drafts + o.Drafts,
+		DraftTokens:         c.DraftTokens + o.DraftTokens,
+		AcceptedTokens:      c.AcceptedTokens + o.AcceptedTokens,
+		AcceptedPerPosition: c.AcceptedPerPosition,
+	}
+	if len(o.AcceptedPerPosition) > len(r.AcceptedPerPosition) {
+		r.AcceptedPerPosition = make([]float64, len(o.AcceptedPerPosition))
+		copy(r.AcceptedPerPosition, c.AcceptedPerPosition)
+	}
+	addInto(r.AcceptedPerPosition, o.AcceptedPerPosition)
+	return r
+}
+
+// Sum adds groups into one: the "total" row. Labels is nil; Total, Buckets
+// (by index, the longest length) and Series are summed; k is the largest k
+// of the groups; Skipped is concatenated. The inputs are not modified.
+func Sum(groups []Group) Group {
+	var out Group
+	k, n := 0, 0
+	for _, g := range groups {
+		k = max(k, len(g.Total.AcceptedPerPosition))
+		n = max(n, len(g.Buckets))
+		for _, b := range g.Buckets {
+			k = max(k, len(b.AcceptedPerPosition))
+		}
+	}
+	out.Buckets = make([]Counts, n)
+	backing := make([]float64, k*(n+1))
+	out.Total.AcceptedPerPosition = backing[n*k : (n+1)*k : (n+1)*k]
+	for j := range out.Buckets {
+		out.Buckets[j].AcceptedPerPosition = backing[j*k : (j+1)*k : (j+1)*k]
+	}
+	for _, g := range groups {
+		out.Total = out.Total.Add(g.Total)
+		for j, b := range g.Buckets {
+			out.Buckets[j] = out.Buckets[j].Add(b)
+		}
+		out.Series += g.Series
+		out.Skipped = append(out.Skipped, g.Skipped...)
+	}
+	return out
+}
+
+// TotalStats derives the group's numbers over the whole grid: Derive(g.Total,
+// grid.Seconds(), conv).
+func (g Group) TotalStats(grid Grid, conv Convention) Stats {
+	return Derive(g.Total, grid.Seconds(), conv)
+}
+
+// BucketStats derives each bucket of the group over one grid step
+// (grid.Step/1000 seconds): element j is Derive(g.Buckets[j], step, conv).
+// Buckets without drafts have undefined ratios (JSON null), never NaN.
+func (g Group) BucketStats(grid Grid, conv Convention) []Stats {
+	out := make([]Stats, len(g.Buckets))
+	sec := grid.StepSeconds()
+	for j, b := range g.Buckets {
+		out[j] = Derive(b, sec, conv)
+	}
+	return out
+}
