@@ -1,0 +1,366 @@
+// Package metricsclient reads the speculative-decoding counters from a
+// Prometheus-compatible HTTP API (Prometheus, Thanos, Mimir, VictoriaMetrics)
+// with client_golang's api/prometheus/v1 and turns them into compute.Series.
+//
+// It builds for the host and for js/wasm (the browser queries through the
+// server's same-origin proxy, e.g. Address "/prom").
+//
+// Metric names: shared/reference/metrics.md (vLLM V1, class SpecDecodingProm
+// in vllm/v1/spec_decode/metrics.py).
+package metricsclient
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
+)
+
+// Config configures a Client.
+type Config struct {
+	// Address of the Prometheus HTTP API root, e.g. "http://127.0.0.1:9090"
+	// or, in the browser, the same-origin proxy "/prom" (a path starting with
+	// "/"; only usable where relative URLs resolve, i.e. in the browser).
+	Address string
+	// RoundTripper; nil means http.DefaultTransport (required in wasm:
+	// client_golang's api.DefaultRoundTripper sets DialContext, which makes
+	// Go's js transport bypass the browser's fetch).
+	RoundTripper http.RoundTripper
+	// ScrapeInterval of the source (default 15 s); the step never goes below it.
+	ScrapeInterval time.Duration
+	// Schema of the counters; the zero value means VLLMV1.
+	Schema Schema
+}
+
+// Client queries one Prometheus-compatible source. It is safe for
+// concurrent use.
+type Client struct {
+	api     v1.API
+	address string
+	scrape  time.Duration
+	schema  Schema
+}
+
+// New returns a Client for cfg. Errors: an empty or unparsable Address, or one
+// that is neither an http(s) URL nor a path starting with "/".
+func New(cfg Config) (*Client, error) {
+	addr := strings.TrimSpace(cfg.Address)
+	if addr == "" {
+		return nil, fmt.Errorf("no Prometheus address given (e.g. http://127.0.0.1:9090)")
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		return nil, fmt.Errorf("invalid Prometheus address %q: %v", addr, err)
+	}
+	switch {
+	case u.Scheme == "http" || u.Scheme == "https":
+		if u.Host == "" {
+			return nil, fmt.Errorf("invalid Prometheus address %q: no host", addr)
+		}
+	case u.Scheme == "" && u.Host == "" && strings.HasPrefix(u.Path, "/"):
+		// Relative to the page's origin (browser proxy).
+	default:
+		return nil, fmt.Errorf("invalid Prometheus address %q: use http://host:port[/prefix], https://..., or a path such as /prom", addr)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("invalid Prometheus address %q: no query string or fragment allowed", addr)
+	}
+	rt := cfg.RoundTripper
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c, err := api.NewClient(api.Config{Address: addr, RoundTripper: rt})
+	if err != nil {
+		return nil, fmt.Errorf("invalid Prometheus address %q: %v", addr, err)
+	}
+	scrape := cfg.ScrapeInterval
+	if scrape <= 0 {
+		scrape = DefaultScrapeInterval
+	}
+	schema := cfg.Schema
+	if len(schema.Metrics) == 0 {
+		schema = VLLMV1
+	}
+	return &Client{api: v1.NewAPI(c), address: addr, scrape: scrape, schema: schema}, nil
+}
+
+// Address returns the configured Prometheus address.
+func (c *Client) Address() string { return c.address }
+
+// ScrapeInterval returns the configured scrape interval (DefaultScrapeInterval
+// when none was given).
+func (c *Client) ScrapeInterval() time.Duration { return c.scrape }
+
+// Schema returns the client's schema.
+func (c *Client) Schema() Schema { return c.schema }
+
+// ValidateGrid checks that g can be queried: Step > 0, End > Start, End-Start
+// a multiple of Step, and at most MaxPoints points per series.
+func ValidateGrid(g compute.Grid) error {
+	if g.Step <= 0 {
+		return fmt.Errorf("invalid grid: step %d ms must be positive", g.Step)
+	}
+	if g.End <= g.Start {
+		return fmt.Errorf("invalid grid: end %d ms is not after start %d ms", g.End, g.Start)
+	}
+	if (g.End-g.Start)%g.Step != 0 {
+		return fmt.Errorf("invalid grid: range %d ms is not a multiple of the step %d ms", g.End-g.Start, g.Step)
+	}
+	if pts := (g.End-g.Start)/g.Step + 1; pts > MaxPoints {
+		minStep := time.Duration((g.End-g.Start+MaxPoints-2)/(MaxPoints-1)) * time.Millisecond
+		return fmt.Errorf("range %s at step %s needs %d points per series, more than Prometheus' limit of %d: use a step of at least %s",
+			time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, pts, MaxPoints, minStep)
+	}
+	return nil
+}
+
+// FetchSeries returns the schema's four counters (never _created) matching
+// filters, as their values at the grid's points Start, Start+Step, ..., End
+// (Unix ms), with one query_range. Values are raw counter values (drafts or
+// tokens); NaN points are left out. The second result holds Prometheus'
+// warnings and specdash's own (a family of the schema with no series while
+// others have some).
+//
+// Errors: an invalid grid (see ValidateGrid: more than MaxPoints points is
+// refused, not silently re-stepped), an invalid filter, an *APIError for a
+// failed request, a malformed position label, and *MissingMetricsError when no
+// series matched.
+func (c *Client) FetchSeries(ctx context.Context, g compute.Grid, filters []Filter) ([]compute.Series, []string, error) {
+	if err := ValidateGrid(g); err != nil {
+		return nil, nil, err
+	}
+	sel, err := c.schema.Selector(filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := v1.Range{
+		Start: time.UnixMilli(g.Start),
+		End:   time.UnixMilli(g.End),
+		Step:  time.Duration(g.Step) * time.Millisecond,
+	}
+	val, warns, _, err := c.api.QueryRange(ctx, sel, r)
+	warnings := append([]string(nil), warns...)
+	if err != nil {
+		return nil, warnings, wrapErr("query_range", c.address, err)
+	}
+	m, ok := val.(model.Matrix)
+	if !ok {
+		return nil, warnings, &APIError{Op: "query_range", Address: c.address, Kind: BadResponse,
+			Msg: fmt.Sprintf("expected a matrix, got %v", typeName(val))}
+	}
+	series, w, err := SeriesFromMatrix(m, c.schema)
+	warnings = append(warnings, w...)
+	if err != nil {
+		return nil, warnings, err
+	}
+	if len(series) == 0 {
+		return nil, warnings, c.diagnose(ctx, sel, filters, r.Start, r.End)
+	}
+	return series, warnings, nil
+}
+
+func typeName(v model.Value) string {
+	if v == nil {
+		return "nothing"
+	}
+	return v.Type().String()
+}
+
+// MaxPosition bounds the position label, as compute.MaxPosition does (vLLM's
+// k is a few; a larger position means a malformed series).
+const MaxPosition = compute.MaxPosition
+
+// SeriesFromMatrix converts a query_range matrix of schema's metrics into
+// compute.Series: Family from __name__, Position from the position label
+// (AcceptedPerPosition only; -1 otherwise), Labels without __name__ and
+// position, Points in ascending time with T in Unix ms. NaN values (and
+// series left without points) are dropped; series of other metrics are
+// skipped. The result is sorted by family, labels and position. Warnings name
+// schema families that have no series while others have some (for example
+// vLLM V0, which has no drafts counter). Errors: a per-position series whose
+// position label is missing, not an integer, negative or above MaxPosition.
+func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string, error) {
+	var out []compute.Series
+	var warnings []string
+	seen := map[compute.Family]bool{}
+	skipped := map[string]bool{}
+	for _, ss := range m {
+		name := string(ss.Metric[model.MetricNameLabel])
+		fam, ok := schema.Family(name)
+		if !ok {
+			skipped[name] = true
+			continue
+		}
+		s := compute.Series{Family: fam, Position: -1, Labels: map[string]string{}}
+		for k, v := range ss.Metric {
+			if k == model.MetricNameLabel || (fam == compute.AcceptedPerPosition && string(k) == schema.PositionLabel) {
+				continue
+			}
+			s.Labels[string(k)] = string(v)
+		}
+		if fam == compute.AcceptedPerPosition {
+			pv, has := ss.Metric[model.LabelName(schema.PositionLabel)]
+			p, err := strconv.Atoi(string(pv))
+			if !has || err != nil || p < 0 || p > MaxPosition {
+				return nil, warnings, fmt.Errorf("series %s has an invalid %s label %q: want an integer 0..%d", ss.Metric, schema.PositionLabel, string(pv), MaxPosition)
+			}
+			s.Position = p
+		}
+		for _, sp := range ss.Values {
+			v := float64(sp.Value)
+			if math.IsNaN(v) {
+				continue
+			}
+			s.Points = append(s.Points, compute.Point{T: int64(sp.Timestamp), V: v})
+		}
+		if len(s.Points) == 0 {
+			continue
+		}
+		sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T })
+		seen[fam] = true
+		out = append(out, s)
+	}
+	for n := range skipped {
+		warnings = append(warnings, fmt.Sprintf("ignored series of unexpected metric %q", n))
+	}
+	sort.Strings(warnings)
+	if len(out) > 0 {
+		for _, f := range families {
+			if n, ok := schema.Metrics[f]; ok && !seen[f] {
+				warnings = append(warnings, fmt.Sprintf("metric %s has no series here while the other speculative-decoding counters do; the numbers that need it are undefined", n))
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Family != b.Family {
+			return a.Family < b.Family
+		}
+		if la, lb := labelString(a.Labels), labelString(b.Labels); la != lb {
+			return la < lb
+		}
+		return a.Position < b.Position
+	})
+	return out, warnings, nil
+}
+
+func labelString(l map[string]string) string {
+	ls := model.LabelSet{}
+	for k, v := range l {
+		ls[model.LabelName(k)] = model.LabelValue(v)
+	}
+	return ls.String()
+}
+
+// LabelValues returns the values of label among the schema's series that
+// match filters and have samples between start and end, sorted. It uses the
+// label values API with match[] = the selector. Errors: an invalid label name
+// or filter, an *APIError. No matching series gives an empty list.
+func (c *Client) LabelValues(ctx context.Context, label string, filters []Filter, start, end time.Time) ([]string, error) {
+	if err := ValidateLabelName(label); err != nil {
+		return nil, err
+	}
+	sel, err := c.schema.Selector(filters)
+	if err != nil {
+		return nil, err
+	}
+	return c.labelValues(ctx, label, []string{sel}, start, end)
+}
+
+func (c *Client) labelValues(ctx context.Context, label string, matches []string, start, end time.Time) ([]string, error) {
+	vals, _, _, err := c.api.LabelValues(ctx, label, matches, start, end)
+	if err != nil {
+		return nil, wrapErr("label values", c.address, err)
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// specLike matches metric names that look speculative-decoding related.
+var specLike = regexp.MustCompile(`(?i)spec|draft|accept`)
+
+// specLikeMatcher is the server-side form of specLike for match[].
+const specLikeMatcher = `{__name__=~"(?i).*(spec|draft|accept).*"}`
+
+const maxFilterValues = 20
+
+// diagnose builds the *MissingMetricsError for a selector that matched
+// nothing: which spec-like metric names exist in the window, whether the
+// schema's metrics exist without the filters (and which values the filtered
+// labels have), and whether they exist outside the window.
+func (c *Client) diagnose(ctx context.Context, sel string, filters []Filter, start, end time.Time) error {
+	e := &MissingMetricsError{
+		Schema:   c.schema.Name,
+		Wanted:   c.schema.Names(),
+		Selector: sel,
+		Start:    start,
+		End:      end,
+	}
+	for _, f := range filters {
+		if len(f.Values) > 0 {
+			e.Filters = append(e.Filters, f)
+		}
+	}
+	names, err := c.labelValues(ctx, model.MetricNameLabel, []string{specLikeMatcher}, start, end)
+	if err != nil {
+		e.DiagnosisErr = err
+		return e
+	}
+	for _, n := range names {
+		if specLike.MatchString(n) {
+			e.SpecLike = append(e.SpecLike, n)
+		}
+	}
+	bare, err := c.schema.Selector(nil)
+	if err != nil {
+		e.DiagnosisErr = err
+		return e
+	}
+	present, err := c.labelValues(ctx, model.MetricNameLabel, []string{bare}, start, end)
+	if err != nil {
+		e.DiagnosisErr = err
+		return e
+	}
+	e.PresentInWindow = len(present) > 0
+	if len(present) > 0 && len(e.Filters) > 0 {
+		e.ExistWithoutFilters = true
+		e.FilterValues = map[string][]string{}
+		for _, f := range e.Filters {
+			vals, err := c.labelValues(ctx, f.Name, []string{bare}, start, end)
+			if err != nil {
+				e.DiagnosisErr = err
+				return e
+			}
+			if len(vals) > maxFilterValues {
+				vals = vals[:maxFilterValues]
+			}
+			e.FilterValues[f.Name] = vals
+		}
+	}
+	if len(present) == 0 {
+		// Zero times: the whole database.
+		all, err := c.labelValues(ctx, model.MetricNameLabel, []string{bare}, time.Time{}, time.Time{})
+		if err != nil {
+			e.DiagnosisErr = err
+			return e
+		}
+		e.ExistOutsideWindow = len(all) > 0
+	}
+	return e
+}

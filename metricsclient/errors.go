@@ -1,0 +1,199 @@
+package metricsclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+)
+
+// ErrorKind classifies a failed request to Prometheus.
+type ErrorKind string
+
+const (
+	// Unreachable: no HTTP answer (connection refused, DNS, fetch failed).
+	Unreachable ErrorKind = "unreachable"
+	// BadData: Prometheus rejected the request's parameters or query (HTTP 400).
+	BadData ErrorKind = "bad_data"
+	// Timeout: the query or the request timed out.
+	Timeout ErrorKind = "timeout"
+	// Canceled: the caller's context was canceled.
+	Canceled ErrorKind = "canceled"
+	// Execution: the query failed while being evaluated (HTTP 422).
+	Execution ErrorKind = "execution"
+	// ServerError: an HTTP 5xx without a Prometheus error body.
+	ServerError ErrorKind = "server_error"
+	// ClientError: an HTTP 4xx without a Prometheus error body (e.g. a 404
+	// from a wrong path prefix or proxy).
+	ClientError ErrorKind = "client_error"
+	// BadResponse: an answer that is not a Prometheus API response.
+	BadResponse ErrorKind = "bad_response"
+	// Other: anything else.
+	Other ErrorKind = "error"
+)
+
+// APIError is a failed request to the Prometheus HTTP API, with a readable
+// message. Err is the underlying error (often a client_golang *v1.Error);
+// errors.As/Is see through it.
+type APIError struct {
+	// Op is the API call: "query_range", "label values".
+	Op string
+	// Address is the configured Prometheus address.
+	Address string
+	Kind    ErrorKind
+	// Msg is Prometheus' own message (or the transport's).
+	Msg string
+	Err error
+}
+
+func (e *APIError) Error() string {
+	switch e.Kind {
+	case Unreachable:
+		return fmt.Sprintf("cannot reach Prometheus at %s (%s): %s", e.Address, e.Op, e.Msg)
+	case BadData:
+		return fmt.Sprintf("Prometheus at %s rejected the %s request as bad data: %s", e.Address, e.Op, e.Msg)
+	case Timeout:
+		return fmt.Sprintf("Prometheus at %s timed out answering %s: %s (try a shorter range or a larger step)", e.Address, e.Op, e.Msg)
+	case Canceled:
+		return fmt.Sprintf("%s request to Prometheus at %s was canceled: %s", e.Op, e.Address, e.Msg)
+	case Execution:
+		return fmt.Sprintf("Prometheus at %s failed to evaluate %s: %s", e.Address, e.Op, e.Msg)
+	case ClientError, ServerError, BadResponse:
+		return fmt.Sprintf("Prometheus at %s answered %s with an error (%s): %s (is the address the API root, e.g. http://host:9090 or /prom?)", e.Address, e.Op, e.Kind, e.Msg)
+	default:
+		return fmt.Sprintf("%s request to Prometheus at %s failed: %s", e.Op, e.Address, e.Msg)
+	}
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+// wrapErr converts an error of client_golang or of the transport into an
+// *APIError; nil stays nil.
+func wrapErr(op, address string, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := &APIError{Op: op, Address: address, Kind: Other, Msg: err.Error(), Err: err}
+	var apiErr *v1.Error
+	var urlErr *url.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		e.Kind = Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Kind = Timeout
+	case errors.As(err, &apiErr):
+		e.Msg = apiErr.Msg
+		if d := strings.TrimSpace(apiErr.Detail); d != "" {
+			e.Msg += ": " + truncate(d, 200)
+		}
+		switch apiErr.Type {
+		case v1.ErrBadData:
+			e.Kind = BadData
+		case v1.ErrTimeout:
+			e.Kind = Timeout
+		case v1.ErrCanceled:
+			e.Kind = Canceled
+		case v1.ErrExec:
+			e.Kind = Execution
+		case v1.ErrServer:
+			e.Kind = ServerError
+		case v1.ErrClient:
+			e.Kind = ClientError
+		case v1.ErrBadResponse:
+			e.Kind = BadResponse
+		}
+	case errors.As(err, &urlErr):
+		if urlErr.Timeout() {
+			e.Kind = Timeout
+		} else {
+			e.Kind = Unreachable
+		}
+		e.Msg = urlErr.Err.Error()
+	}
+	return e
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// MissingMetricsError says that no speculative-decoding series matched, which
+// metrics were looked for, and what was found instead. FetchSeries returns it
+// instead of an empty result.
+type MissingMetricsError struct {
+	// Schema is the schema's name, e.g. "vLLM V1".
+	Schema string
+	// Wanted are the metric names looked for.
+	Wanted []string
+	// Selector is the PromQL selector that matched nothing.
+	Selector string
+	// Filters are the label filters that were applied.
+	Filters []Filter
+	// Start and End bound the window searched.
+	Start, End time.Time
+	// SpecLike are metric names present in the window whose name contains
+	// "spec", "draft" or "accept" (any case), sorted.
+	SpecLike []string
+	// ExistWithoutFilters is set when Filters are set and the wanted metrics
+	// do have series in the window without them.
+	ExistWithoutFilters bool
+	// FilterValues gives, for each filtered label, the values it has among the
+	// wanted metrics' series in the window without filters (sorted, at most 20).
+	FilterValues map[string][]string
+	// PresentInWindow is set when the wanted metrics have series in the
+	// window without the filters (per the label values API).
+	PresentInWindow bool
+	// ExistOutsideWindow is set when no wanted series exists in the window
+	// (without filters) but some exist elsewhere in the database.
+	ExistOutsideWindow bool
+	// DiagnosisErr is set when looking for alternatives failed.
+	DiagnosisErr error
+}
+
+func (e *MissingMetricsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no %s speculative-decoding metrics (%s) matched %s between %s and %s",
+		e.Schema, strings.Join(e.Wanted, ", "), e.Selector,
+		e.Start.UTC().Format(time.RFC3339), e.End.UTC().Format(time.RFC3339))
+	if len(e.Filters) == 0 && e.PresentInWindow {
+		b.WriteString("; series exist in the window but have no value at its step points (samples only after the last step point, or a gap longer than the lookback delta)")
+	}
+	if len(e.Filters) > 0 && e.DiagnosisErr == nil {
+		if e.ExistWithoutFilters {
+			b.WriteString("; the metrics exist without the filters")
+			for _, f := range e.Filters {
+				vals := e.FilterValues[f.Name]
+				if len(vals) == 0 {
+					fmt.Fprintf(&b, "; label %s is absent from them", f.Name)
+					continue
+				}
+				q := make([]string, len(vals))
+				for i, v := range vals {
+					q[i] = fmt.Sprintf("%q", v)
+				}
+				fmt.Fprintf(&b, "; %s values present: %s", f.Name, strings.Join(q, ", "))
+			}
+		} else {
+			b.WriteString("; they are absent even without the filters")
+		}
+	}
+	if e.ExistOutsideWindow {
+		b.WriteString("; series exist outside this window: widen the range or move its end")
+	}
+	if len(e.SpecLike) > 0 {
+		fmt.Fprintf(&b, "; metrics found instead: %s", strings.Join(e.SpecLike, ", "))
+	} else if e.DiagnosisErr == nil {
+		b.WriteString("; no metric whose name contains spec, draft or accept was found (is speculative decoding enabled, and is this the right Prometheus?)")
+	}
+	if e.DiagnosisErr != nil {
+		fmt.Fprintf(&b, "; looking for alternatives failed: %v", e.DiagnosisErr)
+	}
+	return b.String()
+}
