@@ -2,11 +2,12 @@ package compute
 
 import "fmt"
 
-// MaxBuckets is the largest number of buckets a Grid may have (1,048,576).
+// MaxBuckets is the largest number of buckets a Grid may have (131,072: a
+// day at a 1 s step fits).
 // Prometheus answers at most 11,000 points per series and VictoriaMetrics
 // 30,000 (../shared/reference/metrics.md), so a larger grid is a caller bug;
 // refusing it keeps a browser tab from allocating gigabytes.
-const MaxBuckets = 1 << 20
+const MaxBuckets = 1 << 17
 
 // Validate reports why g is not a usable grid, or nil. A usable grid has
 // Step > 0, End >= Start, End-Start a multiple of Step (no partial bucket)

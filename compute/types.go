@@ -11,8 +11,15 @@
 //	[]Series (counter values at step-aligned times, from metricsclient)
 //	  -> Aggregate (exact increases per bucket, summed per group: ratio of sums)
 //	  -> []Group{Total Counts, Buckets []Counts}
-//	  -> Derive (ratios and rates for one interval)
-//	  -> Stats
+//	  -> Derive (ratios and rates for one interval; Group.TotalStats, Group.BucketStats)
+//	  -> Stats (undefined values are Value{OK: false}: JSON null, printed as Undefined)
+//
+// Increases are exact differences of counter values (Increase,
+// BucketIncreases): no extrapolation, resets handled, NaN stale markers
+// skipped, so a window's numbers match vLLM's own log line (FormatLogLine,
+// FormatLegacyLogLine). Check reports counts that break the counters'
+// invariants. No function panics on bad input, and no NaN or Inf ever comes
+// out as a defined Value.
 //
 // Metric names and formulas: ../shared/reference/metrics.md (vLLM V1,
 // vllm/v1/spec_decode/metrics.py, class SpecDecodingProm).
