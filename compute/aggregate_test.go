@@ -180,3 +180,16 @@ func TestAggregateZeroDraftsGroup(t *testing.T) {
 		t.Errorf("FormatPercent = %q", got)
 	}
 }
+
+func TestCountsAdd(t *testing.T) {
+	a := Counts{Drafts: 1, DraftTokens: 2, AcceptedTokens: 1, AcceptedPerPosition: []float64{1}}
+	b := Counts{Drafts: 2, DraftTokens: 6, AcceptedTokens: 3, AcceptedPerPosition: []float64{2, 1, 0}}
+	got := a.Add(b)
+	want := Counts{Drafts: 3, DraftTokens: 8, AcceptedTokens: 4, AcceptedPerPosition: []float64{3, 1, 0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Add = %+v, want %+v", got, want)
+	}
+	if a.AcceptedPerPosition[0] != 1 || b.AcceptedPerPosition[0] != 2 {
+		t.Errorf("inputs modified: %v %v", a.AcceptedPerPosition, b.AcceptedPerPosition)
+	}
+}
