@@ -2,10 +2,110 @@
 
 package main
 
-import "github.com/alecthomas/kingpin/v2"
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
-// registerReport adds the "report" command. Stub: replaced by its owner.
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
+
+	"specdash/metricsclient"
+	"specdash/report"
+)
+
+// reportArgs are the parsed flags of `specdash report`.
+type reportArgs struct {
+	url, rng, end, step, scrape, format, convention, timeout string
+	filters, groupBy                                         []string
+}
+
+// registerReport adds the "report" command: the numbers of one window, per
+// group and in total, as text (vLLM's log line) or JSON (report.Result).
 func registerReport(a *kingpin.Application, cmds map[string]func() error) {
-	cmd := a.Command("report", "TODO")
-	cmds[cmd.FullCommand()] = func() error { return nil }
+	cmd := a.Command("report", "Print speculative-decoding numbers (acceptance rate, mean acceptance length, per-position acceptance rate, throughput) for a time window, from Prometheus.")
+	var r reportArgs
+	cmd.Flag("prometheus.url", "Prometheus HTTP API root, e.g. http://127.0.0.1:9090 (Mimir: add the /prometheus prefix).").Required().StringVar(&r.url)
+	cmd.Flag("range", "Window length, e.g. 10m, 1h, 1d (Prometheus duration syntax).").Default("10m").StringVar(&r.rng)
+	cmd.Flag("end", "Window end, RFC 3339 (e.g. 2025-05-01T12:00:00Z); default now. Rounded down to the step.").StringVar(&r.end)
+	cmd.Flag("step", "Query step (default: the smallest of 1s..1d >= the scrape interval giving at most 600 steps).").StringVar(&r.step)
+	cmd.Flag("filter", "label=value restricting the series; repeat for several labels (all must match) or for the same label (any of the values).").StringsVar(&r.filters)
+	cmd.Flag("group-by", "Label to group by, e.g. model_name or engine; repeatable.").StringsVar(&r.groupBy)
+	cmd.Flag("format", "Output format: text (one vLLM log line per group) or json.").Default("text").EnumVar(&r.format, "text", "json")
+	cmd.Flag("scrape-interval", "Scrape interval of the vLLM targets; the step never goes below it.").Default("15s").StringVar(&r.scrape)
+	cmd.Flag("convention", "Mean acceptance length: bonus (1 + accepted/drafts, vLLM since PR 17908) or no-bonus (accepted/drafts).").Default("bonus").EnumVar(&r.convention, "bonus", "no-bonus")
+	cmd.Flag("timeout", "Timeout of the whole report.").Default("60s").StringVar(&r.timeout)
+	cmds[cmd.FullCommand()] = func() error {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return runReport(ctx, r, os.Stdout)
+	}
+}
+
+// parseDuration parses Prometheus durations (1d, 1w, 1h30m) for flag name.
+func parseDuration(flag, s string, allowZero bool) (time.Duration, error) {
+	if s == "" && allowZero {
+		return 0, nil
+	}
+	d, err := model.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("--%s=%q: %v (use e.g. 30s, 10m, 1h, 1d)", flag, s, err)
+	}
+	if d == 0 && !allowZero {
+		return 0, fmt.Errorf("--%s must be positive", flag)
+	}
+	return time.Duration(d), nil
+}
+
+// runReport parses r, builds the report and writes it to w.
+func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
+	var o report.Options
+	var err error
+	if o.Range, err = parseDuration("range", r.rng, false); err != nil {
+		return err
+	}
+	if o.Step, err = parseDuration("step", r.step, true); err != nil {
+		return err
+	}
+	scrape, err := parseDuration("scrape-interval", r.scrape, false)
+	if err != nil {
+		return err
+	}
+	timeout, err := parseDuration("timeout", r.timeout, false)
+	if err != nil {
+		return err
+	}
+	if r.end != "" {
+		if o.End, err = time.Parse(time.RFC3339, r.end); err != nil {
+			return fmt.Errorf("--end=%q: want RFC 3339, e.g. 2025-05-01T12:00:00Z", r.end)
+		}
+	}
+	if o.Filters, err = report.ParseFilters(r.filters); err != nil {
+		return fmt.Errorf("--filter: %w", err)
+	}
+	o.GroupBy = r.groupBy
+	if o.Convention, err = report.ParseConvention(r.convention); err != nil {
+		return fmt.Errorf("--convention: %w", err)
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	c, err := metricsclient.New(metricsclient.Config{Address: r.url, ScrapeInterval: scrape})
+	if err != nil {
+		return fmt.Errorf("--prometheus.url: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := report.Build(ctx, c, o)
+	if err != nil {
+		return err
+	}
+	if r.format == "json" {
+		return res.WriteJSON(w)
+	}
+	return res.WriteText(w)
 }

@@ -1,0 +1,281 @@
+// Package report computes the speculative-decoding numbers of one time window
+// from Prometheus, per group of series and in total: what `specdash report`
+// prints and what the browser's dashboard must agree with.
+//
+// It builds for the host and for js/wasm (no os, no syscall/js), so the
+// browser end-to-end test can call Build and compare.
+//
+// Data flow: metricsclient.AlignGrid -> Client.FetchSeries (one query_range
+// of the raw counters) -> compute.Aggregate (exact increases, summed per
+// group) -> compute.Sum (total) -> compute.Derive (ratios of sums). Formulas
+// and metric names: shared/reference/metrics.md.
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"specdash/compute"
+	"specdash/metricsclient"
+)
+
+// Options selects the window and the grouping of a report.
+type Options struct {
+	// Range is the window's length (> 0). It is rounded up to whole steps.
+	Range time.Duration
+	// End is the window's end (zero: now); it is rounded down to a multiple
+	// of Step, so the newest partial step is left out.
+	End time.Time
+	// Step is the query resolution; 0 means
+	// metricsclient.ChooseStep(Range, client's scrape interval). The
+	// counts do not depend on it (exact increases), only which samples
+	// bound the window.
+	Step time.Duration
+	// Filters restrict the series (see metricsclient.Filter).
+	Filters []metricsclient.Filter
+	// GroupBy are the labels to group by (none: one group of everything).
+	GroupBy []string
+	// Convention of the mean acceptance length (default compute.WithBonus).
+	Convention compute.Convention
+}
+
+// Group is one group's numbers: its group-by label values and the derived
+// numbers over the window. JSON: {"labels": {...}, "k": ..., "drafts": ...,
+// ...} (the compute.Stats fields, undefined values null).
+type Group struct {
+	Labels map[string]string `json:"labels"`
+	compute.Stats
+}
+
+// Result is a report. JSON:
+//
+//	{"window_seconds", "start", "end", "step_seconds", "convention",
+//	 "groups": [{"labels": {..}, "k", "drafts", "draft_tokens",
+//	   "accepted_tokens", "accepted_per_position": [..], "acceptance_rate",
+//	   "mean_acceptance_length", "per_position_acceptance_rate": [..],
+//	   "accepted_throughput", "drafted_throughput", "drafts_per_second",
+//	   "violations"?}],
+//	 "total": {the same fields, no labels}, "warnings"?}
+//
+// Counts are drafts and tokens, ratios 0..1, throughputs tokens/s (drafts/s),
+// times RFC 3339 UTC; undefined values (no drafts in the window) are null.
+type Result struct {
+	// WindowSeconds is End - Start in seconds.
+	WindowSeconds float64 `json:"window_seconds"`
+	// Start (exclusive) and End (inclusive) of the window, step-aligned.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// StepSeconds is the query step in seconds.
+	StepSeconds float64 `json:"step_seconds"`
+	// Convention is "bonus" (mean acceptance length = 1 + accepted/drafts)
+	// or "no-bonus" (accepted/drafts).
+	Convention string `json:"convention"`
+	// Groups are sorted by their label values in GroupBy order.
+	Groups []Group `json:"groups"`
+	// Total is all groups summed (ratio of sums).
+	Total compute.Stats `json:"total"`
+	// Warnings from Prometheus and specdash (missing families, skipped
+	// series, a step below the scrape interval).
+	Warnings []string `json:"warnings,omitempty"`
+
+	// GroupBy are the labels the groups are keyed by.
+	GroupBy []string `json:"-"`
+	// Grid is the aligned query grid (Unix ms).
+	Grid compute.Grid `json:"-"`
+}
+
+// Validate checks o without querying: Range > 0, Step >= 0 and a whole
+// number of milliseconds, group-by labels valid and distinct, filters valid.
+func (o Options) Validate() error {
+	if o.Range <= 0 {
+		return fmt.Errorf("range must be positive, got %s", o.Range)
+	}
+	if o.Step < 0 {
+		return fmt.Errorf("step must not be negative, got %s", o.Step)
+	}
+	if o.Step > 0 && (o.Step < time.Millisecond || o.Step%time.Millisecond != 0) {
+		return fmt.Errorf("step must be a whole number of milliseconds, got %s", o.Step)
+	}
+	seen := map[string]bool{}
+	for _, l := range o.GroupBy {
+		if err := metricsclient.ValidateLabelName(l); err != nil {
+			return fmt.Errorf("group by: %w", err)
+		}
+		if seen[l] {
+			return fmt.Errorf("group by: label %s given twice", l)
+		}
+		seen[l] = true
+	}
+	if _, err := metricsclient.VLLMV1.Selector(o.Filters); err != nil {
+		return fmt.Errorf("filter: %w", err)
+	}
+	if o.Convention != compute.WithBonus && o.Convention != compute.WithoutBonus {
+		return fmt.Errorf("unknown convention %d", int(o.Convention))
+	}
+	return nil
+}
+
+// Build queries c for the window of o and computes the report. Errors: invalid
+// options, and those of Client.FetchSeries (*metricsclient.APIError,
+// *metricsclient.MissingMetricsError when no spec-decode series match: never
+// an empty success).
+func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, error) {
+	if c == nil {
+		return nil, errors.New("no Prometheus client")
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	end := o.End
+	if end.IsZero() {
+		end = time.Now()
+	}
+	step := o.Step
+	var warnings []string
+	if step == 0 {
+		step = metricsclient.ChooseStep(o.Range, c.ScrapeInterval())
+	} else if step < c.ScrapeInterval() {
+		warnings = append(warnings, fmt.Sprintf("step %s is below the scrape interval %s: some steps hold no new sample", step, c.ScrapeInterval()))
+	}
+	g := metricsclient.AlignGrid(end, o.Range, step)
+	series, w, err := c.FetchSeries(ctx, g, o.Filters)
+	warnings = append(warnings, w...)
+	if err != nil {
+		return nil, err
+	}
+	groups := compute.Aggregate(series, o.GroupBy, g)
+	total := compute.Sum(groups)
+	warnings = append(warnings, total.Skipped...)
+	r := &Result{
+		WindowSeconds: g.Seconds(),
+		Start:         time.UnixMilli(g.Start).UTC(),
+		End:           time.UnixMilli(g.End).UTC(),
+		StepSeconds:   g.StepSeconds(),
+		Convention:    ConventionName(o.Convention),
+		Groups:        make([]Group, len(groups)),
+		Total:         total.TotalStats(g, o.Convention),
+		Warnings:      warnings,
+		GroupBy:       append([]string(nil), o.GroupBy...),
+		Grid:          g,
+	}
+	for i, gr := range groups {
+		labels := gr.Labels
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		r.Groups[i] = Group{Labels: labels, Stats: gr.TotalStats(g, o.Convention)}
+	}
+	return r, nil
+}
+
+// ConventionName returns "bonus" for compute.WithBonus and "no-bonus" for
+// compute.WithoutBonus (the --convention values).
+func ConventionName(c compute.Convention) string {
+	if c == compute.WithoutBonus {
+		return "no-bonus"
+	}
+	return "bonus"
+}
+
+// ParseConvention parses "bonus" (1 + accepted/drafts, vLLM since PR 17908)
+// or "no-bonus" (accepted/drafts, PR 16665 until 17908).
+func ParseConvention(s string) (compute.Convention, error) {
+	switch s {
+	case "bonus", "":
+		return compute.WithBonus, nil
+	case "no-bonus":
+		return compute.WithoutBonus, nil
+	}
+	return 0, fmt.Errorf("unknown convention %q: use bonus or no-bonus", s)
+}
+
+// ParseFilters parses "label=value" arguments (split at the first "=", so
+// the value may contain "="; an empty value matches series without the
+// label). Arguments for the same label are merged into one Filter, meaning
+// "any of these values"; filters keep the order of their first appearance.
+func ParseFilters(args []string) ([]metricsclient.Filter, error) {
+	var out []metricsclient.Filter
+	idx := map[string]int{}
+	for _, a := range args {
+		name, val, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, fmt.Errorf("filter %q: want label=value", a)
+		}
+		name = strings.TrimSpace(name)
+		if err := metricsclient.ValidateLabelName(name); err != nil {
+			return nil, fmt.Errorf("filter %q: %w", a, err)
+		}
+		i, seen := idx[name]
+		if !seen {
+			i = len(out)
+			idx[name] = i
+			out = append(out, metricsclient.Filter{Name: name})
+		}
+		out[i].Values = append(out[i].Values, val)
+	}
+	return out, nil
+}
+
+// WriteJSON writes r as indented JSON (see Result) and a newline.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes a header line (window, step, convention), then one line
+// per group (when grouped): its labels, then vLLM's current log line
+// (compute.FormatLogLine) for the window; then a total line, and a line per
+// violation and warning.
+func (r *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	conv := "with bonus token (1 + accepted/drafts)"
+	if r.Convention == "no-bonus" {
+		conv = "without bonus token (accepted/drafts)"
+	}
+	fmt.Fprintf(&b, "window %s (%s to %s), step %s, mean acceptance length %s\n",
+		seconds(r.WindowSeconds), r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), seconds(r.StepSeconds), conv)
+	if len(r.GroupBy) > 0 {
+		for _, g := range r.Groups {
+			fmt.Fprintf(&b, "%s: %s\n", LabelString(g.Labels), compute.FormatLogLine(g.Stats))
+			for _, v := range g.Violations {
+				fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "total: %s\n", compute.FormatLogLine(r.Total))
+	for _, v := range r.Total.Violations {
+		fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func seconds(s float64) string {
+	return (time.Duration(s * float64(time.Second))).String()
+}
+
+// LabelString prints labels as {a="x", b="y"}, sorted by name, values quoted
+// with Go/PromQL escapes (a newline in a model name prints as \n).
+func LabelString(labels map[string]string) string {
+	names := make([]string, 0, len(labels))
+	for n := range labels {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + strconv.Quote(labels[n])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
