@@ -185,28 +185,34 @@ func (acc *groupAcc) finish(n int) Group {
 				b.AcceptedPerPosition[p] = inc[j]
 			}
 		}
-		g.Total = g.Total.Add(*b)
+		g.Total.addInPlace(*b)
 	}
 	g.Series = len(acc.ids)
 	return *g
 }
 
 // Add returns c + o: each count summed, AcceptedPerPosition summed by
-// position with the longer length. The result does not alias o; it reuses
-// c.AcceptedPerPosition when that is at least as long as o's.
+// position with the longer length. Neither c nor o is modified and the
+// result aliases neither.
 func (c Counts) Add(o Counts) Counts {
-	r := Counts{
-		Drafts:              c.Drafts + o.Drafts,
-		DraftTokens:         c.DraftTokens + o.DraftTokens,
-		AcceptedTokens:      c.AcceptedTokens + o.AcceptedTokens,
-		AcceptedPerPosition: c.AcceptedPerPosition,
-	}
-	if len(o.AcceptedPerPosition) > len(r.AcceptedPerPosition) {
-		r.AcceptedPerPosition = make([]float64, len(o.AcceptedPerPosition))
-		copy(r.AcceptedPerPosition, c.AcceptedPerPosition)
-	}
-	addInto(r.AcceptedPerPosition, o.AcceptedPerPosition)
+	r := Counts{AcceptedPerPosition: make([]float64, max(len(c.AcceptedPerPosition), len(o.AcceptedPerPosition)))}
+	r.addInPlace(c)
+	r.addInPlace(o)
 	return r
+}
+
+// addInPlace adds o to c, growing c.AcceptedPerPosition only when o's is
+// longer (otherwise it writes into c's backing array).
+func (c *Counts) addInPlace(o Counts) {
+	c.Drafts += o.Drafts
+	c.DraftTokens += o.DraftTokens
+	c.AcceptedTokens += o.AcceptedTokens
+	if len(o.AcceptedPerPosition) > len(c.AcceptedPerPosition) {
+		grown := make([]float64, len(o.AcceptedPerPosition))
+		copy(grown, c.AcceptedPerPosition)
+		c.AcceptedPerPosition = grown
+	}
+	addInto(c.AcceptedPerPosition, o.AcceptedPerPosition)
 }
 
 // Sum adds groups into one: the "total" row. Labels is nil; Total, Buckets
@@ -229,9 +235,9 @@ func Sum(groups []Group) Group {
 		out.Buckets[j].AcceptedPerPosition = backing[j*k : (j+1)*k : (j+1)*k]
 	}
 	for _, g := range groups {
-		out.Total = out.Total.Add(g.Total)
+		out.Total.addInPlace(g.Total)
 		for j, b := range g.Buckets {
-			out.Buckets[j] = out.Buckets[j].Add(b)
+			out.Buckets[j].addInPlace(b)
 		}
 		out.Series += g.Series
 		out.Skipped = append(out.Skipped, g.Skipped...)

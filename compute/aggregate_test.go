@@ -189,6 +189,9 @@ func TestCountsAdd(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Add = %+v, want %+v", got, want)
 	}
+	if got2 := b.Add(a); !reflect.DeepEqual(got2, want) {
+		t.Errorf("b.Add(a) = %+v, want %+v", got2, want)
+	}
 	if a.AcceptedPerPosition[0] != 1 || b.AcceptedPerPosition[0] != 2 {
 		t.Errorf("inputs modified: %v %v", a.AcceptedPerPosition, b.AcceptedPerPosition)
 	}
