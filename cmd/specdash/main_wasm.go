@@ -4,4 +4,13 @@
 // GOOS=js GOARCH=wasm into web/dist/app.wasm.
 package main
 
-func main() {}
+import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	specapp "specdash/app"
+)
+
+func main() {
+	specapp.Register()
+	app.RunWhenOnBrowser()
+}

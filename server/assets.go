@@ -1,0 +1,161 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"specdash/web"
+)
+
+// built lists the files of web/dist that the build produces, with the make
+// target that produces them: a request for one that is missing gets a 503
+// that says what to run.
+var built = map[string]string{
+	"app.wasm":       "make build",
+	"echarts.min.js": "make build",
+}
+
+// assets serves web.FS under /web/: /web/<name> is dist/<name>, else
+// static/<name>.
+type assets struct {
+	fsys        fs.FS
+	version     string // short hash of app.wasm, go-app's Version
+	wasmLength  string // raw size of app.wasm in bytes, for go-app's progress bar
+	wasmMissing bool
+
+	mu    sync.Mutex
+	files map[string]*asset
+}
+
+type asset struct {
+	body []byte
+	etag string
+
+	gzOnce sync.Once
+	gz     []byte
+}
+
+func newAssets() (*assets, error) {
+	a := &assets{fsys: web.FS, files: map[string]*asset{}}
+	wasm, err := fs.ReadFile(a.fsys, "dist/app.wasm")
+	if err != nil {
+		a.wasmMissing = true
+		a.version = "no-wasm"
+		return a, nil
+	}
+	sum := sha256.Sum256(wasm)
+	a.version = hex.EncodeToString(sum[:6])
+	a.wasmLength = strconv.Itoa(len(wasm))
+	return a, nil
+}
+
+func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	name := strings.TrimPrefix(r.URL.Path, "/web/")
+	if !cleanAssetName(name) || r.URL.RawPath != "" {
+		http.NotFound(w, r)
+		return
+	}
+	f, err := a.file(name)
+	if err != nil {
+		if target, ok := built[name]; ok {
+			http.Error(w, name+" not built: run "+target, http.StatusServiceUnavailable)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if path.Ext(name) == ".wasm" {
+		ctype = "application/wasm"
+	}
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+
+	body, etag := f.body, f.etag
+	if name == "app.wasm" {
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r) {
+			body, etag = f.gzipped(), strings.TrimSuffix(f.etag, `"`)+`-gz"`
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
+}
+
+// file returns the named asset, read and hashed once.
+func (a *assets) file(name string) (*asset, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if f, ok := a.files[name]; ok {
+		return f, nil
+	}
+	body, err := fs.ReadFile(a.fsys, "dist/"+name)
+	if err != nil {
+		body, err = fs.ReadFile(a.fsys, "static/"+name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	f := &asset{body: body, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	a.files[name] = f
+	return f, nil
+}
+
+// gzipped compresses the body once, on first use.
+func (f *asset) gzipped() []byte {
+	f.gzOnce.Do(func() {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression)
+		zw.Write(f.body)
+		zw.Close()
+		f.gz = b.Bytes()
+	})
+	return f.gz
+}
+
+// cleanAssetName accepts a plain relative file name: no empty, dot or
+// dot-dot segments, no hidden files, no backslashes.
+func cleanAssetName(name string) bool {
+	if name == "" || strings.ContainsAny(name, "\\\x00") {
+		return false
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "" || strings.HasPrefix(seg, ".") {
+			return false
+		}
+	}
+	return path.Clean(name) == name
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.TrimSpace(enc) == "gzip" && strings.ReplaceAll(q, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}
