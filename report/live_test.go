@@ -1,0 +1,185 @@
+package report
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
+	"specdash/internal/promtest"
+	"specdash/metricsclient"
+	"specdash/simulate"
+)
+
+// liveModels holds names that need escaping in PromQL and OpenMetrics.
+var liveModels = []string{"meta-llama/Llama 3 8B", `eagle "q" \ 7b`}
+
+// TestLiveSimulator: the simulator (load paused) scraped every second by a
+// real Prometheus; load runs for a few seconds, then pauses; once Prometheus
+// holds the final values, a report over the whole run equals the simulator's
+// true counts exactly, per (model, engine) and in total.
+func TestLiveSimulator(t *testing.T) {
+	sim, err := simulate.New(simulate.Config{
+		Models:          liveModels,
+		Engines:         2,
+		K:               3,
+		Acceptance:      []float64{0.8, 0.7, 0.6},
+		PerModel:        map[string]simulate.ModelOptions{liveModels[1]: {K: 2, Acceptance: []float64{0.5}}},
+		DraftsPerSecond: 40,
+		Seed:            7,
+		Tick:            20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim.Pause()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sim.Run(ctx)
+	hs := httptest.NewServer(sim)
+	defer hs.Close()
+	began := time.Now()
+
+	srv := promtest.Start(t, promtest.Options{
+		Targets:        []string{strings.TrimPrefix(hs.URL, "http://")},
+		ScrapeInterval: time.Second,
+	})
+	// Every series scraped at least once while paused (all zero).
+	srv.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, nil, 30*time.Second)
+
+	sim.Resume()
+	time.Sleep(3 * time.Second)
+	sim.Pause()
+	truth := sim.Truth()
+	var want int64
+	for _, s := range truth.Series {
+		want += s.Total.Drafts
+	}
+	if want == 0 {
+		t.Fatal("the simulator produced no drafts")
+	}
+	// Wait until a scrape after the pause is in: its values are final.
+	srv.WaitFor(t, `sum(vllm:spec_decode_num_drafts_total)`, func(v model.Vector) bool {
+		return len(v) == 1 && int64(v[0].Value) == want
+	}, 30*time.Second)
+
+	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The window covers the whole run; its end is in the future (Prometheus
+	// carries the last sample forward), so the final scrape is inside it.
+	end := time.Now().Add(2 * time.Second)
+	opts := Options{Range: end.Sub(began) + 10*time.Second, End: end, GroupBy: []string{"model_name", "engine"}}
+	qctx, qcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer qcancel()
+	res, err := Build(qctx, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings: %q", res.Warnings)
+	}
+	if res.StepSeconds != 1 {
+		t.Errorf("step %v s, want 1 s (scrape interval 1 s, range under 600 s)", res.StepSeconds)
+	}
+	if len(res.Groups) != len(truth.Series) {
+		t.Fatalf("%d groups, want %d", len(res.Groups), len(truth.Series))
+	}
+	var total simulate.Counts
+	total.AcceptedPerPosition = make([]int64, 3)
+	for _, ts := range truth.Series {
+		var g *Group
+		for i := range res.Groups {
+			if res.Groups[i].Labels["model_name"] == ts.Model && res.Groups[i].Labels["engine"] == ts.Engine {
+				g = &res.Groups[i]
+			}
+		}
+		if g == nil {
+			t.Errorf("no group for %q engine %s", ts.Model, ts.Engine)
+			continue
+		}
+		checkCounts(t, ts.Model+"/"+ts.Engine, g.Stats, ts.Total, res.WindowSeconds)
+		total.Drafts += ts.Total.Drafts
+		total.DraftTokens += ts.Total.DraftTokens
+		total.AcceptedTokens += ts.Total.AcceptedTokens
+		for i, v := range ts.Total.AcceptedPerPosition {
+			total.AcceptedPerPosition[i] += v
+		}
+	}
+	checkCounts(t, "total", res.Total, total, res.WindowSeconds)
+
+	// Not grouped: one group, equal to the total.
+	opts.GroupBy = nil
+	res2, err := Build(qctx, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res2.Groups) != 1 || len(res2.Groups[0].Labels) != 0 {
+		t.Fatalf("ungrouped: %+v", res2.Groups)
+	}
+	checkCounts(t, "ungrouped", res2.Groups[0].Stats, total, res2.WindowSeconds)
+	checkCounts(t, "ungrouped total", res2.Total, total, res2.WindowSeconds)
+
+	// A model filter (quotes and a backslash in the name) selects exactly it.
+	opts.Filters = []metricsclient.Filter{{Name: "model_name", Values: []string{liveModels[1]}}}
+	opts.GroupBy = []string{"model_name"}
+	res3, err := Build(qctx, c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m1 simulate.Counts
+	m1.AcceptedPerPosition = make([]int64, 2)
+	for _, ts := range truth.Series {
+		if ts.Model == liveModels[1] {
+			m1.Drafts += ts.Total.Drafts
+			m1.DraftTokens += ts.Total.DraftTokens
+			m1.AcceptedTokens += ts.Total.AcceptedTokens
+			for i, v := range ts.Total.AcceptedPerPosition {
+				m1.AcceptedPerPosition[i] += v
+			}
+		}
+	}
+	if len(res3.Groups) != 1 || res3.Groups[0].Labels["model_name"] != liveModels[1] {
+		t.Fatalf("filtered groups: %+v", res3.Groups)
+	}
+	checkCounts(t, "filtered", res3.Total, m1, res3.WindowSeconds)
+}
+
+// checkCounts compares a report's stats with true counts: counts exactly,
+// ratios to 1e-12.
+func checkCounts(t *testing.T, what string, s compute.Stats, c simulate.Counts, window float64) {
+	t.Helper()
+	if s.Drafts != float64(c.Drafts) || s.DraftTokens != float64(c.DraftTokens) || s.AcceptedTokens != float64(c.AcceptedTokens) {
+		t.Errorf("%s: drafts/draft/accepted = %v/%v/%v, want %d/%d/%d", what, s.Drafts, s.DraftTokens, s.AcceptedTokens, c.Drafts, c.DraftTokens, c.AcceptedTokens)
+	}
+	if s.K != len(c.AcceptedPerPosition) {
+		t.Errorf("%s: k = %d, want %d", what, s.K, len(c.AcceptedPerPosition))
+		return
+	}
+	for i, v := range c.AcceptedPerPosition {
+		if s.AcceptedPerPosition[i] != float64(v) {
+			t.Errorf("%s: accepted at position %d = %v, want %d", what, i, s.AcceptedPerPosition[i], v)
+		}
+		near(t, what+" per-position rate", s.PerPositionAcceptanceRate[i], float64(v)/float64(c.Drafts))
+	}
+	near(t, what+" acceptance rate", s.AcceptanceRate, float64(c.AcceptedTokens)/float64(c.DraftTokens))
+	near(t, what+" mean acceptance length", s.MeanAcceptanceLength, 1+float64(c.AcceptedTokens)/float64(c.Drafts))
+	near(t, what+" accepted throughput", s.AcceptedThroughput, float64(c.AcceptedTokens)/window)
+	near(t, what+" drafted throughput", s.DraftedThroughput, float64(c.DraftTokens)/window)
+	if len(s.Violations) != 0 {
+		t.Errorf("%s: violations %q", what, s.Violations)
+	}
+}
+
+func near(t *testing.T, what string, got compute.Value, want float64) {
+	t.Helper()
+	if !got.OK || math.Abs(got.V-want) > 1e-12 {
+		t.Errorf("%s = %+v, want %.15g", what, got, want)
+	}
+}
