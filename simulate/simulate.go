@@ -307,7 +307,7 @@ func (s *Simulator) Step(d time.Duration) {
 			sr.draft()
 		}
 		// A plausible batch size: a few requests while drafts flow.
-		if n > 0 || s.cfg.DraftsPerSecond > 0 {
+		if s.cfg.DraftsPerSecond > 0 {
 			sr.running = 1 + sr.gaugeRNG.IntN(8)
 		}
 	}

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -487,4 +488,25 @@ func TestHTTP(t *testing.T) {
 	if r.StatusCode != 404 {
 		t.Errorf("/nope: %d", r.StatusCode)
 	}
+}
+
+// TestRun checks that Run advances in real time and returns on cancel
+// (a bounded poll for liveness, no timing assertion).
+func TestRun(t *testing.T) {
+	s := mustNew(t, Config{Models: []string{"m"}, K: 2, Acceptance: []float64{0.5}, DraftsPerSecond: 1000, Tick: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for s.Truth().Series[0].Total.Drafts == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("Run produced no drafts in 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run returned %v", err)
+	}
+	checkInvariants(t, "run", 2, s.Truth().Series[0].Total)
 }
