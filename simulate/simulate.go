@@ -15,6 +15,15 @@
 // random draws use a seeded PCG generator per (model, engine), so a
 // simulator driven by Step is fully deterministic.
 //
+// Comparing a dashboard with Truth: Prometheus only sees scraped values,
+// and an increase over a window never counts what the counter held at the
+// window's first sample. For an exact comparison, start with the counters at
+// 0 (Pause before any Step or Run, or `specdash simulate --paused`), wait
+// until Prometheus has scraped the zeros, Resume (or Step), Pause again,
+// wait until the final values are scraped, then compare the increase over a
+// window that starts before the first scrape with Truth's Total (Total
+// equals Exposed when no reset happened).
+//
 // Time: the simulator has its own clock, starting at Config.Start. Step(d)
 // advances it by d (tests); Run advances it by the real elapsed time every
 // Config.Tick. The number of drafts of a series after an active time T is
@@ -413,6 +422,33 @@ func (s *Simulator) Now() time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.now
+}
+
+// Sum returns the Total counts of the series of model summed over its
+// engines ("" sums every model), per position by index (length: the largest
+// k summed). With exposed true it sums the Exposed counts instead.
+func (t Truth) Sum(model string, exposed bool) Counts {
+	var out Counts
+	for _, ts := range t.Series {
+		if model != "" && ts.Model != model {
+			continue
+		}
+		c := ts.Total
+		if exposed {
+			c = ts.Exposed
+		}
+		out.Drafts += c.Drafts
+		out.DraftTokens += c.DraftTokens
+		out.AcceptedTokens += c.AcceptedTokens
+		out.GenerationTokens += c.GenerationTokens
+		for len(out.AcceptedPerPosition) < len(c.AcceptedPerPosition) {
+			out.AcceptedPerPosition = append(out.AcceptedPerPosition, 0)
+		}
+		for i, v := range c.AcceptedPerPosition {
+			out.AcceptedPerPosition[i] += v
+		}
+	}
+	return out
 }
 
 // Truth returns a consistent snapshot of the exact counts of every series.

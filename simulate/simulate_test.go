@@ -510,3 +510,27 @@ func TestRun(t *testing.T) {
 	}
 	checkInvariants(t, "run", 2, s.Truth().Series[0].Total)
 }
+
+func TestTruthSum(t *testing.T) {
+	s := mustNew(t, Config{Models: []string{"a", "b"}, Engines: 2, K: 2, Acceptance: []float64{1},
+		PerModel: map[string]ModelOptions{"b": {K: 3}}, DraftsPerSecond: 1, Start: time.Unix(0, 0)})
+	s.Step(10 * time.Second)
+	if err := s.ResetCounters("b", "1"); err != nil {
+		t.Fatal(err)
+	}
+	s.Step(5 * time.Second)
+	tr := s.Truth()
+	// Every draft accepts everything: a has k=2, b has k=3; 15 drafts per series.
+	if got := tr.Sum("a", false); got.Drafts != 30 || got.DraftTokens != 60 || got.AcceptedTokens != 60 || got.AcceptedPerPosition[1] != 30 {
+		t.Errorf("Sum(a) = %+v", got)
+	}
+	got := tr.Sum("", false)
+	if got.Drafts != 60 || got.DraftTokens != 60+90 || len(got.AcceptedPerPosition) != 3 ||
+		got.AcceptedPerPosition[0] != 60 || got.AcceptedPerPosition[2] != 30 {
+		t.Errorf("Sum(all) = %+v", got)
+	}
+	// Exposed: b/1 restarted after 10 s, so it shows 5 drafts.
+	if got := tr.Sum("b", true); got.Drafts != 20 || got.AcceptedPerPosition[2] != 20 {
+		t.Errorf("Sum(b, exposed) = %+v", got)
+	}
+}

@@ -36,6 +36,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	seed := cmd.Flag("seed", "Random seed (same seed, same draws).").Default("1").Int64()
 	tick := cmd.Flag("tick", "Real-time step of the simulation.").Default("100ms").Duration()
 	prefix := cmd.Flag("prefix", `Metric name prefix ("ray_vllm:" mimics Ray Serve).`).Default(simulate.DefaultPrefix).String()
+	paused := cmd.Flag("paused", "Start paused (counters at 0 until POST /control/resume).").Bool()
 	multi := cmd.Flag("multiprocess", `Mimic prometheus_client multiprocess mode: HELP "Multiprocess metric", no _created samples.`).Bool()
 
 	cmds[cmd.FullCommand()] = func() error {
@@ -69,7 +70,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		if *tick <= 0 {
 			return fmt.Errorf("--tick %v: want > 0", *tick)
 		}
-		return runSimulate(cfg, *listen)
+		return runSimulate(cfg, *listen, *paused)
 	}
 }
 
@@ -88,10 +89,13 @@ func parseProbs(s string) ([]float64, error) {
 	return out, nil
 }
 
-func runSimulate(cfg simulate.Config, listen string) error {
+func runSimulate(cfg simulate.Config, listen string, paused bool) error {
 	sim, err := simulate.New(cfg)
 	if err != nil {
 		return err
+	}
+	if paused {
+		sim.Pause()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -104,7 +108,7 @@ func runSimulate(cfg simulate.Config, listen string) error {
 	tr := sim.Truth()
 	slog.Info("simulating vLLM speculative decoding",
 		"listen", l.Addr().String(), "models", cfg.Models, "series", len(tr.Series),
-		"drafts_per_second", cfg.DraftsPerSecond, "seed", cfg.Seed)
+		"drafts_per_second", cfg.DraftsPerSecond, "seed", cfg.Seed, "paused", paused)
 	for _, s := range tr.Series {
 		slog.Info("series", "model", s.Model, "engine", s.Engine, "k", s.K, "acceptance", s.Acceptance)
 	}
