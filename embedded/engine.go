@@ -1,0 +1,482 @@
+// Package embedded is specdash's embedded mode: an in-process Prometheus
+// (github.com/prometheus/prometheus used as a library: its scrape manager,
+// TSDB and PromQL engine) that scrapes vLLM /metrics endpoints directly and
+// serves the read-only parts of the Prometheus HTTP API that specdash uses,
+// at the same paths and in the same JSON (see Handler). The front end,
+// metricsclient and report cannot tell it from a real Prometheus.
+//
+// It is host-only (the wasm front end never imports it).
+//
+// Behaviour follows Prometheus because it is Prometheus' code: every target
+// gets an `up` series (1 after a successful scrape, 0 after a failed one)
+// and scrape_duration_seconds, scrape_samples_scraped,
+// scrape_samples_post_metric_relabeling and scrape_series_added, all with
+// the labels job and instance (host:port); when a target goes down or a
+// series disappears, staleness markers end its series, and its old samples
+// stay queryable until retention removes them. Sample timestamps in the
+// exposition are honoured (honor_timestamps), `_created` gauge families of
+// prometheus_client are stored as the gauges they are.
+//
+// Bounds: Config.Retention (time-based retention of persisted blocks;
+// the in-memory head holds up to about 3 h more, as in Prometheus) and
+// Config.SeriesLimit (see there).
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/config"
+	"github.com/prometheus/prometheus/discovery/targetgroup"
+	"github.com/prometheus/prometheus/model/histogram"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/scrape"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb"
+)
+
+// Defaults of Config.
+const (
+	DefaultScrapeInterval = 5 * time.Second
+	DefaultRetention      = 6 * time.Hour
+	// DefaultSeriesLimit is the default Config.SeriesLimit. A vLLM server
+	// exposes a few hundred series (the spec-decode families are 4 + k
+	// per engine and model); 100,000 leaves room for many targets while
+	// keeping the in-memory head to some hundreds of MB at most.
+	DefaultSeriesLimit = 100_000
+	// DefaultJobName is the job label of every target (as
+	// internal/promtest's scrape job).
+	DefaultJobName = "vllm"
+	// DefaultQueryTimeout bounds one PromQL evaluation.
+	DefaultQueryTimeout = 2 * time.Minute
+	// DefaultMaxSamples bounds the samples one query may load at once
+	// (Prometheus' --query.max-samples default).
+	DefaultMaxSamples = 50_000_000
+)
+
+// Config configures an Engine. Zero values mean the documented defaults.
+type Config struct {
+	// Targets are the /metrics URLs to scrape, e.g.
+	// "http://gpu-host:8000/metrics" (scheme http or https; path default
+	// "/metrics"; query parameters are sent as in Prometheus' params).
+	// Their instance label is host:port. May be empty (query-only engine,
+	// e.g. over backfilled data). Duplicates are an error.
+	Targets []string
+	// ScrapeInterval between scrapes of each target (default 5 s; whole
+	// milliseconds, at least 100 ms). The scrape timeout equals it.
+	ScrapeInterval time.Duration
+	// StoragePath is the TSDB directory. "" means a temporary directory,
+	// removed by Close.
+	StoragePath string
+	// Retention is how long persisted data is kept (default 6 h; at
+	// least 1 min).
+	Retention time.Duration
+	// SeriesLimit bounds memory (default DefaultSeriesLimit): a scrape of
+	// one target that exposes more samples than this fails with Prometheus'
+	// "sample limit exceeded" (up=0, the error in TargetStatus.LastError),
+	// and once the in-memory head holds SeriesLimit series, a scrape that
+	// would create a new series fails with a *SeriesLimitError (existing
+	// series keep being written). Series that no longer receive samples
+	// leave the head at its next compaction (every ~2 h).
+	SeriesLimit int
+	// JobName is the job label of the targets (default DefaultJobName).
+	JobName string
+	// Logger receives the engine's, the scrape manager's and the TSDB's
+	// logs (default: discard).
+	Logger *slog.Logger
+}
+
+// TargetStatus is the state of one scrape target.
+type TargetStatus struct {
+	// URL is the scrape URL as given in Config.Targets.
+	URL string `json:"url"`
+	// Job and Instance are the target's job and instance labels.
+	Job      string `json:"job"`
+	Instance string `json:"instance"`
+	// Health is "up", "down" or "unknown" (not scraped yet).
+	Health string `json:"health"`
+	// Up is true after a successful last scrape.
+	Up bool `json:"up"`
+	// LastError is the last scrape's error ("" when it succeeded).
+	LastError string `json:"last_error"`
+	// LastScrape is when the last scrape started (zero before the first).
+	LastScrape time.Time `json:"last_scrape"`
+	// LastScrapeDuration is the last scrape's duration.
+	LastScrapeDuration time.Duration `json:"last_scrape_duration"`
+}
+
+// SeriesLimitError is the scrape error once the head holds Limit series and
+// a scrape would add another one.
+type SeriesLimitError struct {
+	// Limit is Config.SeriesLimit; InMemory the series in the head.
+	Limit    int
+	InMemory uint64
+	// Series is the rejected series.
+	Series string
+}
+
+func (e *SeriesLimitError) Error() string {
+	return fmt.Sprintf("embedded: series limit of %d reached (%d series in memory); new series %s rejected: raise the series limit or scrape fewer targets", e.Limit, e.InMemory, e.Series)
+}
+
+// Engine is an in-process Prometheus: scrape manager, TSDB and PromQL
+// engine. Create it with New, run it with Run, serve its API with Handler,
+// and release it with Close.
+type Engine struct {
+	cfg    Config
+	log    *slog.Logger
+	dir    string
+	tmpDir bool
+
+	reg    *prometheus.Registry
+	db     *tsdb.DB
+	qe     *promql.Engine
+	parser parser.Parser
+
+	scrapeCfg *config.Config
+	groups    []*targetgroup.Group
+	urls      map[string]string // instance+path key -> given URL
+
+	mu      sync.Mutex
+	manager *scrape.Manager
+	running bool
+	closed  bool
+	stopped chan struct{}
+}
+
+// New validates cfg, opens the TSDB (creating a temporary directory when
+// StoragePath is "") and prepares the scrape configuration. Nothing is
+// scraped until Run. Errors: an invalid target URL, interval or limit, and
+// TSDB open errors.
+func New(cfg Config) (*Engine, error) {
+	if cfg.ScrapeInterval == 0 {
+		cfg.ScrapeInterval = DefaultScrapeInterval
+	}
+	if cfg.ScrapeInterval < 100*time.Millisecond || cfg.ScrapeInterval%time.Millisecond != 0 {
+		return nil, fmt.Errorf("embedded: scrape interval %v: must be at least 100ms and a whole number of milliseconds", cfg.ScrapeInterval)
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = DefaultRetention
+	}
+	if cfg.Retention < time.Minute {
+		return nil, fmt.Errorf("embedded: retention %v: must be at least 1m", cfg.Retention)
+	}
+	if cfg.SeriesLimit == 0 {
+		cfg.SeriesLimit = DefaultSeriesLimit
+	}
+	if cfg.SeriesLimit < 0 {
+		return nil, fmt.Errorf("embedded: series limit %d: must be positive", cfg.SeriesLimit)
+	}
+	if cfg.JobName == "" {
+		cfg.JobName = DefaultJobName
+	}
+	if !model.LabelValue(cfg.JobName).IsValid() {
+		return nil, fmt.Errorf("embedded: job name %q is not valid UTF-8", cfg.JobName)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{cfg: cfg, log: cfg.Logger, urls: map[string]string{}, stopped: make(chan struct{})}
+
+	group := &targetgroup.Group{Source: "embedded"}
+	seen := map[string]bool{}
+	for _, raw := range cfg.Targets {
+		ls, key, err := targetLabels(raw)
+		if err != nil {
+			return nil, err
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("embedded: target %q given twice", raw)
+		}
+		seen[key] = true
+		e.urls[key] = raw
+		group.Targets = append(group.Targets, ls)
+	}
+	e.groups = []*targetgroup.Group{group}
+
+	sc, err := scrapeConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e.scrapeCfg = sc
+
+	e.dir = cfg.StoragePath
+	if e.dir == "" {
+		d, err := os.MkdirTemp("", "specdash-tsdb-")
+		if err != nil {
+			return nil, fmt.Errorf("embedded: temporary storage directory: %w", err)
+		}
+		e.dir, e.tmpDir = d, true
+	}
+	e.reg = prometheus.NewRegistry()
+	opts := tsdb.DefaultOptions()
+	opts.RetentionDuration = cfg.Retention.Milliseconds()
+	// As Prometheus does for short retentions: blocks of 2 h, never
+	// merged into larger ones, so retention can drop them one by one.
+	opts.MinBlockDuration = int64(2 * time.Hour / time.Millisecond)
+	opts.MaxBlockDuration = opts.MinBlockDuration
+	opts.NoLockfile = false
+	db, err := tsdb.Open(e.dir, cfg.Logger.With("component", "tsdb"), e.reg, opts, nil)
+	if err != nil {
+		e.removeTmp()
+		return nil, fmt.Errorf("embedded: open TSDB in %s: %w", e.dir, err)
+	}
+	e.db = db
+	e.parser = parser.NewParser(parser.Options{})
+	e.qe = promql.NewEngine(promql.EngineOpts{
+		Logger:               cfg.Logger.With("component", "query engine"),
+		Reg:                  e.reg,
+		MaxSamples:           DefaultMaxSamples,
+		Timeout:              DefaultQueryTimeout,
+		EnableAtModifier:     true,
+		EnableNegativeOffset: true,
+		Parser:               e.parser,
+		NoStepSubqueryIntervalFn: func(int64) int64 {
+			return cfg.ScrapeInterval.Milliseconds()
+		},
+	})
+	return e, nil
+}
+
+// targetLabels turns a scrape URL into Prometheus' discovery labels
+// (__address__, __scheme__, __metrics_path__, __param_*) and a key that
+// identifies the scrape URL.
+func targetLabels(raw string) (model.LabelSet, string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("embedded: target %q: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, "", fmt.Errorf("embedded: target %q: scheme must be http or https, e.g. http://gpu-host:8000/metrics", raw)
+	}
+	if u.Host == "" || u.User != nil || u.Fragment != "" {
+		return nil, "", fmt.Errorf("embedded: target %q: want http[s]://host[:port][/path][?params] (no user info or fragment)", raw)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/metrics"
+	}
+	ls := model.LabelSet{
+		model.AddressLabel:     model.LabelValue(host),
+		model.SchemeLabel:      model.LabelValue(u.Scheme),
+		model.MetricsPathLabel: model.LabelValue(path),
+	}
+	for k, vs := range u.Query() {
+		if len(vs) > 0 {
+			ls[model.LabelName(model.ParamLabelPrefix+k)] = model.LabelValue(vs[0])
+		}
+	}
+	key := u.Scheme + "://" + host + path + "?" + u.Query().Encode()
+	return ls, key, nil
+}
+
+func targetKey(u *url.URL) string {
+	return u.Scheme + "://" + u.Host + u.EscapedPath() + "?" + u.Query().Encode()
+}
+
+// scrapeConfig is a Prometheus configuration with one scrape job, loaded
+// through config.Load so every default and validation of Prometheus
+// applies.
+func scrapeConfig(cfg Config) (*config.Config, error) {
+	iv := model.Duration(cfg.ScrapeInterval).String()
+	y := fmt.Sprintf(`global:
+  scrape_interval: %s
+  scrape_timeout: %s
+scrape_configs:
+  - job_name: %q
+    honor_timestamps: true
+    sample_limit: %d
+    fallback_scrape_protocol: PrometheusText0.0.4
+`, iv, iv, cfg.JobName, cfg.SeriesLimit)
+	c, err := config.Load(y, cfg.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: scrape configuration: %w", err)
+	}
+	return c, nil
+}
+
+// Run scrapes the targets every Config.ScrapeInterval until ctx is done,
+// then stops the scrapers (writing staleness markers, as Prometheus does on
+// shutdown) and returns nil. Run may be called once; the TSDB stays open
+// (and Handler keeps answering) until Close.
+func (e *Engine) Run(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return errors.New("embedded: Run after Close")
+	}
+	if e.running {
+		e.mu.Unlock()
+		return errors.New("embedded: Run called twice")
+	}
+	e.running = true
+	m, err := scrape.NewManager(&scrape.Options{
+		DiscoveryReloadInterval:  model.Duration(time.Second),
+		DiscoveryReloadOnStartup: true,
+	}, e.log.With("component", "scrape manager"), nil, nil, limitedAppendable{db: e.db, limit: e.cfg.SeriesLimit}, e.reg)
+	if err != nil {
+		e.mu.Unlock()
+		close(e.stopped)
+		return fmt.Errorf("embedded: scrape manager: %w", err)
+	}
+	if err := m.ApplyConfig(e.scrapeCfg); err != nil {
+		e.mu.Unlock()
+		close(e.stopped)
+		return fmt.Errorf("embedded: scrape manager: %w", err)
+	}
+	e.manager = m
+	e.mu.Unlock()
+	defer close(e.stopped)
+
+	tsets := make(chan map[string][]*targetgroup.Group, 1)
+	tsets <- map[string][]*targetgroup.Group{e.cfg.JobName: e.groups}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(tsets) }()
+	e.log.Info("embedded Prometheus scraping", "targets", e.cfg.Targets, "interval", e.cfg.ScrapeInterval, "storage", e.dir)
+	select {
+	case <-ctx.Done():
+		m.Stop()
+		<-done
+		return nil
+	case err := <-done:
+		m.Stop()
+		return err
+	}
+}
+
+// Close stops scraping if Run is still going (the caller should cancel
+// Run's context first), closes the TSDB and removes a temporary storage
+// directory. It is safe to call more than once.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	m, running := e.manager, e.running
+	e.mu.Unlock()
+	if running && m != nil {
+		m.Stop()
+		<-e.stopped
+	}
+	err := e.db.Close()
+	if rmErr := e.removeTmp(); err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+func (e *Engine) removeTmp() error {
+	if !e.tmpDir {
+		return nil
+	}
+	return os.RemoveAll(e.dir)
+}
+
+// StoragePath returns the TSDB directory in use (a temporary one when
+// Config.StoragePath was "").
+func (e *Engine) StoragePath() string { return e.dir }
+
+// ScrapeInterval returns the scrape interval in use.
+func (e *Engine) ScrapeInterval() time.Duration { return e.cfg.ScrapeInterval }
+
+// Queryable is the engine's storage, for PromQL and tests.
+func (e *Engine) Queryable() storage.Queryable { return e.db }
+
+// Targets returns the state of every configured target, in the order of
+// Config.Targets. Before Run, or before the first scrape of a target, its
+// Health is "unknown".
+func (e *Engine) Targets() []TargetStatus {
+	out := make([]TargetStatus, 0, len(e.cfg.Targets))
+	byKey := map[string]*scrape.Target{}
+	e.mu.Lock()
+	m := e.manager
+	e.mu.Unlock()
+	if m != nil {
+		for _, ts := range m.TargetsActive() {
+			for _, t := range ts {
+				byKey[targetKey(t.URL())] = t
+			}
+		}
+	}
+	for _, raw := range e.cfg.Targets {
+		ls, key, _ := targetLabels(raw)
+		st := TargetStatus{URL: raw, Job: e.cfg.JobName, Instance: string(ls[model.AddressLabel]), Health: string(scrape.HealthUnknown)}
+		if t, ok := byKey[key]; ok {
+			st.Health = string(t.Health())
+			st.Up = t.Health() == scrape.HealthGood
+			if err := t.LastError(); err != nil {
+				st.LastError = err.Error()
+			}
+			st.LastScrape = t.LastScrape()
+			st.LastScrapeDuration = t.LastScrapeDuration()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// activeTargets returns the scrape manager's targets sorted by URL (nil
+// before Run).
+func (e *Engine) activeTargets() []*scrape.Target {
+	e.mu.Lock()
+	m := e.manager
+	e.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	var out []*scrape.Target
+	for _, ts := range m.TargetsActive() {
+		out = append(out, ts...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URL().String() < out[j].URL().String() })
+	return out
+}
+
+// limitedAppendable is the TSDB with Config.SeriesLimit enforced on new
+// series: the scrape loop passes ref 0 for a series it has not written
+// yet.
+type limitedAppendable struct {
+	db    *tsdb.DB
+	limit int
+}
+
+func (l limitedAppendable) AppenderV2(ctx context.Context) storage.AppenderV2 {
+	return &limitedAppender{AppenderV2: l.db.AppenderV2(ctx), head: l.db.Head(), limit: l.limit}
+}
+
+type limitedAppender struct {
+	storage.AppenderV2
+	head  *tsdb.Head
+	limit int
+}
+
+func (a *limitedAppender) Append(ref storage.SeriesRef, ls labels.Labels, st, t int64, v float64, h *histogram.Histogram, fh *histogram.FloatHistogram, opts storage.AppendV2Options) (storage.SeriesRef, error) {
+	if ref == 0 {
+		if n := a.head.NumSeries(); n >= uint64(a.limit) {
+			return 0, &SeriesLimitError{Limit: a.limit, InMemory: n, Series: ls.String()}
+		}
+	}
+	return a.AppenderV2.Append(ref, ls, st, t, v, h, fh, opts)
+}
