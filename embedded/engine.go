@@ -154,6 +154,9 @@ type Engine struct {
 	running bool
 	closed  bool
 	stopped chan struct{}
+	// stopScrape stops the scrape manager once (Manager.Stop panics when
+	// called twice).
+	stopScrape sync.Once
 }
 
 // New validates cfg, opens the TSDB (creating a temporary directory when
@@ -355,11 +358,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.log.Info("embedded Prometheus scraping", "targets", e.cfg.Targets, "interval", e.cfg.ScrapeInterval, "storage", e.dir)
 	select {
 	case <-ctx.Done():
-		m.Stop()
+		e.stopScrape.Do(m.Stop)
 		<-done
 		return nil
 	case err := <-done:
-		m.Stop()
+		e.stopScrape.Do(m.Stop)
 		return err
 	}
 }
@@ -377,7 +380,7 @@ func (e *Engine) Close() error {
 	m, running := e.manager, e.running
 	e.mu.Unlock()
 	if running && m != nil {
-		m.Stop()
+		e.stopScrape.Do(m.Stop)
 		<-e.stopped
 	}
 	err := e.db.Close()
