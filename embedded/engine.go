@@ -88,8 +88,11 @@ type Config struct {
 	// "sample limit exceeded" (up=0, the error in TargetStatus.LastError),
 	// and once the in-memory head holds SeriesLimit series, a scrape that
 	// would create a new series fails with a *SeriesLimitError (existing
-	// series keep being written). Series that no longer receive samples
-	// leave the head at its next compaction (every ~2 h).
+	// series keep being written; the 5 per-target series up and scrape_*
+	// are exempt, so a target over the limit still shows up=0 and the
+	// error). Series that no longer receive samples, and those created by
+	// a scrape that failed, leave the head at its next compaction (every
+	// ~2 h).
 	SeriesLimit int
 	// JobName is the job label of the targets (default DefaultJobName).
 	JobName string
@@ -469,6 +472,17 @@ func (l limitedAppendable) AppenderV2(ctx context.Context) storage.AppenderV2 {
 	return &limitedAppender{AppenderV2: l.db.AppenderV2(ctx), head: l.db.Head(), limit: l.limit}
 }
 
+// reportSeries are the series the scrape loop writes about each target
+// (scrape/scrape.go): exempt from the series limit so that a target that
+// hits it still shows up=0 and its error. They are 5 per configured target.
+var reportSeries = map[string]bool{
+	"up":                                    true,
+	"scrape_duration_seconds":               true,
+	"scrape_samples_scraped":                true,
+	"scrape_samples_post_metric_relabeling": true,
+	"scrape_series_added":                   true,
+}
+
 type limitedAppender struct {
 	storage.AppenderV2
 	head  *tsdb.Head
@@ -476,7 +490,7 @@ type limitedAppender struct {
 }
 
 func (a *limitedAppender) Append(ref storage.SeriesRef, ls labels.Labels, st, t int64, v float64, h *histogram.Histogram, fh *histogram.FloatHistogram, opts storage.AppendV2Options) (storage.SeriesRef, error) {
-	if ref == 0 {
+	if ref == 0 && !reportSeries[ls.Get(labels.MetricName)] {
 		if n := a.head.NumSeries(); n >= uint64(a.limit) {
 			return 0, &SeriesLimitError{Limit: a.limit, InMemory: n, Series: ls.String()}
 		}
