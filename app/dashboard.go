@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"slices"
@@ -74,6 +75,9 @@ func (d *Dashboard) OnPreRender(ctx app.Context) {
 // OnMount sets up the component's context (cancelled on dismount) and the
 // Prometheus client on the same-origin proxy.
 func (d *Dashboard) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
 	d.setup()
 }
 
@@ -93,6 +97,11 @@ func (d *Dashboard) setup() {
 
 // OnNav reads the query from the URL and loads.
 func (d *Dashboard) OnNav(ctx app.Context) {
+	if !app.IsClient {
+		// go-app's server-side engine navigates too: pre-rendering must
+		// neither query nor start a refresh loop (it waits for Async work).
+		return
+	}
 	d.setup()
 	d.apply(ctx, ParseQuery(ctx.Page().URL().Query()), false, true)
 }
@@ -236,15 +245,9 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 		case "refresh":
 			q.Refresh = v
 		case "model":
-			q.Model = strings.TrimPrefix(v, valuePrefix)
-			if v == All {
-				q.Model = ""
-			}
+			q.Model = decodeOption(v)
 		case "engine":
-			q.Engine = strings.TrimPrefix(v, valuePrefix)
-			if v == All {
-				q.Engine = ""
-			}
+			q.Engine = decodeOption(v)
 		case "convention":
 			q.Convention = compute.WithBonus
 			if v == ConventionNoBonus {
@@ -259,14 +262,37 @@ func (d *Dashboard) onRefreshNow(ctx app.Context, e app.Event) {
 	d.load(ctx)
 }
 
-// valuePrefix keeps a label value apart from the "all" option (a model may
-// be called "all").
-const valuePrefix = "="
+// valuePrefix starts an encoded label value (the "all" option is plain).
+const valuePrefix = "v:"
+
+// encodeOption is the <option value> of a label value: base64url, so that
+// no label value (a model name may hold quotes and angle brackets) ever
+// lands raw in an HTML attribute. go-app v10.1.11 writes attributes of the
+// pre-rendered page with strconv.Quote, which is not HTML escaping, so a
+// raw value from the URL would be an injection. It also keeps a model
+// called "all" apart from the "all" option.
+func encodeOption(v string) string {
+	return valuePrefix + base64.RawURLEncoding.EncodeToString([]byte(v))
+}
+
+// decodeOption inverts encodeOption; "all" (or anything undecodable) is
+// "" (no filter).
+func decodeOption(v string) string {
+	enc, ok := strings.CutPrefix(v, valuePrefix)
+	if !ok {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
 
 // Render draws the page.
 func (d *Dashboard) Render() app.UI {
 	root := app.Div().Class("dashboard").
-		DataSet("dashboard", "").
+		DataSet("dashboard", "specdash").
 		DataSet("state", d.state())
 	var stats compute.Stats
 	var buckets []compute.Stats
@@ -349,7 +375,7 @@ func (d *Dashboard) renderHeader() app.UI {
 		),
 		app.Div().Class("source").Body(
 			app.Span().Class("source-label").Text("Source"),
-			app.Code().DataSet("source", "").Text(source),
+			app.Code().DataSet("source", "upstream").Text(source),
 			app.Span().Class("source-scrape").Text("scrape "+d.scrape.String()),
 		),
 	)
@@ -378,12 +404,12 @@ func labelOptions(values []string, current string) ([]selectOpt, string) {
 	}
 	slices.Sort(vals)
 	for _, v := range vals {
-		opts = append(opts, selectOpt{valuePrefix + v, v})
+		opts = append(opts, selectOpt{encodeOption(v), v})
 	}
 	if current == "" {
 		return opts, All
 	}
-	return opts, valuePrefix + current
+	return opts, encodeOption(current)
 }
 
 func (d *Dashboard) renderControls() app.UI {
@@ -414,8 +440,8 @@ func (d *Dashboard) renderControls() app.UI {
 		selectBox("range", "Time range", d.q.Range, ranges, d.onSelect("range")),
 		selectBox("refresh", "Auto-refresh", refreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")),
 		selectBox("convention", "Mean length", conv, []selectOpt{
-			{ConventionBonus, "with bonus token (vLLM ≥ PR 17908)"},
-			{ConventionNoBonus, "without bonus token (older vLLM)"},
+			{ConventionBonus, "with bonus token"},
+			{ConventionNoBonus, "without bonus token"},
 		}, d.onSelect("convention")),
 		app.Div().Class("status").Body(
 			app.Button().Class("refresh-now").Text("Refresh").OnClick(d.onRefreshNow),
@@ -446,7 +472,7 @@ func (d *Dashboard) renderMessages() app.UI {
 			text = "Refresh failed at " + d.errAt.Format("15:04:05") + "; showing the numbers from " + d.res.At.Format("15:04:05") + " (stale). " + text
 			class = "msg-stale"
 		}
-		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "").Text(text))
+		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "true").Text(text))
 	}
 	if d.res != nil {
 		for _, n := range d.res.Notes {
@@ -463,6 +489,16 @@ func (d *Dashboard) renderMessages() app.UI {
 // back to the same float64.
 func plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
+// splitUnit splits "2.80 tokens/draft" into the number and its unit, so the
+// unit can be set smaller than the number.
+func splitUnit(text string) (num, unit string, ok bool) {
+	num, unit, ok = strings.Cut(text, " ")
+	if !ok || num == "" || strings.Trim(num, "0123456789.-+e") != "" {
+		return "", "", false
+	}
+	return num, unit, true
+}
+
 // metric is one headline number.
 func metric(name, label string, v compute.Value, text, sub string) app.UI {
 	value := ""
@@ -471,8 +507,12 @@ func metric(name, label string, v compute.Value, text, sub string) app.UI {
 	}
 	el := app.Div().Class("metric-value").
 		DataSet("metric", name).
-		DataSet("value", value).
-		Text(text)
+		DataSet("value", value)
+	if num, unit, ok := splitUnit(text); ok && v.OK {
+		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
+	} else {
+		el = el.Text(text)
+	}
 	if !v.OK {
 		el = el.DataSet("undefined", "true").Class("undefined")
 	}
@@ -545,7 +585,7 @@ func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
 func (d *Dashboard) renderFooter(s compute.Stats, g compute.Grid) app.UI {
 	window := ""
 	if d.res != nil {
-		window = fmt.Sprintf("Window %s – %s (%s, step %s), %d series",
+		window = fmt.Sprintf("Window %s – %s (%s, step %s), %d counter series",
 			time.UnixMilli(g.Start).Format("15:04:05"), time.UnixMilli(g.End).Format("15:04:05"),
 			time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, d.res.Series)
 	}

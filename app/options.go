@@ -61,7 +61,7 @@ func baseGlobals(tooltip string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas"}),
 		charts.WithAnimation(false),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "28", Bottom: "8", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "32", Top: "28", Bottom: "8", ContainLabel: opts.Bool(true)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: types.FuncStr(tooltip)}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 	}

@@ -12,8 +12,9 @@
 //     (Unix ms of the grid the numbers are for), data-step-seconds, and
 //     data-stale="true" when a refresh failed and older numbers are shown;
 //   - every headline number is an element [data-metric=<name>] with
-//     data-value (plain decimal, "" when undefined, then also
-//     data-undefined="true"); names: acceptance-rate (ratio 0..1),
+//     data-value, a plain decimal that parses back to the exact float64;
+//     when the number is undefined (no drafts in window) data-value is
+//     absent and data-undefined="true"; names: acceptance-rate (ratio 0..1),
 //     mean-acceptance-length (tokens per draft), k, drafts-per-second,
 //     accepted-throughput and drafted-throughput (tokens/s);
 //   - [data-metric=per-position-acceptance-rate][data-position=1..k]

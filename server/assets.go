@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"specdash/web"
 )
 
 // built lists the files of web/dist that the build produces, with the make
@@ -45,18 +43,19 @@ type asset struct {
 	gz     []byte
 }
 
-func newAssets() (*assets, error) {
-	a := &assets{fsys: web.FS, files: map[string]*asset{}}
+// newAssets serves fsys (web.FS: dist/ and static/).
+func newAssets(fsys fs.FS) *assets {
+	a := &assets{fsys: fsys, files: map[string]*asset{}}
 	wasm, err := fs.ReadFile(a.fsys, "dist/app.wasm")
 	if err != nil {
 		a.wasmMissing = true
 		a.version = "no-wasm"
-		return a, nil
+		return a
 	}
 	sum := sha256.Sum256(wasm)
 	a.version = hex.EncodeToString(sum[:6])
 	a.wasmLength = strconv.Itoa(len(wasm))
-	return a, nil
+	return a
 }
 
 func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -108,6 +108,10 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "specdash proxy: method not allowed (GET and POST only)", http.StatusMethodNotAllowed)
 		return
 	}
+	if r.ContentLength > maxRequestBody {
+		http.Error(w, fmt.Sprintf("specdash proxy: request body larger than %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
 	p.rp.ServeHTTP(w, r)
 }

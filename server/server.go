@@ -10,6 +10,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	specapp "specdash/app"
+	"specdash/web"
 )
 
 // Config configures the server.
@@ -42,6 +44,8 @@ type Config struct {
 	// Transport to the upstream (default: a clone of http.DefaultTransport
 	// with UpstreamTimeout as ResponseHeaderTimeout). For tests.
 	Transport http.RoundTripper
+	// Assets replaces the embedded web.FS (dist/ and static/). For tests.
+	Assets fs.FS
 }
 
 // New returns the server's handler:
@@ -74,10 +78,11 @@ func New(cfg Config) (http.Handler, error) {
 		cfg.Logger = slog.Default()
 	}
 
-	assets, err := newAssets()
-	if err != nil {
-		return nil, err
+	fsys := cfg.Assets
+	if fsys == nil {
+		fsys = web.FS
 	}
+	assets := newAssets(fsys)
 	proxy := newProxy(upstream, cfg)
 
 	specapp.Register()
