@@ -122,9 +122,12 @@ func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 	old := d.q
 	d.q = q
 	if writeURL {
-		u := *ctx.Page().URL()
-		u.RawQuery = q.Values().Encode()
-		ctx.Page().ReplaceURL(&u)
+		func() {
+			defer func() { recover() }() // history.replaceState is JS: never let it kill the app
+			u := *ctx.Page().URL()
+			u.RawQuery = q.Values().Encode()
+			ctx.Page().ReplaceURL(&u)
+		}()
 	}
 	if !q.SameData(old) {
 		d.res, d.err = nil, nil

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,12 +61,13 @@ type page struct {
 		Value string `json:"value"`
 		Text  string `json:"text"`
 	} `json:"positions"`
-	Model string `json:"model"`
+	Model  string   `json:"model"`
+	Models []string `json:"models"`
 }
 
 const readPageJS = `(() => {
   const root = document.querySelector('[data-dashboard]');
-  const out = {state: '', start: '', end: '', step: '', stale: '', error: '', metrics: {}, text: {}, positions: [], model: ''};
+  const out = {state: '', start: '', end: '', step: '', stale: '', error: '', metrics: {}, text: {}, positions: [], model: '', models: []};
   if (!root) return out;
   out.state = root.dataset.state || '';
   out.start = root.dataset.windowStart || '';
@@ -76,6 +78,7 @@ const readPageJS = `(() => {
   out.error = err ? err.textContent : '';
   const sel = document.getElementById('model');
   out.model = sel && sel.selectedIndex >= 0 ? sel.options[sel.selectedIndex].text : '';
+  out.models = sel ? Array.from(sel.options).map(o => o.text) : [];
   for (const el of document.querySelectorAll('[data-metric]')) {
     if (el.dataset.metric === 'per-position-acceptance-rate') {
       out.positions.push({pos: el.dataset.position, value: el.dataset.value, text: el.textContent});
@@ -238,6 +241,9 @@ func TestDashboardEndToEnd(t *testing.T) {
 		t.Errorf("%d of 2 time charts have an ECharts instance", chart.LineCharts)
 	}
 	checkShown(t, live, 4)
+	if got := strings.Join(live.Models, "|"); got != "all|"+modelA+"|"+modelB {
+		t.Errorf("model selector offers %q, want all, %s, %s", got, modelA, modelB)
+	}
 	shot := run(t, browser, 30*time.Second, chromedp.FullScreenshot(100))
 	saveScreenshot(t, shot)
 
@@ -279,6 +285,48 @@ func TestDashboardEndToEnd(t *testing.T) {
 		t.Errorf("with model=%s: k = %q and %d positions, want 3", modelB, onlyB.Metrics["k"], len(onlyB.Positions))
 	}
 	compareWithReport(t, client, onlyB, []metricsclient.Filter{{Name: "model_name", Values: []string{modelB}}})
+
+	// A selector change rewrites the URL (shareable state) and reloads.
+	run(t, browser, 10*time.Second, chromedp.Evaluate[bool](`(() => {
+	  const s = document.getElementById('range');
+	  s.value = '15m';
+	  s.dispatchEvent(new Event('change', {bubbles: true}));
+	  return true;
+	})()`))
+	modelJS, _ := json.Marshal(modelB)
+	waitJS(t, browser, 60*time.Second, fmt.Sprintf(`(() => {
+	  const r = document.querySelector('[data-dashboard]');
+	  const q = new URLSearchParams(location.search);
+	  return r && r.dataset.state === 'ready' && (+r.dataset.windowEnd - +r.dataset.windowStart) === 900000 &&
+	    q.get('range') === '15m' && q.get('model') === %s;
+	})()`, modelJS))
+	wider := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	compareWithReport(t, client, wider, []metricsclient.Filter{{Name: "model_name", Values: []string{modelB}}})
+
+	// 4. Prometheus goes away: a failing refresh keeps the last numbers,
+	// marked stale, with a readable error.
+	u = base + "/?" + url.Values{"range": {"5m"}, "refresh": {"5s"}, "model": {modelB}}.Encode()
+	step(t, browser, 30*time.Second, chromedp.Navigate(u))
+	waitReady(t, browser, 120*time.Second)
+	before := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	prom.Stop()
+	waitJS(t, browser, 60*time.Second, `(() => { const r = document.querySelector('[data-dashboard]'); return r && r.dataset.stale === 'true'; })()`)
+	stale := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	t.Logf("stale view: error %q", stale.Error)
+	// The simulator is paused and the window still holds all its drafts, so
+	// every successful load since gives the same numbers (a refresh may
+	// have landed between reading before and stopping Prometheus).
+	if stale.State != "ready" || stale.End < before.End {
+		t.Errorf("after a failed refresh: state %q window end %s, want ready and a window ending at or after %s", stale.State, stale.End, before.End)
+	}
+	for name, v := range before.Metrics {
+		if stale.Metrics[name] != v {
+			t.Errorf("after a failed refresh %s = %q, want the last value %q", name, stale.Metrics[name], v)
+		}
+	}
+	if !strings.Contains(stale.Error, "stale") || !strings.Contains(stale.Error, "Prometheus") || strings.Contains(stale.Error, prom.Addr) {
+		t.Errorf("stale error %q: want a readable message naming Prometheus, without its address", stale.Error)
+	}
 }
 
 // compareWithReport checks every headline number of p against report.Build
