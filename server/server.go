@@ -134,6 +134,10 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.proxy.ServeHTTP(w, r)
 	case strings.HasPrefix(p, "/web/"):
 		h.assets.ServeHTTP(w, r)
+	case p == "/robots.txt" || p == "/sitemap.xml" || p == "/ads.txt":
+		// go-app would fetch these from /web/ over HTTP itself; specdash
+		// has none.
+		http.NotFound(w, r)
 	default:
 		h.app.ServeHTTP(w, r)
 	}

@@ -567,8 +567,10 @@ func TestPage(t *testing.T) {
 	if strings.Contains(string(b), "<img src=x") {
 		t.Errorf("engine from the URL injected markup into the page")
 	}
-	if resp, _ := http.Get(s.URL + "/nope"); resp.StatusCode != 404 {
-		t.Errorf("GET /nope: %d, want 404", resp.StatusCode)
+	for _, p := range []string{"/nope", "/robots.txt", "/sitemap.xml", "/app.wasm"} {
+		if resp, _ := http.Get(s.URL + p); resp.StatusCode != 404 {
+			t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
+		}
 	}
 }
 
