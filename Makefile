@@ -32,7 +32,7 @@ build: assets
 
 vet: assets
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./compute/ ./app/ ./cmd/specdash/
+	GOOS=js GOARCH=wasm $(GO) vet ./compute/ ./logparse/ ./metricsclient/ ./report/ ./app/ ./cmd/specdash/
 
 # Host tests (with the real Prometheus and Chromium tests), then compute under
 # js/wasm in Node, where the browser runs it.
@@ -42,7 +42,7 @@ test-host:
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 test-wasm:
-	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/
+	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/ ./logparse/
 
 bench: deps build
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/ ./metricsclient/
