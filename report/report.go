@@ -44,6 +44,9 @@ type Options struct {
 	GroupBy []string
 	// Convention of the mean acceptance length (default compute.WithBonus).
 	Convention compute.Convention
+	// DraftCost are the draft cost ratios of the insights (nil:
+	// compute.DefaultDraftCostRatio); see AddInsights.
+	DraftCost *CostRatios
 }
 
 // Group is one group's numbers: its group-by label values and the derived
@@ -52,6 +55,7 @@ type Options struct {
 type Group struct {
 	Labels map[string]string `json:"labels"`
 	compute.Stats
+	*Insights // speedup, best k, fit, intervals (insights.go); nil: not computed
 }
 
 // Result is a report. JSON:
@@ -89,6 +93,10 @@ type Result struct {
 	GroupBy []string `json:"-"`
 	// Grid is the aligned query grid (Unix ms).
 	Grid compute.Grid `json:"-"`
+	// TotalInsights are the total's insights, in JSON inside "total"
+	// (insights.go); TextInsights makes WriteText print them.
+	TotalInsights *Insights `json:"-"`
+	TextInsights  bool      `json:"-"`
 }
 
 // Validate checks o without querying: Range > 0, Step >= 0 and a whole
@@ -172,6 +180,7 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 		}
 		r.Groups[i] = Group{Labels: labels, Stats: gr.TotalStats(g, o.Convention)}
 	}
+	r.AddInsights(o.DraftCost)
 	return r, nil
 }
 
@@ -248,11 +257,17 @@ func (r *Result) WriteText(w io.Writer) error {
 			for _, v := range g.Violations {
 				fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
 			}
+			if r.TextInsights {
+				WriteInsightsText(&b, g.Insights)
+			}
 		}
 	}
 	fmt.Fprintf(&b, "total: %s\n", compute.FormatLogLine(r.Total))
 	for _, v := range r.Total.Violations {
 		fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
+	}
+	if r.TextInsights {
+		WriteInsightsText(&b, r.TotalInsights)
 	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
