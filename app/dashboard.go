@@ -23,6 +23,7 @@ const loadTimeout = 60 * time.Second
 // (for pre-rendering) call it.
 func Register() {
 	app.Route("/", func() app.Composer { return &Dashboard{} })
+	app.Route("/logs", func() app.Composer { return &LogsPage{} })
 }
 
 // Dashboard is the one page of specdash. Its state is a Query read from the
@@ -323,6 +324,7 @@ func (d *Dashboard) Render() app.UI {
 				d.renderPositions(stats),
 			),
 		),
+		&InsightsPanel{Stats: stats, Ready: d.res != nil},
 		app.Div().Class("row", "row-2").Body(
 			app.Section().Class("panel").Body(
 				app.H2().Text("Acceptance rate over time"),
@@ -380,6 +382,7 @@ func (d *Dashboard) renderHeader() app.UI {
 			app.Span().Class("source-label").Text("Source"),
 			app.Code().DataSet("source", "upstream").Text(source),
 			app.Span().Class("source-scrape").Text("scrape "+d.scrape.String()),
+			app.A().Class("nav-link").Href("/logs").Text("Logs"),
 		),
 	)
 }
