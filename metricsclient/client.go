@@ -40,7 +40,8 @@ type Config struct {
 	RoundTripper http.RoundTripper
 	// ScrapeInterval of the source (default 15 s); the step never goes below it.
 	ScrapeInterval time.Duration
-	// Schema of the counters; the zero value means VLLMV1.
+	// Schema of the metrics; the zero value means VLLMV1. FetchAuto and
+	// Detect ignore it and look for every schema of Schemas.
 	Schema Schema
 }
 
@@ -90,7 +91,7 @@ func New(cfg Config) (*Client, error) {
 		scrape = DefaultScrapeInterval
 	}
 	schema := cfg.Schema
-	if len(schema.Metrics) == 0 {
+	if len(schema.Metrics) == 0 && len(schema.Extra) == 0 {
 		schema = VLLMV1
 	}
 	return &Client{api: v1.NewAPI(c), address: addr, scrape: scrape, schema: schema}, nil
@@ -105,6 +106,18 @@ func (c *Client) ScrapeInterval() time.Duration { return c.scrape }
 
 // Schema returns the client's schema.
 func (c *Client) Schema() Schema { return c.schema }
+
+// WithSchema returns a Client for the same source using schema s (for
+// example Detection.Schema), so that FetchSeries and LabelValues read that
+// engine's metrics. A schema without metrics means VLLMV1. c is unchanged.
+func (c *Client) WithSchema(s Schema) *Client {
+	cp := *c
+	if len(s.Metrics) == 0 && len(s.Extra) == 0 {
+		s = VLLMV1
+	}
+	cp.schema = s
+	return &cp
+}
 
 // ValidateGrid checks that g can be queried: Step > 0, End > Start, End-Start
 // a multiple of Step, and at most MaxPoints points per series.
@@ -126,22 +139,26 @@ func ValidateGrid(g compute.Grid) error {
 	return nil
 }
 
-// FetchSeries returns the schema's four counters (never _created) matching
-// filters, as their values at the grid's points Start, Start+Step, ..., End
-// (Unix ms), with one query_range. Values are raw counter values (drafts or
-// tokens); NaN points are left out. The second result holds Prometheus'
-// warnings and specdash's own (a family of the schema with no series while
-// others have some).
+// FetchSeries returns the client schema's counter families (never
+// _created; vLLM V1 by default) matching filters, as their values at the
+// grid's points Start, Start+Step, ..., End (Unix ms), with one query_range.
+// Values are raw counter values (drafts or tokens); NaN points are left out.
+// The second result holds Prometheus' warnings and specdash's own (a family
+// of the schema with no series while others have some). It reads neither a
+// schema's Extra metrics nor a gauge schema: use FetchAuto for those.
 //
 // Errors: an invalid grid (see ValidateGrid: more than MaxPoints points is
-// refused, not silently re-stepped), an invalid filter, an *APIError for a
-// failed request, a malformed position label, and *MissingMetricsError when no
-// series matched.
+// refused, not silently re-stepped), an invalid filter, a gauge schema (no
+// counters), an *APIError for a failed request, a malformed position label,
+// and *MissingMetricsError when no series matched.
 func (c *Client) FetchSeries(ctx context.Context, g compute.Grid, filters []Filter) ([]compute.Series, []string, error) {
 	if err := ValidateGrid(g); err != nil {
 		return nil, nil, err
 	}
-	sel, err := c.schema.Selector(filters)
+	if len(c.schema.Metrics) == 0 {
+		return nil, nil, fmt.Errorf("schema %s has no counters (its metrics are gauges averaged over time): use FetchAuto", c.schema.Name)
+	}
+	sel, err := c.schema.CounterSelector(filters)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +183,7 @@ func (c *Client) FetchSeries(ctx context.Context, g compute.Grid, filters []Filt
 		return nil, warnings, err
 	}
 	if len(series) == 0 {
-		return nil, warnings, c.diagnose(ctx, sel, filters, r.Start, r.End)
+		return nil, warnings, c.diagnose(ctx, c.schema.Names(), sel, filters, r.Start, r.End)
 	}
 	return series, warnings, nil
 }
@@ -239,7 +256,11 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 	if len(out) > 0 {
 		for _, f := range families {
 			if n, ok := schema.Metrics[f]; ok && !seen[f] {
-				warnings = append(warnings, fmt.Sprintf("metric %s has no series here while the other speculative-decoding counters do; the numbers that need it are undefined", n))
+				msg := fmt.Sprintf("metric %s has no series here while the other speculative-decoding counters do; the numbers that need it are undefined", n)
+				if schema.ID == LlamaCpp.ID && f == compute.AcceptedPerPosition {
+					msg += " (llama.cpp exports it only after the first speculative request completes)"
+				}
+				warnings = append(warnings, msg)
 			}
 		}
 	}
@@ -304,10 +325,13 @@ const maxFilterValues = 20
 // nothing: which spec-like metric names exist in the window, whether the
 // schema's metrics exist without the filters (and which values the filtered
 // labels have), and whether they exist outside the window.
-func (c *Client) diagnose(ctx context.Context, sel string, filters []Filter, start, end time.Time) error {
+//
+// names are the metric names that were looked for (the counter families for
+// FetchSeries, every name of the schema for FetchAuto).
+func (c *Client) diagnose(ctx context.Context, names []string, sel string, filters []Filter, start, end time.Time) *MissingMetricsError {
 	e := &MissingMetricsError{
 		Schema:   c.schema.Name,
-		Wanted:   c.schema.Names(),
+		Wanted:   names,
 		Selector: sel,
 		Start:    start,
 		End:      end,
@@ -317,17 +341,17 @@ func (c *Client) diagnose(ctx context.Context, sel string, filters []Filter, sta
 			e.Filters = append(e.Filters, f)
 		}
 	}
-	names, err := c.labelValues(ctx, model.MetricNameLabel, []string{specLikeMatcher}, start, end)
+	found, err := c.labelValues(ctx, model.MetricNameLabel, []string{specLikeMatcher}, start, end)
 	if err != nil {
 		e.DiagnosisErr = err
 		return e
 	}
-	for _, n := range names {
+	for _, n := range found {
 		if specLike.MatchString(n) {
 			e.SpecLike = append(e.SpecLike, n)
 		}
 	}
-	bare, err := c.schema.Selector(nil)
+	bare, err := Selector(names, nil)
 	if err != nil {
 		e.DiagnosisErr = err
 		return e
@@ -362,5 +386,6 @@ func (c *Client) diagnose(ctx context.Context, sel string, filters []Filter, sta
 		}
 		e.ExistOutsideWindow = len(all) > 0
 	}
+	e.Cause = e.guessCause()
 	return e
 }

@@ -155,13 +155,96 @@ type MissingMetricsError struct {
 	ExistOutsideWindow bool
 	// DiagnosisErr is set when looking for alternatives failed.
 	DiagnosisErr error
+
+	// Schemas are the human names of the schemas looked for when no
+	// schema was given (Detect, FetchAuto); empty when one schema was
+	// (FetchSeries), whose name is in Schema.
+	Schemas []string
+	// EngineMetrics are up to 10 metric names of serving engines (vllm:,
+	// ray_vllm, llamacpp:, sglang:, trtllm_) present in the window, set
+	// when no speculative-decoding name was found (the engine runs with
+	// speculative decoding off).
+	EngineMetrics []string
+	// Cause is the likely cause (see LikelyCause for a sentence); "" when
+	// the diagnosis failed.
+	Cause Cause
+}
+
+// Cause classifies why no speculative-decoding series matched.
+type Cause string
+
+const (
+	// CauseFiltered: the metrics exist in the window, but not with the
+	// label filters (FilterValues lists the values present).
+	CauseFiltered Cause = "filtered"
+	// CauseNoStepValues: series exist in the window but have no value at
+	// its step points.
+	CauseNoStepValues Cause = "no_step_values"
+	// CauseOutsideWindow: the metrics exist, but only outside the window.
+	CauseOutsideWindow Cause = "outside_window"
+	// CauseRenamed: names that look like speculative decoding exist
+	// (SpecLike), but none the schema(s) know: relabelled (a
+	// metric_relabel_configs rename), another schema, or an engine
+	// specdash does not know.
+	CauseRenamed Cause = "renamed"
+	// CauseSpecDecodingOff: serving-engine metrics exist (EngineMetrics) but
+	// no speculative-decoding ones: speculative decoding looks off.
+	CauseSpecDecodingOff Cause = "spec_decoding_off"
+	// CauseNoMetrics: neither speculative-decoding nor serving-engine
+	// metrics exist in the window: another Prometheus, job, or window.
+	CauseNoMetrics Cause = "no_metrics"
+)
+
+// guessCause derives Cause from the diagnosis fields.
+func (e *MissingMetricsError) guessCause() Cause {
+	switch {
+	case e.DiagnosisErr != nil:
+		return ""
+	case e.ExistWithoutFilters:
+		return CauseFiltered
+	case e.PresentInWindow:
+		return CauseNoStepValues
+	case e.ExistOutsideWindow:
+		return CauseOutsideWindow
+	case len(e.SpecLike) > 0:
+		return CauseRenamed
+	case len(e.EngineMetrics) > 0:
+		return CauseSpecDecodingOff
+	}
+	return CauseNoMetrics
+}
+
+// LikelyCause returns the likely cause as one sentence for the UI, "" when
+// unknown.
+func (e *MissingMetricsError) LikelyCause() string {
+	switch e.Cause {
+	case CauseFiltered:
+		return "the label filters exclude every speculative-decoding series: pick values that exist"
+	case CauseNoStepValues:
+		return "the series exist in the window but have no sample near its step points: widen the range"
+	case CauseOutsideWindow:
+		return "the metrics exist only outside this window: widen the range or move its end"
+	case CauseRenamed:
+		return "metrics that look like speculative decoding exist under names no known schema uses: renamed by relabelling (metric_relabel_configs), or an engine specdash does not know"
+	case CauseSpecDecodingOff:
+		return "the serving engine's metrics are there (" + strings.Join(e.EngineMetrics, ", ") + ") but no speculative-decoding ones: speculative decoding looks off (vLLM creates these counters only when it is on)"
+	case CauseNoMetrics:
+		return "no serving-engine metrics at all in this window: another Prometheus, another job, or filters that match nothing"
+	}
+	return ""
 }
 
 func (e *MissingMetricsError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "no %s speculative-decoding metrics (%s) matched %s between %s and %s",
-		e.Schema, strings.Join(e.Wanted, ", "), e.Selector,
-		e.Start.UTC().Format(time.RFC3339), e.End.UTC().Format(time.RFC3339))
+	if len(e.Schemas) > 0 {
+		fmt.Fprintf(&b, "no speculative-decoding metrics of any known schema (%s) matched %s between %s and %s; looked for %s",
+			strings.Join(e.Schemas, ", "), e.Selector,
+			e.Start.UTC().Format(time.RFC3339), e.End.UTC().Format(time.RFC3339), strings.Join(e.Wanted, ", "))
+	} else {
+		fmt.Fprintf(&b, "no %s speculative-decoding metrics (%s) matched %s between %s and %s",
+			e.Schema, strings.Join(e.Wanted, ", "), e.Selector,
+			e.Start.UTC().Format(time.RFC3339), e.End.UTC().Format(time.RFC3339))
+	}
 	if len(e.Filters) == 0 && e.PresentInWindow {
 		b.WriteString("; series exist in the window but have no value at its step points (samples only after the last step point, or a gap longer than the lookback delta)")
 	}
@@ -191,6 +274,11 @@ func (e *MissingMetricsError) Error() string {
 		fmt.Fprintf(&b, "; metrics found instead: %s", strings.Join(e.SpecLike, ", "))
 	} else if e.DiagnosisErr == nil {
 		b.WriteString("; no metric whose name contains spec, draft or accept was found (is speculative decoding enabled, and is this the right Prometheus?)")
+	}
+	if len(e.Schemas) > 0 {
+		if c := e.LikelyCause(); c != "" {
+			fmt.Fprintf(&b, "; likely cause: %s", c)
+		}
 	}
 	if e.DiagnosisErr != nil {
 		fmt.Fprintf(&b, "; looking for alternatives failed: %v", e.DiagnosisErr)

@@ -6,41 +6,236 @@ import (
 	"specdash/compute"
 )
 
-// Schema names the speculative-decoding counters of one serving engine, one
-// metric name per compute.Family, so that other engines (llama.cpp, vLLM under
-// Ray Serve) can be added as values without changing the client.
+// Kind says how a schema's numbers are computed.
+type Kind int
+
+const (
+	// Counters: the schema's families are monotonic counters; a window's
+	// numbers are ratios of sums of exact increases (compute.Aggregate).
+	Counters Kind = iota
+	// Gauges: the schema exports ratios as gauges that each cover one of
+	// the server's logging windows (SGLang). They can only be averaged over
+	// time (compute.AverageGauge); never rate(), and never a ratio of sums
+	// across series.
+	Gauges
+)
+
+// String returns "counters" or "gauges".
+func (k Kind) String() string {
+	if k == Gauges {
+		return "gauges"
+	}
+	return "counters"
+}
+
+// Role names a metric of a schema that is not one of the four counter
+// families of compute.Family.
+type Role string
+
+const (
+	// EmittedTokens is vLLM V0's counter
+	// vllm:spec_decode_num_emitted_tokens_total (tokens).
+	EmittedTokens Role = "emitted_tokens"
+	// LifetimeAcceptanceRate is vLLM V0's gauge
+	// vllm:spec_decode_draft_acceptance_rate: accepted / draft tokens since
+	// the server started (ratio 0..1), not windowed.
+	LifetimeAcceptanceRate Role = "lifetime_acceptance_rate"
+	// LifetimeEfficiency is vLLM V0's gauge vllm:spec_decode_efficiency:
+	// system efficiency since the server started (ratio 0..1), not windowed.
+	LifetimeEfficiency Role = "lifetime_efficiency"
+	// WindowAcceptLength is SGLang's gauge sglang:spec_accept_length: mean
+	// acceptance length (tokens per draft, bonus token included) over one
+	// decode-log window.
+	WindowAcceptLength Role = "window_accept_length"
+	// WindowAcceptRate is SGLang's gauge sglang:spec_accept_rate: acceptance
+	// rate (ratio 0..1) over one decode-log window.
+	WindowAcceptRate Role = "window_accept_rate"
+)
+
+// roles lists the roles in their canonical order.
+var roles = []Role{EmittedTokens, LifetimeAcceptanceRate, LifetimeEfficiency, WindowAcceptLength, WindowAcceptRate}
+
+// Schema names the speculative-decoding metrics of one serving engine, so
+// that engines are values, not code: the counter families (compute.Family)
+// and, for engines that export more or other metrics, the Extra metrics by
+// Role. Metric names are exposed sample names (with the _total suffix of
+// counters; never a _created family). Source of every name:
+// shared/reference/metrics.md.
 type Schema struct {
-	// Name is shown in messages, e.g. "vLLM V1".
+	// Name is the human name shown in the UI and in messages, e.g.
+	// "vLLM V1", "vLLM (Ray Serve)".
 	Name string
-	// Metrics maps each family to the exposed sample name (with its _total
-	// suffix; never the _created family).
+	// ID is a short stable identifier for URLs and JSON, e.g. "vllm-v1".
+	ID string
+	// Kind says whether the numbers come from counters or time-averaged
+	// gauges.
+	Kind Kind
+	// Metrics maps each counter family the schema has to its sample name.
+	// Families absent from the map are not exported by the engine.
 	Metrics map[compute.Family]string
 	// PositionLabel is the label carrying the 0-based draft position of the
-	// compute.AcceptedPerPosition family ("position" in vLLM).
+	// compute.AcceptedPerPosition family ("position"); "" when the schema
+	// has no per-position family.
 	PositionLabel string
+	// Extra maps roles to sample names: V0's emitted-tokens counter and
+	// lifetime gauges, SGLang's windowed gauges.
+	Extra map[Role]string
+	// Signature are the names whose presence identifies the schema (a
+	// subset of its names: vLLM V0 and V1 share two counter names).
+	Signature []string
+	// Labels are the identifying labels the engine puts on its series
+	// (besides position and the job/instance labels Prometheus adds); empty
+	// for llama.cpp, which has none.
+	Labels []string
+	// Limits are sentences saying what cannot be computed from this schema
+	// and why (empty for vLLM V1).
+	Limits []string
+	// Unverified is set when the metric names were not checked against the
+	// engine's code or output (TensorRT-LLM).
+	Unverified bool
+}
+
+func v1Like(name, id, prefix string, labels []string) Schema {
+	return Schema{
+		Name: name,
+		ID:   id,
+		Kind: Counters,
+		Metrics: map[compute.Family]string{
+			compute.Drafts:              prefix + "spec_decode_num_drafts_total",
+			compute.DraftTokens:         prefix + "spec_decode_num_draft_tokens_total",
+			compute.AcceptedTokens:      prefix + "spec_decode_num_accepted_tokens_total",
+			compute.AcceptedPerPosition: prefix + "spec_decode_num_accepted_tokens_per_pos_total",
+		},
+		PositionLabel: "position",
+		Signature: []string{
+			prefix + "spec_decode_num_drafts_total",
+			prefix + "spec_decode_num_accepted_tokens_per_pos_total",
+		},
+		Labels: labels,
+	}
 }
 
 // VLLMV1 is vLLM V1's schema: the four counters of class SpecDecodingProm in
 // vllm/v1/spec_decode/metrics.py, as exposed by prometheus_client (with the
 // _total suffix). Labels: engine, model_name, and position for the
 // per-position counter. Source: shared/reference/metrics.md.
-var VLLMV1 = Schema{
-	Name: "vLLM V1",
+var VLLMV1 = v1Like("vLLM V1", "vllm-v1", "vllm:", []string{"model_name", "engine"})
+
+// RayVLLM is vLLM V1 served by Ray Serve: the same four counters with the
+// prefix "ray_vllm:" instead of "vllm:" (metrics.md, "Under Ray Serve the
+// prefix is ray_vllm:"). Ray adds its own labels (replica, worker ids).
+var RayVLLM = v1Like("vLLM (Ray Serve)", "ray-vllm", "ray_vllm:", []string{"model_name", "engine"})
+
+// RayVLLMUnderscore is vLLM under later Ray Serve versions, which use the
+// prefix "ray_vllm_" (metrics.md: "later ray_vllm_").
+var RayVLLMUnderscore = v1Like("vLLM (Ray Serve, ray_vllm_ prefix)", "ray-vllm-underscore", "ray_vllm_", []string{"model_name", "engine"})
+
+// LlamaCpp is the llama.cpp server's schema (2026, metrics.md): vLLM V1's
+// four counters with the prefix "llamacpp:" and no model_name or engine
+// label. The per-position family is absent until the first speculative
+// request completes: its absence then is not an error.
+var LlamaCpp = func() Schema {
+	s := v1Like("llama.cpp", "llamacpp", "llamacpp:", nil)
+	s.Signature = s.Names()
+	s.Limits = []string{"llama.cpp puts no model_name or engine label on its series: group or filter by job or instance instead",
+		"llama.cpp exports the per-position counter only after the first speculative request completes"}
+	return s
+}()
+
+// TensorRTLLM is TensorRT-LLM's schema. UNVERIFIED: the names
+// trtllm_spec_decode_num_draft_tokens_total and
+// trtllm_spec_decode_num_accepted_tokens_total are marked unverified in
+// metrics.md (counters since TensorRT-LLM PR 12545, gauges before, which
+// this schema does not read). No drafts counter and no per-position data:
+// only the acceptance rate and token throughputs can be computed.
+var TensorRTLLM = Schema{
+	Name: "TensorRT-LLM",
+	ID:   "trtllm",
+	Kind: Counters,
 	Metrics: map[compute.Family]string{
-		compute.Drafts:              "vllm:spec_decode_num_drafts_total",
-		compute.DraftTokens:         "vllm:spec_decode_num_draft_tokens_total",
-		compute.AcceptedTokens:      "vllm:spec_decode_num_accepted_tokens_total",
-		compute.AcceptedPerPosition: "vllm:spec_decode_num_accepted_tokens_per_pos_total",
+		compute.DraftTokens:    "trtllm_spec_decode_num_draft_tokens_total",
+		compute.AcceptedTokens: "trtllm_spec_decode_num_accepted_tokens_total",
 	},
-	PositionLabel: "position",
+	Signature: []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_num_accepted_tokens_total"},
+	Limits: []string{
+		"TensorRT-LLM's metric names are unverified (shared/reference/metrics.md)",
+		"TensorRT-LLM exports no drafts counter and no per-position counter: mean acceptance length, per-position acceptance rates and drafts/s are undefined",
+	},
+	Unverified: true,
+}
+
+// VLLMV0 is vLLM V0's schema (removed in V1; metrics.md): counters of
+// accepted, draft and emitted tokens, and the lifetime gauges
+// vllm:spec_decode_draft_acceptance_rate and vllm:spec_decode_efficiency;
+// label model_name only. There is no drafts counter and no per-position
+// data, so the acceptance rate comes from the counters and the windowed
+// system efficiency = emitted / ((draft / k) * (k + 1)) needs k, which V0
+// does not export.
+var VLLMV0 = Schema{
+	Name: "vLLM V0",
+	ID:   "vllm-v0",
+	Kind: Counters,
+	Metrics: map[compute.Family]string{
+		compute.DraftTokens:    "vllm:spec_decode_num_draft_tokens_total",
+		compute.AcceptedTokens: "vllm:spec_decode_num_accepted_tokens_total",
+	},
+	Extra: map[Role]string{
+		EmittedTokens:          "vllm:spec_decode_num_emitted_tokens_total",
+		LifetimeAcceptanceRate: "vllm:spec_decode_draft_acceptance_rate",
+		LifetimeEfficiency:     "vllm:spec_decode_efficiency",
+	},
+	Signature: []string{"vllm:spec_decode_num_emitted_tokens_total", "vllm:spec_decode_draft_acceptance_rate", "vllm:spec_decode_efficiency"},
+	Labels:    []string{"model_name"},
+	Limits: []string{
+		"vLLM V0 exports no drafts counter and no per-position counter: mean acceptance length, per-position acceptance rates and drafts/s are undefined",
+		"the windowed system efficiency = emitted / ((draft tokens / k) * (k + 1)) needs k (num_speculative_tokens), which vLLM V0 does not export",
+		"vllm:spec_decode_draft_acceptance_rate and vllm:spec_decode_efficiency are lifetime ratios (since the server started), not windowed",
+	},
+}
+
+// SGLang is SGLang's schema (metrics.md): gauges sglang:spec_accept_length
+// (mean acceptance length, bonus token included) and sglang:spec_accept_rate,
+// each covering one decode-log window; labels model_name, engine_type,
+// tp_rank, pp_rank, dp_rank. Its numbers are averages over time of these
+// values (compute.AverageGauge), never rate(), and never a ratio of sums
+// across series (the gauges carry no counts to sum).
+var SGLang = Schema{
+	Name: "SGLang",
+	ID:   "sglang",
+	Kind: Gauges,
+	Extra: map[Role]string{
+		WindowAcceptLength: "sglang:spec_accept_length",
+		WindowAcceptRate:   "sglang:spec_accept_rate",
+	},
+	Signature: []string{"sglang:spec_accept_length", "sglang:spec_accept_rate"},
+	Labels:    []string{"model_name", "engine_type", "tp_rank", "pp_rank", "dp_rank"},
+	Limits: []string{
+		"SGLang exports gauges that each cover one decode-log window: the numbers are their average over time (each series' values at the step points), not counts; series are averaged together, never combined as a ratio of sums",
+		"SGLang exports no token or draft counts: throughputs, drafts/s and per-position acceptance rates are undefined",
+	},
+}
+
+// Schemas lists every known schema in order of preference: when several
+// have series in a window, Detect picks the first.
+var Schemas = []Schema{VLLMV1, RayVLLM, RayVLLMUnderscore, LlamaCpp, TensorRTLLM, VLLMV0, SGLang}
+
+// SchemaByID returns the schema of Schemas with the given ID (or Name), and
+// false when there is none.
+func SchemaByID(id string) (Schema, bool) {
+	for _, s := range Schemas {
+		if s.ID == id || s.Name == id {
+			return s, true
+		}
+	}
+	return Schema{}, false
 }
 
 // families lists the families in their canonical order.
 var families = []compute.Family{compute.Drafts, compute.DraftTokens, compute.AcceptedTokens, compute.AcceptedPerPosition}
 
-// Names returns the schema's metric names in family order (Drafts,
-// DraftTokens, AcceptedTokens, AcceptedPerPosition), skipping families the
-// schema does not define.
+// Names returns the schema's counter-family metric names in family order
+// (Drafts, DraftTokens, AcceptedTokens, AcceptedPerPosition), skipping
+// families the schema does not define.
 func (s Schema) Names() []string {
 	var out []string
 	for _, f := range families {
@@ -51,8 +246,19 @@ func (s Schema) Names() []string {
 	return out
 }
 
+// AllNames returns Names followed by the Extra metric names in role order.
+func (s Schema) AllNames() []string {
+	out := s.Names()
+	for _, r := range roles {
+		if n, ok := s.Extra[r]; ok && n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Family returns the family of metric name, and false when the name is not
-// one of the schema's.
+// one of the schema's counter families.
 func (s Schema) Family(name string) (compute.Family, bool) {
 	for f, n := range s.Metrics {
 		if n == name {
@@ -62,9 +268,29 @@ func (s Schema) Family(name string) (compute.Family, bool) {
 	return 0, false
 }
 
-// Selector returns the PromQL selector of the schema's metrics restricted by
-// filters (see the package function Selector).
+// Role returns the role of metric name among the schema's Extra metrics,
+// and false when it is not one of them.
+func (s Schema) Role(name string) (Role, bool) {
+	for r, n := range s.Extra {
+		if n == name {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// HasFamily reports whether the schema exports family f.
+func (s Schema) HasFamily(f compute.Family) bool { return s.Metrics[f] != "" }
+
+// Selector returns the PromQL selector of all the schema's metrics
+// (AllNames) restricted by filters (see the package function Selector).
 func (s Schema) Selector(filters []Filter) (string, error) {
+	return Selector(s.AllNames(), filters)
+}
+
+// CounterSelector returns the PromQL selector of the schema's counter
+// families only (Names) restricted by filters.
+func (s Schema) CounterSelector(filters []Filter) (string, error) {
 	return Selector(s.Names(), filters)
 }
 
