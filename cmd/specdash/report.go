@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/model"
 
+	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/report"
 )
@@ -22,6 +24,9 @@ import (
 type reportArgs struct {
 	url, rng, end, step, scrape, format, convention, timeout string
 	filters, groupBy                                         []string
+	fromLog                                                  string
+	costs                                                    []string
+	insights                                                 bool
 }
 
 // registerReport adds the "report" command: the numbers of one window, per
@@ -29,7 +34,10 @@ type reportArgs struct {
 func registerReport(a *kingpin.Application, cmds map[string]func() error) {
 	cmd := a.Command("report", "Print speculative-decoding numbers (acceptance rate, mean acceptance length, per-position acceptance rate, throughput) for a time window, from Prometheus.")
 	var r reportArgs
-	cmd.Flag("prometheus.url", "Prometheus HTTP API root, e.g. http://127.0.0.1:9090 (Mimir: add the /prometheus prefix).").Required().StringVar(&r.url)
+	cmd.Flag("prometheus.url", "Prometheus HTTP API root, e.g. http://127.0.0.1:9090 (Mimir: add the /prometheus prefix). Required unless --from-log.").StringVar(&r.url)
+	cmd.Flag("from-log", "Read vLLM log text (SpecDecoding metrics lines, any format) or a raw /metrics scrape from FILE ('-' for stdin) instead of Prometheus.").PlaceHolder("FILE").StringVar(&r.fromLog)
+	cmd.Flag("draft-cost-ratio", fmt.Sprintf("Draft cost ratio c = draft step time / target step time for the speedup estimate (default %g); VALUE=c sets it for the groups with a label value VALUE (e.g. a model name). Repeatable.", compute.DefaultDraftCostRatio)).StringsVar(&r.costs)
+	cmd.Flag("insights", "Text output: also print estimated speedup, best k, the geometric acceptance fit and 95% intervals (always in JSON; on by default with --from-log or --draft-cost-ratio).").BoolVar(&r.insights)
 	cmd.Flag("range", "Window length, e.g. 10m, 1h, 1d (Prometheus duration syntax).").Default("10m").StringVar(&r.rng)
 	cmd.Flag("end", "Window end, RFC 3339 (e.g. 2025-05-01T12:00:00Z); default now. Rounded down to the step.").StringVar(&r.end)
 	cmd.Flag("step", "Query step (default: the smallest of 1s..1d >= the scrape interval giving at most 600 steps).").StringVar(&r.step)
@@ -42,6 +50,9 @@ func registerReport(a *kingpin.Application, cmds map[string]func() error) {
 	cmds[cmd.FullCommand()] = func() error {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
+		if r.fromLog != "" {
+			return runReportFromLog(r, os.Stdin, os.Stdout, os.Stderr)
+		}
 		return runReport(ctx, r, os.Stdout)
 	}
 }
@@ -91,8 +102,14 @@ func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
 	if o.Convention, err = report.ParseConvention(r.convention); err != nil {
 		return fmt.Errorf("--convention: %w", err)
 	}
+	if o.DraftCost, err = report.ParseCostRatios(r.costs); err != nil {
+		return fmt.Errorf("--draft-cost-ratio: %w", err)
+	}
 	if err := o.Validate(); err != nil {
 		return err
+	}
+	if r.url == "" {
+		return errors.New("required flag(s) '--prometheus.url' not provided (or read a log with --from-log FILE)")
 	}
 	c, err := metricsclient.New(metricsclient.Config{Address: r.url, ScrapeInterval: scrape})
 	if err != nil {
@@ -107,5 +124,6 @@ func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
 	if r.format == "json" {
 		return res.WriteJSON(w)
 	}
+	res.TextInsights = r.insights || len(r.costs) > 0
 	return res.WriteText(w)
 }
