@@ -1,0 +1,52 @@
+package compute
+
+import (
+	"math"
+	"testing"
+)
+
+func TestAverageGauge(t *testing.T) {
+	// Two series on a 15 s grid from 0 to 60 s. Series a: 2.0, 3.0, 4.0,
+	// 5.0 at 15..60 s (and 100 at 0 s, outside (0, 60]); series b: 1.5 at
+	// 15 s, a NaN at 30 s, 2.5 at 45 s, nothing at 60 s.
+	// Whole (0, 60]: (2+3+4+5 + 1.5+2.5) / 6 = 18/6 = 3.0, 6 values, 2 series.
+	a := []Point{{0, 100}, {15000, 2}, {30000, 3}, {45000, 4}, {60000, 5}}
+	b := []Point{{15000, 1.5}, {30000, math.NaN()}, {45000, 2.5}}
+	got := AverageGauge([][]Point{a, b}, 0, 60000)
+	if !got.Value.OK || got.Value.V != 3 || got.Samples != 6 || got.Series != 2 {
+		t.Errorf("whole: %+v, want 3 from 6 values of 2 series", got)
+	}
+	// Buckets of 30 s: (0, 30]: (2+3+1.5)/3 = 6.5/3; (30, 60]: (4+5+2.5)/3 = 11.5/3.
+	bk := BucketAverageGauge([][]Point{a, b}, Grid{Start: 0, End: 60000, Step: 30000})
+	if len(bk) != 2 || math.Abs(bk[0].Value.V-6.5/3) > 1e-15 || math.Abs(bk[1].Value.V-11.5/3) > 1e-15 || bk[0].Samples != 3 || bk[1].Series != 2 {
+		t.Errorf("buckets: %+v", bk)
+	}
+	// No values: undefined, never NaN.
+	if got := AverageGauge([][]Point{b}, 60000, 120000); got.Value.OK || got.Samples != 0 || got.Series != 0 {
+		t.Errorf("empty: %+v", got)
+	}
+	if got := AverageGauge(nil, 0, 1); got.Value.OK {
+		t.Errorf("nil: %+v", got)
+	}
+	if got := BucketAverageGauge([][]Point{a}, Grid{}); len(got) != 0 {
+		t.Errorf("invalid grid: %+v", got)
+	}
+}
+
+func TestSystemEfficiency(t *testing.T) {
+	// metrics.md V0 known answer, k = 3: accepted 8547, draft 13311,
+	// emitted 10616 -> 10616 / ((13311 / 3) * 4) = 10616 / 17748 = 0.59815...,
+	// printed 0.598.
+	got := SystemEfficiency(10616, 13311, 3)
+	if !got.OK || math.Abs(got.V-10616.0/17748) > 1e-15 || math.Round(got.V*1000) != 598 {
+		t.Errorf("known answer: %v", got)
+	}
+	for _, c := range []struct {
+		e, d float64
+		k    int
+	}{{10, 0, 3}, {10, 30, 0}, {math.NaN(), 30, 3}, {10, math.Inf(1), 3}, {10, -3, 3}} {
+		if v := SystemEfficiency(c.e, c.d, c.k); v.OK {
+			t.Errorf("SystemEfficiency(%v, %v, %d) = %v, want undefined", c.e, c.d, c.k, v)
+		}
+	}
+}
