@@ -66,6 +66,7 @@ func (d *Dashboard) OnInit() {
 	if s, err := time.ParseDuration(app.Getenv(EnvScrapeInterval)); err == nil && s > 0 {
 		d.scrape = s
 	}
+	d.source, d.scrape = SourceSettings(d.source, d.scrape) // app/source.go: the URL's ?source=
 }
 
 // OnPreRender shows the URL's selections in the server-rendered page.
@@ -90,7 +91,7 @@ func (d *Dashboard) setup() {
 	// A plain RoundTripper: client_golang's default one makes Go's js
 	// transport skip the browser's fetch (frontend.md).
 	d.client, d.clientErr = metricsclient.New(metricsclient.Config{
-		Address:        ProxyAddress,
+		Address:        SourceAddress(),
 		RoundTripper:   http.DefaultTransport,
 		ScrapeInterval: d.scrape,
 	})
@@ -126,7 +127,7 @@ func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 		func() {
 			defer func() { recover() }() // history.replaceState is JS: never let it kill the app
 			u := *ctx.Page().URL()
-			u.RawQuery = q.Values().Encode()
+			u.RawQuery = KeepSource(q.Values(), ctx.Page().URL()).Encode()
 			ctx.Page().ReplaceURL(&u)
 		}()
 	}
@@ -313,6 +314,7 @@ func (d *Dashboard) Render() app.UI {
 	}
 	return root.Body(
 		d.renderHeader(),
+		&SourceStatus{},
 		d.renderControls(),
 		d.renderMessages(),
 		d.renderHeadline(stats),

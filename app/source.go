@@ -1,0 +1,374 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Source selection and status: which configured source the page reads
+// (the URL's ?source=<name>, default the server's default source), a
+// selector among the configured sources, and for embedded sources each
+// scrape target's health and last error.
+//
+// Test hooks: [data-source-status] carries data-source-name and
+// data-source-kind ("prometheus"|"embedded"); [data-source-summary] is the
+// source line; each embedded target is [data-target=<scrape URL>] with
+// data-health ("up"|"down"|"unknown") and, when down, a
+// [data-target-error] element holding its last scrape error; the selector
+// is select#source (only with more than one source).
+
+// EnvSources is the JSON list of configured sources ([]SourceInfo) that the
+// server sets.
+const EnvSources = "SPECDASH_SOURCES"
+
+// SourceParam is the URL parameter naming the source.
+const SourceParam = "source"
+
+// Source kinds (as package server's).
+const (
+	KindPrometheus = "prometheus"
+	KindEmbedded   = "embedded"
+)
+
+// targetsEvery is how often the status of embedded targets is refreshed.
+const targetsEvery = 5 * time.Second
+
+// SourceInfo is one configured source as the page sees it (no URL
+// credentials; Label is what to show).
+type SourceInfo struct {
+	Name           string `json:"name"`
+	Label          string `json:"label"`
+	Kind           string `json:"kind"`
+	ScrapeInterval string `json:"scrape_interval"`
+	Default        bool   `json:"default,omitempty"`
+}
+
+// EncodeSources is the EnvSources value for list.
+func EncodeSources(list []SourceInfo) string {
+	b, _ := json.Marshal(list)
+	return string(b)
+}
+
+// Sources decodes EnvSources (nil when unset or invalid).
+func Sources() []SourceInfo {
+	var list []SourceInfo
+	if err := json.Unmarshal([]byte(app.Getenv(EnvSources)), &list); err != nil {
+		return nil
+	}
+	return list
+}
+
+// pickSource returns the source named by u's ?source= among list, else the
+// default one; ok is false when list is empty.
+func pickSource(list []SourceInfo, u *url.URL) (SourceInfo, bool) {
+	if len(list) == 0 {
+		return SourceInfo{}, false
+	}
+	if u != nil {
+		if name := u.Query().Get(SourceParam); name != "" {
+			for _, s := range list {
+				if s.Name == name {
+					return s, true
+				}
+			}
+		}
+	}
+	for _, s := range list {
+		if s.Default {
+			return s, true
+		}
+	}
+	return list[0], true
+}
+
+// browserURL is the page's URL in the browser, nil on the server.
+func browserURL() *url.URL {
+	if !app.IsClient {
+		return nil
+	}
+	return app.Window().URL()
+}
+
+// currentSource is the source the page shows (browser: from its URL).
+func currentSource() (SourceInfo, bool) { return pickSource(Sources(), browserURL()) }
+
+// SourceAddress is the metricsclient Address of the current source: the
+// proxy root of the default source (ProxyAddress) or /prom/s/<name>.
+func SourceAddress() string {
+	s, ok := currentSource()
+	if !ok || s.Default {
+		return ProxyAddress
+	}
+	return ProxyAddress + "/s/" + s.Name
+}
+
+// SourceSettings returns the label and scrape interval of the current
+// source, or label and scrape unchanged when the server configured no
+// source list.
+func SourceSettings(label string, scrape time.Duration) (string, time.Duration) {
+	s, ok := currentSource()
+	if !ok {
+		return label, scrape
+	}
+	if d, err := time.ParseDuration(s.ScrapeInterval); err == nil && d > 0 {
+		scrape = d
+	}
+	return s.Label, scrape
+}
+
+// KeepSource adds cur's ?source= to v (so that rewriting the URL for a new
+// view keeps the source).
+func KeepSource(v url.Values, cur *url.URL) url.Values {
+	if cur != nil {
+		if s := cur.Query().Get(SourceParam); s != "" {
+			v.Set(SourceParam, s)
+		}
+	}
+	return v
+}
+
+// targetInfo is one embedded target (from /api/v1/targets).
+type targetInfo struct {
+	URL        string    `json:"scrapeUrl"`
+	Health     string    `json:"health"`
+	LastError  string    `json:"lastError"`
+	LastScrape time.Time `json:"lastScrape"`
+}
+
+// SourceStatus shows the current source, the selector among configured
+// sources and, for embedded sources, the targets.
+type SourceStatus struct {
+	app.Compo
+
+	sources []SourceInfo
+	cur     SourceInfo
+
+	targets   []targetInfo
+	targetErr string
+	lastGood  map[string]time.Time // per target: last scrape while up
+
+	cancel context.CancelFunc
+}
+
+// OnInit reads the configured sources.
+func (s *SourceStatus) OnInit() {
+	s.sources = Sources()
+	s.cur, _ = pickSource(s.sources, browserURL())
+	s.lastGood = map[string]time.Time{}
+}
+
+// OnPreRender selects the URL's source in the server-rendered page.
+func (s *SourceStatus) OnPreRender(ctx app.Context) {
+	s.cur, _ = pickSource(s.sources, ctx.Page().URL())
+}
+
+// OnMount starts polling the targets of an embedded source (browser only).
+func (s *SourceStatus) OnMount(ctx app.Context) {
+	if !app.IsClient || s.cancel != nil {
+		return
+	}
+	s.cur, _ = pickSource(s.sources, app.Window().URL())
+	if s.cur.Kind != KindEmbedded {
+		return
+	}
+	c, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	addr := SourceAddress()
+	ctx.Async(func() {
+		t := time.NewTicker(targetsEvery)
+		defer t.Stop()
+		for {
+			ts, err := fetchTargets(c, addr)
+			ctx.Dispatch(func(app.Context) { s.setTargets(ts, err) })
+			select {
+			case <-c.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// OnDismount stops polling.
+func (s *SourceStatus) OnDismount() {
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
+}
+
+func (s *SourceStatus) setTargets(ts []targetInfo, err error) {
+	if err != nil {
+		s.targetErr = err.Error()
+		return
+	}
+	s.targetErr = ""
+	s.targets = ts
+	for _, t := range ts {
+		if t.Health == "up" {
+			s.lastGood[t.URL] = t.LastScrape
+		}
+	}
+}
+
+// fetchTargets GETs <addr>/api/v1/targets through the proxy.
+func fetchTargets(ctx context.Context, addr string) (out []targetInfo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("target status: internal error: %v", r)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr+"/api/v1/targets?state=active", nil)
+	if err != nil {
+		return nil, err
+	}
+	// A plain RoundTripper, as the dashboard's client (frontend.md).
+	resp, err := (&http.Client{Transport: http.DefaultTransport}).Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("target status unavailable: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("target status unavailable: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("target status unavailable: HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	var r struct {
+		Data struct {
+			ActiveTargets []targetInfo `json:"activeTargets"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("target status unreadable: %v", err)
+	}
+	return r.Data.ActiveTargets, nil
+}
+
+func (s *SourceStatus) onSelect(ctx app.Context, e app.Event) {
+	name := ctx.JSSrc().Get("value").String()
+	if name == s.cur.Name {
+		return
+	}
+	u := *app.Window().URL()
+	q := u.Query()
+	// Label values differ between sources: keep only the view settings.
+	out := url.Values{}
+	for _, k := range []string{"range", "refresh", "convention"} {
+		if v := q.Get(k); v != "" {
+			out.Set(k, v)
+		}
+	}
+	out.Set(SourceParam, name)
+	u.RawQuery = out.Encode()
+	// A full load: the dashboard's client is bound to one source.
+	app.Window().Get("location").Set("href", u.String())
+}
+
+// Summary is the source line: the label, and for an embedded source the
+// count of targets up and down.
+func (s *SourceStatus) Summary() string {
+	if s.cur.Kind != KindEmbedded || len(s.targets) == 0 {
+		return s.cur.Label
+	}
+	up, down := 0, 0
+	for _, t := range s.targets {
+		switch t.Health {
+		case "up":
+			up++
+		case "down":
+			down++
+		}
+	}
+	n := len(s.targets)
+	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, plural(n), up, down)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Render draws the status bar.
+func (s *SourceStatus) Render() app.UI {
+	box := app.Div().Class("source-status").
+		DataSet("source-status", "true").
+		DataSet("source-name", s.cur.Name).
+		DataSet("source-kind", s.cur.Kind).
+		Style("display", "flex").Style("flex-wrap", "wrap").Style("gap", "6px 16px").
+		Style("align-items", "center").Style("font-size", "13px").Style("margin", "0 0 10px 0")
+	var parts []app.UI
+	if len(s.sources) > 1 {
+		parts = append(parts, app.Label().Class("control").For("source").Body(
+			app.Span().Class("control-label").Text("Source"),
+			app.Select().ID("source").Name("source").OnChange(s.onSelect).Body(
+				app.Range(s.sources).Slice(func(i int) app.UI {
+					src := s.sources[i]
+					// Names match [A-Za-z0-9_.-] (server-checked): safe in
+					// an attribute.
+					return app.Option().Value(src.Name).Selected(src.Name == s.cur.Name).Text(src.Name + " (" + src.Label + ")")
+				}),
+			),
+		))
+	}
+	if s.cur.Name != "" {
+		parts = append(parts, app.Span().DataSet("source-summary", "true").Text("Reading "+s.Summary()))
+	}
+	if s.targetErr != "" {
+		parts = append(parts, app.Span().Class("msg-stale").DataSet("targets-error", "true").Text(s.targetErr))
+	}
+	if s.cur.Kind == KindEmbedded {
+		parts = append(parts, app.Ul().Class("targets").
+			Style("list-style", "none").Style("margin", "0").Style("padding", "0").
+			Style("display", "flex").Style("flex-wrap", "wrap").Style("gap", "4px 16px").Body(
+			app.Range(s.targets).Slice(func(i int) app.UI { return s.renderTarget(s.targets[i]) }),
+		))
+	}
+	return box.Body(parts...)
+}
+
+func (s *SourceStatus) renderTarget(t targetInfo) app.UI {
+	health := t.Health
+	if health != "up" && health != "down" {
+		health = "unknown"
+	}
+	color := map[string]string{"up": "#047857", "down": "#b91c1c", "unknown": "#6b7280"}[health]
+	li := app.Li().DataSet("target", t.URL).DataSet("health", health).Body(
+		app.Span().Style("color", color).Style("font-weight", "600").Text(health+" "),
+		app.Code().Text(t.URL),
+		app.If(health == "down", func() app.UI {
+			msg := t.LastError
+			if msg == "" {
+				msg = "scrape failed"
+			}
+			stale := "; its last numbers are kept and shown as they were"
+			if at, ok := s.lastGood[t.URL]; ok && !at.IsZero() {
+				stale += " (stale since " + at.Format("15:04:05") + ")"
+			} else {
+				stale += " (stale)"
+			}
+			return app.Span().Style("color", "#991b1b").Body(
+				app.Text(": "),
+				app.Span().DataSet("target-error", "true").Text(msg),
+				app.Text(stale),
+			)
+		}),
+		app.If(health == "up" && !t.LastScrape.IsZero(), func() app.UI {
+			return app.Span().Style("color", "#6b7280").Text(" (scraped " + t.LastScrape.Format("15:04:05") + ")")
+		}),
+	)
+	return li
+}
