@@ -1,0 +1,110 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runCLIStdin runs the built specdash with args and stdin.
+func runCLIStdin(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, buildCLI(t), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run specdash %q: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestCLIFromLog runs `specdash report --from-log` on the reference and
+// seed lines, a scrape, and garbage.
+func TestCLIFromLog(t *testing.T) {
+	ref := "../logparse/testdata/reference.log"
+	out, errOut, code := runCLIStdin(t, "", "report", "--from-log", ref)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// Each current-form line is reproduced on its source's line.
+	for _, line := range strings.Split(strings.TrimSpace(readLog(t, "reference.log")), "\n") {
+		if m := afterMarker(line); strings.HasPrefix(m, "SpecDecoding") && !strings.Contains(out, ": "+m+"\n") {
+			t.Errorf("output lacks %q:\n%s", m, out)
+		}
+	}
+	for _, want := range []string{
+		`{container="vllm-0", engine="0", format="V1"}: SpecDecoding metrics: Mean acceptance length: 2.33,`,
+		"drafts are derived as drafted / k",
+		"  derived, not printed by vLLM: drafts = drafted / k;",
+		// k = 4, accepted 464 of 828: drafts 207, L = 1 + 464/207 =
+		// 3.2415; 3.2415 / (1 + 0.05·4) = 2.7013 -> 2.70x.
+		"  speedup: 2.70x = mean acceptance length 3.24 tokens / (1 + c 0.05 x k 4)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A seed line on stdin, JSON, per-group cost 0 for its (empty) source:
+	// k = 4, drafts 2384/4 = 596, L = 1 + 686/596 = 2.151007; at c = 0.1:
+	// 2.151007 / 1.4 = 1.536433.
+	seed := strings.SplitN(readLog(t, "seed_000.log"), "\n", 2)[0]
+	out, errOut, code = runCLIStdin(t, seed+"\n", "report", "--from-log=-", "--format=json", "--draft-cost-ratio=0.1", "--convention=no-bonus")
+	if code != 0 {
+		t.Fatalf("stdin: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Input string `json:"input"`
+		File  string `json:"file"`
+		Total struct {
+			Drafts  float64  `json:"drafts"`
+			MeanLen float64  `json:"mean_acceptance_length"`
+			Derived []string `json:"derived"`
+			Speedup struct {
+				Speedup float64 `json:"speedup"`
+			} `json:"speedup"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if doc.Input != "log" || doc.File != "stdin" || doc.Total.Drafts != 596 || !closeTo(doc.Total.MeanLen, 686.0/596) ||
+		!closeTo(doc.Total.Speedup.Speedup, (1+686.0/596)/1.4) || len(doc.Total.Derived) == 0 || doc.Total.Derived[0] != "drafts" {
+		t.Errorf("stdin JSON %+v\n%s", doc, out)
+	}
+
+	// A scrape file is recognised.
+	out, _, code = runCLIStdin(t, "", "report", "--from-log", "../logparse/testdata/scrape.txt")
+	if code != 0 || !strings.HasPrefix(out, `scrape "../logparse/testdata/scrape.txt": 3 counter groups`) {
+		t.Errorf("scrape: exit %d\n%s", code, out)
+	}
+
+	// A bad line among good ones: listed on stderr with its number, exit 0.
+	out, errOut, code = runCLIStdin(t, seed+"\n"+seed[:100]+"\n", "report", "--from-log=-")
+	if code != 0 || !strings.HasPrefix(errOut, "stdin line 2: ") || !strings.Contains(out, "total: ") {
+		t.Errorf("bad line: exit %d stderr %q", code, errOut)
+	}
+	// Garbage: a clear message and a non-zero exit.
+	_, errOut, code = runCLIStdin(t, "not a log\n", "report", "--from-log=-")
+	if code == 0 || !strings.Contains(errOut, "no vLLM speculative-decoding log line") {
+		t.Errorf("garbage: exit %d stderr %q", code, errOut)
+	}
+	_, errOut, code = runCLIStdin(t, "", "report", "--from-log=/nonexistent/x.log")
+	if code == 0 || !strings.Contains(errOut, "--from-log: open /nonexistent/x.log") {
+		t.Errorf("missing file: exit %d stderr %q", code, errOut)
+	}
+	_, errOut, code = runCLIStdin(t, "", "report", "--from-log", ref, "--draft-cost-ratio=cheap")
+	if code == 0 || !strings.Contains(errOut, `draft cost ratio "cheap": want a number >= 0`) {
+		t.Errorf("bad cost: exit %d stderr %q", code, errOut)
+	}
+}
