@@ -5,8 +5,8 @@
 // It builds for the host and for js/wasm (no os, no syscall/js), so the
 // browser end-to-end test can call Build and compare.
 //
-// Data flow: metricsclient.AlignGrid -> Client.FetchSeries (one query_range
-// of the raw counters) -> compute.Aggregate (exact increases, summed per
+// Data flow: metricsclient.AlignGrid -> Client.FetchAuto (Detect the schema,
+// then one query_range of its raw metrics) -> compute.Aggregate (exact increases, summed per
 // group) -> compute.Sum (total) -> compute.Derive (ratios of sums). Formulas
 // and metric names: shared/reference/metrics.md.
 package report
@@ -47,6 +47,9 @@ type Options struct {
 	// DraftCost are the draft cost ratios of the insights (nil:
 	// compute.DefaultDraftCostRatio); see AddInsights.
 	DraftCost *CostRatios
+	// K is num_speculative_tokens for vLLM V0's windowed system efficiency
+	// (V0 does not export it); 0: unknown (the efficiency is then null).
+	K int
 }
 
 // Group is one group's numbers: its group-by label values and the derived
@@ -56,6 +59,10 @@ type Group struct {
 	Labels map[string]string `json:"labels"`
 	compute.Stats
 	*Insights // speedup, best k, fit, intervals (insights.go); nil: not computed
+	// V0 and Averaged are the schema's own numbers (schema.go): vLLM V0's
+	// emitted tokens and lifetime gauges, SGLang's time-averaged gauges.
+	V0       *V0Stats    `json:"v0,omitempty"`
+	Averaged *GaugeStats `json:"averaged,omitempty"`
 }
 
 // Result is a report. JSON:
@@ -97,6 +104,8 @@ type Result struct {
 	// (insights.go); TextInsights makes WriteText print them.
 	TotalInsights *Insights `json:"-"`
 	TextInsights  bool      `json:"-"`
+	// SchemaInfo says which schema was detected and read (schema.go).
+	SchemaInfo
 }
 
 // Validate checks o without querying: Range > 0, Step >= 0 and a whole
@@ -130,8 +139,10 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Build queries c for the window of o and computes the report. Errors: invalid
-// options, and those of Client.FetchSeries (*metricsclient.APIError,
+// Build queries c for the window of o and computes the report, for whichever
+// schema metricsclient.Detect finds (Result.SchemaInfo names it; gauge
+// schemas such as SGLang give time averages, see GaugeStats). Errors:
+// invalid options, and those of Client.FetchAuto (*metricsclient.APIError,
 // *metricsclient.MissingMetricsError when no spec-decode series match: never
 // an empty success).
 func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, error) {
@@ -153,11 +164,12 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 		warnings = append(warnings, fmt.Sprintf("step %s is below the scrape interval %s: some steps hold no new sample", step, c.ScrapeInterval()))
 	}
 	g := metricsclient.AlignGrid(end, o.Range, step)
-	series, w, err := c.FetchSeries(ctx, g, o.Filters)
-	warnings = append(warnings, w...)
+	fetched, err := c.FetchAuto(ctx, g, o.Filters)
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, fetched.Warnings...)
+	series := fetched.Series
 	groups := compute.Aggregate(series, o.GroupBy, g)
 	total := compute.Sum(groups)
 	warnings = append(warnings, total.Skipped...)
@@ -180,6 +192,7 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 		}
 		r.Groups[i] = Group{Labels: labels, Stats: gr.TotalStats(g, o.Convention)}
 	}
+	r.applySchema(fetched, o)
 	r.AddInsights(o.DraftCost)
 	return r, nil
 }
@@ -251,9 +264,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "window %s (%s to %s), step %s, mean acceptance length %s\n",
 		seconds(r.WindowSeconds), r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), seconds(r.StepSeconds), conv)
+	r.writeSchemaText(&b)
 	if len(r.GroupBy) > 0 {
 		for _, g := range r.Groups {
-			fmt.Fprintf(&b, "%s: %s\n", LabelString(g.Labels), compute.FormatLogLine(g.Stats))
+			fmt.Fprintf(&b, "%s: %s\n", LabelString(g.Labels), r.statsLine(g.Stats, g.Averaged))
+			writeV0Text(&b, g.V0)
 			for _, v := range g.Violations {
 				fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
 			}
@@ -262,7 +277,8 @@ func (r *Result) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "total: %s\n", compute.FormatLogLine(r.Total))
+	fmt.Fprintf(&b, "total: %s\n", r.statsLine(r.Total, r.TotalAveraged))
+	writeV0Text(&b, r.TotalV0)
 	for _, v := range r.Total.Violations {
 		fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
 	}
