@@ -1,13 +1,84 @@
 package app
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
 )
 
-// InsightsPanel shows the speedup estimate, best k, geometric fit and
-// Wilson intervals of one window's counts.
+// CostParam is the URL parameter holding the draft cost ratio of the
+// insights panel (?cost=0.05).
+const CostParam = "cost"
+
+// ChartInsightsFit is the data-chart name of the insights chart.
+const ChartInsightsFit = "insights-fit"
+
+// Colours of the insights chart.
+const (
+	colorFit   = "#dc2626"
+	colorExtra = "#f59e0b"
+)
+
+// ParseCost parses a draft cost ratio as typed by a user or found in the
+// URL: a finite number >= 0 (ratio of draft step time to target step
+// time). It returns an error message for anything else.
+func ParseCost(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("draft cost ratio %q: want a number >= 0, e.g. %g (draft step time / target step time)", s, compute.DefaultDraftCostRatio)
+	}
+	return v, nil
+}
+
+// InsightsData are the insights of one window's counts: what the panel
+// shows, computed with specdash/compute (the same functions `specdash
+// report` prints).
+type InsightsData struct {
+	Counts    compute.Counts
+	Cost      float64
+	Speedup   compute.Speedup
+	BestK     compute.BestK
+	Fit       compute.GeometricFit
+	Rate      compute.Interval
+	Positions []compute.Interval
+}
+
+// ComputeInsightsData derives the insights of s's counts at draft cost
+// ratio cost.
+func ComputeInsightsData(s compute.Stats, cost float64) InsightsData {
+	c := compute.Counts{Drafts: s.Drafts, DraftTokens: s.DraftTokens, AcceptedTokens: s.AcceptedTokens, AcceptedPerPosition: s.AcceptedPerPosition}
+	return InsightsData{
+		Counts:    c,
+		Cost:      cost,
+		Speedup:   compute.EstimateSpeedup(c, cost),
+		BestK:     compute.FindBestK(c, cost, 0),
+		Fit:       compute.FitGeometric(c),
+		Rate:      compute.AcceptanceRateInterval(c, 0),
+		Positions: compute.PerPositionIntervals(c, 0),
+	}
+}
+
+// InsightsPanel shows, for one window's counts (Stats), the estimated
+// speedup with its inputs, the best k next to the current k (extrapolated
+// values marked), the geometric acceptance fit drawn over the per-position
+// bars, and Wilson 95 % intervals of the acceptance rate and of each
+// per-position rate. The draft cost ratio is editable and kept in the URL
+// (?cost=).
+//
+// Test hooks: [data-insights] holds [data-metric] elements with
+// data-value (plain decimals) or data-undefined="true": speedup (ratio),
+// best-k, best-k-speedup, current-k-speedup (ratios), fit-alpha (ratio
+// 0..1), fit-chi-square, fit-p-value, acceptance-rate-lower and -upper
+// (ratio 0..1), per-position-lower and -upper with data-position (1-based);
+// best-k carries data-extrapolated="true" when it lies beyond the observed
+// k; the input #draft-cost-ratio; the chart [data-chart=insights-fit].
 type InsightsPanel struct {
 	app.Compo
 
@@ -15,9 +86,385 @@ type InsightsPanel struct {
 	Stats compute.Stats
 	// Ready is false while nothing is loaded.
 	Ready bool
+	// NoURL keeps the cost out of the URL (for pages with their own URL
+	// state).
+	NoURL bool
+
+	cost    float64
+	costSet bool
+	costErr string
+}
+
+// OnInit starts with the default cost.
+func (p *InsightsPanel) OnInit() {
+	p.cost = compute.DefaultDraftCostRatio
+}
+
+// OnPreRender reads the cost from the URL (server-side rendering).
+func (p *InsightsPanel) OnPreRender(ctx app.Context) { p.readURL(ctx) }
+
+// OnMount reads the cost from the URL.
+func (p *InsightsPanel) OnMount(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.readURL(ctx)
+}
+
+// OnNav re-reads the cost when the URL changes.
+func (p *InsightsPanel) OnNav(ctx app.Context) {
+	if !app.IsClient {
+		return
+	}
+	p.readURL(ctx)
+}
+
+// OnUpdate puts a non-default cost back into the URL when the page
+// rewrote it without (the dashboard rewrites its query on selector
+// changes).
+func (p *InsightsPanel) OnUpdate(ctx app.Context) {
+	if !app.IsClient || p.NoURL || !p.costSet {
+		return
+	}
+	if u := ctx.Page().URL(); u != nil && u.Query().Get(CostParam) == "" {
+		p.writeURL(ctx)
+	}
+}
+
+func (p *InsightsPanel) readURL(ctx app.Context) {
+	if p.NoURL {
+		return
+	}
+	defer func() { recover() }()
+	u := ctx.Page().URL()
+	if u == nil {
+		return
+	}
+	raw := u.Query().Get(CostParam)
+	if raw == "" {
+		return
+	}
+	v, err := ParseCost(raw)
+	if err != nil {
+		p.costErr = err.Error() + "; using " + strconv.FormatFloat(p.cost, 'g', -1, 64)
+		return
+	}
+	p.cost, p.costSet, p.costErr = v, true, ""
+}
+
+func (p *InsightsPanel) writeURL(ctx app.Context) {
+	if p.NoURL {
+		return
+	}
+	defer func() { recover() }() // history.replaceState is JS: never let it kill the app
+	u := *ctx.Page().URL()
+	q := u.Query()
+	if p.costSet {
+		q.Set(CostParam, strconv.FormatFloat(p.cost, 'g', -1, 64))
+	} else {
+		q.Del(CostParam)
+	}
+	u.RawQuery = q.Encode()
+	ctx.Page().ReplaceURL(&u)
+}
+
+func (p *InsightsPanel) onCost(ctx app.Context, e app.Event) {
+	raw := ctx.JSSrc().Get("value").String()
+	if strings.TrimSpace(raw) == "" {
+		p.cost, p.costSet, p.costErr = compute.DefaultDraftCostRatio, false, ""
+		p.writeURL(ctx)
+		return
+	}
+	v, err := ParseCost(raw)
+	if err != nil {
+		p.costErr = err.Error()
+		return
+	}
+	p.cost, p.costSet, p.costErr = v, true, ""
+	p.writeURL(ctx)
 }
 
 // Render draws the panel.
 func (p *InsightsPanel) Render() app.UI {
-	return app.Section().Class("panel", "panel-wide", "insights").DataSet("insights", "specdash")
+	d := ComputeInsightsData(p.Stats, p.cost)
+	if !p.Ready {
+		d = ComputeInsightsData(compute.Stats{}, p.cost)
+	}
+	costText := strconv.FormatFloat(p.cost, 'g', -1, 64)
+	empty := compute.Undefined
+	if !p.Ready {
+		empty = "Loading…"
+	}
+	return app.Section().Class("panel", "panel-wide", "insights").DataSet("insights", "specdash").
+		DataSet("cost", costText).Body(
+		app.H2().Text("Is speculation paying off?"),
+		app.P().Class("panel-note").Text("Estimated speedup for sequential drafting = mean acceptance length / (1 + c × k), c = draft step time / target step time (Leviathan et al., ICML 2023). The estimate ignores the extra cost of verifying k+1 tokens and other overheads."),
+		app.Div().Class("controls", "insights-controls").Body(
+			app.Label().Class("control").For("draft-cost-ratio").Body(
+				app.Span().Class("control-label").Text("Draft cost ratio c"),
+				app.Input().ID("draft-cost-ratio").Type("number").Min(0).Step(0.01).
+					Value(costText).OnChange(p.onCost),
+			),
+			app.Span().Class("panel-note").Text("0 for n-gram / prompt lookup; ~0.05 for an EAGLE head; 0.1–0.3 for a draft model"),
+			app.If(p.costErr != "", func() app.UI {
+				return app.Div().Class("msg", "msg-error").DataSet("cost-error", "true").Text(p.costErr)
+			}),
+		),
+		p.renderCards(d),
+		&Chart{Name: ChartInsightsFit, Option: InsightsChartOption(d), Height: 260, Empty: empty},
+		renderIntervalTable(d),
+	)
+}
+
+// insightMetric is one number of the panel with its test hook.
+func insightMetric(name string, v compute.Value, text string) app.HTMLSpan {
+	el := app.Span().Class("insight-value").DataSet("metric", name)
+	if v.OK {
+		return el.DataSet("value", plain(v.V)).Text(text)
+	}
+	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
+}
+
+// Times formats a speedup ratio: "2.43×"; undefined prints compute.Undefined.
+func Times(v compute.Value) string {
+	if !v.OK {
+		return compute.Undefined
+	}
+	return strconv.FormatFloat(v.V, 'f', 2, 64) + "×"
+}
+
+func card(label string, value app.UI, sub ...app.UI) app.UI {
+	return app.Div().Class("card").Body(
+		app.Div().Class("card-label").Text(label),
+		app.Div().Class("metric-value").Body(value),
+		app.Div().Class("card-sub").Body(sub...),
+	)
+}
+
+func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
+	s := d.Speedup
+	speedSub := app.Text("")
+	if s.Speedup.OK {
+		kText := strconv.FormatFloat(s.K, 'f', -1, 64)
+		if s.KFromDraftTokens {
+			kText = strconv.FormatFloat(s.K, 'f', 2, 64) + " (draft tokens / drafts)"
+		}
+		speedSub = app.Text(fmt.Sprintf("%s tokens per target pass / (1 + %s × %s draft tokens)",
+			strconv.FormatFloat(s.TokensPerTargetPass.V, 'f', 2, 64), strconv.FormatFloat(d.Cost, 'g', -1, 64), kText))
+	} else if s.Reason != "" && s.Reason != compute.Undefined {
+		speedSub = app.Text(s.Reason)
+	}
+	b := d.BestK
+	var bestK, bestSub app.UI
+	if b.Reason == "" && len(b.Points) > 0 {
+		el := app.Span().Class("insight-value").DataSet("metric", "best-k").DataSet("value", b.BestK).
+			Text(fmt.Sprintf("k = %d", b.BestK))
+		if b.BestExtrapolated {
+			el = el.DataSet("extrapolated", "true")
+		}
+		note := ""
+		switch {
+		case b.BestK == 0:
+			note = " (speculation does not pay off at this c)"
+		case b.BestExtrapolated:
+			note = " (extrapolated beyond the observed k with the fit)"
+		}
+		if b.AtSearchLimit {
+			note += " (at the search limit)"
+		}
+		bestK = app.Span().Body(el, app.Span().Class("unit").Text(note))
+		bestSub = app.Span().Body(
+			app.Text("est. "),
+			insightMetric("best-k-speedup", b.Best, Times(b.Best)),
+			app.Text(fmt.Sprintf(" vs current k = %d: ", b.CurrentK)),
+			insightMetric("current-k-speedup", b.Current, Times(b.Current)),
+		)
+	} else {
+		bestK = insightMetric("best-k", compute.Value{}, "")
+		bestSub = app.Text(reasonText(b.Reason))
+	}
+	f := d.Fit
+	fitSub := app.Text(reasonText(f.Reason))
+	if f.Alpha.OK {
+		parts := []app.UI{app.Text("chi² "), insightMetric("fit-chi-square", f.ChiSquare, strconv.FormatFloat(f.ChiSquare.V, 'f', 2, 64)),
+			app.Text(fmt.Sprintf(" on %d df", f.DegreesOfFreedom))}
+		if f.PValue.OK {
+			parts = append(parts, app.Text(", p = "), insightMetric("fit-p-value", f.PValue, strconv.FormatFloat(f.PValue.V, 'g', 3, 64)))
+		}
+		if f.RSquared.OK {
+			parts = append(parts, app.Text("; R² "+strconv.FormatFloat(f.RSquared.V, 'f', 3, 64)))
+		}
+		fitSub = app.Span().Body(parts...)
+	}
+	r := d.Rate
+	var rateUI app.UI = insightMetric("acceptance-rate-lower", compute.Value{}, "")
+	rateSub := app.Text("")
+	if r.Estimate.OK {
+		rateUI = app.Span().Body(
+			insightMetric("acceptance-rate-lower", r.Lower, compute.FormatPercent(r.Lower, 1)),
+			app.Text(" – "),
+			insightMetric("acceptance-rate-upper", r.Upper, compute.FormatPercent(r.Upper, 1)),
+		)
+		rateSub = app.Text(fmt.Sprintf("around %s of %s draft tokens (tokens of one draft are not independent: read the per-position intervals too)",
+			compute.FormatPercent(r.Estimate, 1), compute.FormatCount(r.Trials, "")))
+	}
+	return app.Div().Class("cards").Body(
+		card("Estimated speedup", insightMetric("speedup", s.Speedup, Times(s.Speedup)), speedSub),
+		card("Best k (speculative tokens)", bestK, bestSub),
+		card("Per-token acceptance α (geometric fit)", insightMetric("fit-alpha", f.Alpha, compute.FormatPercent(f.Alpha, 1)), fitSub),
+		card("Acceptance rate, 95 % interval (Wilson)", rateUI, rateSub),
+	)
+}
+
+func reasonText(r string) string {
+	if r == "" {
+		return compute.Undefined
+	}
+	return r
+}
+
+// renderIntervalTable lists per position: observed rate, its Wilson 95 %
+// interval, the fitted rate; then the extrapolated positions up to the
+// best k.
+func renderIntervalTable(d InsightsData) app.UI {
+	k := len(d.Positions)
+	if k == 0 {
+		return app.Div().Class("insights-table")
+	}
+	rows := make([]app.UI, 0, k+4)
+	for i, iv := range d.Positions {
+		fit := compute.Value{}
+		if i < len(d.Fit.Curve) {
+			fit = d.Fit.Curve[i]
+		}
+		rows = append(rows, app.Tr().Body(
+			app.Td().Text(PositionLabel(i)),
+			app.Td().Text(compute.FormatPercent(iv.Estimate, 1)),
+			app.Td().Body(
+				insightMetric("per-position-lower", iv.Lower, compute.FormatPercent(iv.Lower, 1)).DataSet("position", i+1),
+				app.Text(" – "),
+				insightMetric("per-position-upper", iv.Upper, compute.FormatPercent(iv.Upper, 1)).DataSet("position", i+1),
+			),
+			app.Td().Text(compute.FormatPercent(fit, 1)),
+		))
+	}
+	for _, i := range extrapolatedPositions(d) {
+		rows = append(rows, app.Tr().Class("extrapolated").DataSet("extrapolated", "true").Body(
+			app.Td().Text(PositionLabel(i)),
+			app.Td().Text("not drafted"),
+			app.Td().Text("—"),
+			app.Td().Text(compute.FormatPercent(extrapolatedRate(d, i), 1)+" (extrapolated)"),
+		))
+	}
+	return app.Table().Class("insights-table").Body(
+		app.THead().Body(app.Tr().Body(
+			app.Th().Text("Position"),
+			app.Th().Text("Acceptance rate (of drafts)"),
+			app.Th().Text("95 % interval (Wilson)"),
+			app.Th().Text("Fitted"),
+		)),
+		app.TBody().Body(rows...),
+	)
+}
+
+// extrapolatedPositions are the 0-based positions beyond k shown: up to
+// the best k when it is extrapolated, else two.
+func extrapolatedPositions(d InsightsData) []int {
+	k := len(d.Positions)
+	if !d.BestK.Alpha.OK || k == 0 {
+		return nil
+	}
+	n := k + 2
+	if d.BestK.BestExtrapolated && d.BestK.BestK > n {
+		n = d.BestK.BestK
+	}
+	n = min(n, len(d.BestK.Points)-1)
+	var out []int
+	for i := k; i < n; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// extrapolatedRate is FindBestK's extrapolation: rate[k-1] × alpha^(i-k+1).
+func extrapolatedRate(d InsightsData, i int) compute.Value {
+	k := len(d.Positions)
+	if k == 0 || i < k || !d.BestK.Alpha.OK || !d.Fit.Observed[k-1].OK {
+		return compute.Value{}
+	}
+	return compute.Defined(d.Fit.Observed[k-1].V * math.Pow(d.BestK.Alpha.V, float64(i-k+1)))
+}
+
+// InsightsChartOption is the ECharts option of the per-position chart with
+// the fit: bars of the observed per-position acceptance rate (percent of
+// drafts), the fitted geometric curve alpha^(i+1) as a line over them, and
+// the extrapolated rates beyond k as a dashed line (marked "extrapolated").
+// Empty string when there is no fit (no drafts or no per-position counts).
+// The dashboard may use it in place of PerPositionOption.
+func InsightsChartOption(d InsightsData) string {
+	k := len(d.Fit.Observed)
+	if k == 0 || !d.Fit.Alpha.OK {
+		return ""
+	}
+	extra := extrapolatedPositions(d)
+	n := k + len(extra)
+	labels := make([]string, n)
+	bars := make([]opts.BarData, n)
+	fit := make([]opts.LineData, n)
+	ext := make([]opts.LineData, n)
+	for i := range n {
+		labels[i] = PositionLabel(i)
+		bars[i] = opts.BarData{Value: gap}
+		fit[i] = opts.LineData{Value: gap}
+		ext[i] = opts.LineData{Value: gap}
+		if i < k {
+			if v := d.Fit.Observed[i]; v.OK {
+				bars[i] = opts.BarData{Value: round(v.V*100, 1)}
+			}
+			if v := d.Fit.Curve[i]; v.OK {
+				fit[i] = opts.LineData{Value: round(v.V*100, 1)}
+			}
+		} else {
+			labels[i] += " (extrapolated)"
+			if v := extrapolatedRate(d, i); v.OK {
+				ext[i] = opts.LineData{Value: round(v.V*100, 1)}
+			}
+		}
+	}
+	if len(extra) > 0 {
+		// Join the dashed line to the last observed bar.
+		if v := d.Fit.Observed[k-1]; v.OK {
+			ext[k-1] = opts.LineData{Value: round(v.V*100, 1)}
+		}
+	}
+	bar := charts.NewBar()
+	globals := baseGlobals("{b}<br/>{a0}: {c0} %<br/>{a1}: {c1} %")
+	globals = append(globals,
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Color: colorAxis}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 100, AxisLabel: axisLabel("{value} %"),
+			SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: colorGrid}}}),
+	)
+	bar.SetGlobalOptions(globals...)
+	bar.SetXAxis(labels).AddSeries("observed (% of drafts)", bars,
+		charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "30%"}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: colorBar}),
+	)
+	line := charts.NewLine()
+	line.SetXAxis(labels).AddSeries(fmt.Sprintf("geometric fit, α = %s", compute.FormatPercent(d.Fit.Alpha, 1)), fit,
+		charts.WithLineStyleOpts(opts.LineStyle{Color: colorFit, Width: 2}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: colorFit}),
+		charts.WithLineChartOpts(opts.LineChart{ConnectNulls: opts.Bool(false), Symbol: "circle", SymbolSize: 6}),
+	)
+	if len(extra) > 0 {
+		line.AddSeries("extrapolated", ext,
+			charts.WithLineStyleOpts(opts.LineStyle{Color: colorExtra, Width: 2, Type: "dashed"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: colorExtra}),
+			charts.WithLineChartOpts(opts.LineChart{ConnectNulls: opts.Bool(false), Symbol: "emptyCircle", SymbolSize: 6}),
+		)
+	}
+	bar.Overlap(line)
+	bar.Validate()
+	return marshal(bar.JSON())
 }

@@ -1,13 +1,405 @@
 package app
 
-import "github.com/maxence-charriere/go-app/v10/pkg/app"
+import (
+	"fmt"
+	"strconv"
+	"strings"
 
-// LogsPage is the /logs page.
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/compute"
+	"specdash/logparse"
+	"specdash/report"
+)
+
+// maxLogFileBytes bounds a log file read in the browser (64 MiB).
+const maxLogFileBytes = 64 << 20
+
+// LogsPage is the /logs page: paste or upload vLLM log text (every form of
+// the "SpecDecoding metrics:" / "Speculative metrics:" line, any prefix) or
+// a raw /metrics scrape, and get the numbers, the per-position chart and
+// the insights without Prometheus. Parsing runs in the browser with
+// specdash/logparse and specdash/report (report.FromLog, report.FromScrape:
+// the numbers `specdash report --from-log` prints).
+//
+// Test hooks: the root [data-logs] carries data-state
+// ("empty"|"ready"|"error"); the total's numbers are [data-metric] inside
+// [data-scope=total] (acceptance-rate, mean-acceptance-length, k, drafts
+// with data-derived="true" for logs, accepted-tokens, draft-tokens,
+// accepted-throughput, drafted-throughput, per-position-acceptance-rate
+// with data-position); each source is a row [data-source=<index>] with
+// the same names; problems are [data-problem] with data-line; the
+// textarea is #log-text, the file input #log-file, the button #parse.
 type LogsPage struct {
 	app.Compo
+
+	text    string
+	file    string
+	conv    string // "auto", ConventionBonus, ConventionNoBonus
+	rep     *report.LogReport
+	usedCon compute.Convention
+	err     string
+}
+
+// OnInit sets the defaults.
+func (l *LogsPage) OnInit() {
+	l.conv = "auto"
+}
+
+func (l *LogsPage) onText(ctx app.Context, e app.Event) {
+	l.text = ctx.JSSrc().Get("value").String()
+	l.file = ""
+}
+
+func (l *LogsPage) onParse(ctx app.Context, e app.Event) {
+	l.parse()
+}
+
+func (l *LogsPage) onConv(ctx app.Context, e app.Event) {
+	l.conv = ctx.JSSrc().Get("value").String()
+	if l.rep != nil || l.err != "" {
+		l.parse()
+	}
+}
+
+// onFile reads the chosen file with the browser's File.text() and parses
+// it. Every JS call is recovered: a JS exception must not kill the app.
+func (l *LogsPage) onFile(ctx app.Context, e app.Event) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.err = fmt.Sprintf("could not read the file: %v", r)
+		}
+	}()
+	files := ctx.JSSrc().Get("files")
+	if !files.Truthy() || files.Get("length").Int() == 0 {
+		return
+	}
+	f := files.Index(0)
+	name := f.Get("name").String()
+	if size := f.Get("size").Int(); size > maxLogFileBytes {
+		l.err = fmt.Sprintf("%s is %d MiB, more than %d MiB: cut it first (e.g. grep 'SpecDecoding metrics')", name, size>>20, maxLogFileBytes>>20)
+		return
+	}
+	var then, fail app.Func
+	release := func() {
+		then.Release()
+		fail.Release()
+	}
+	then = app.FuncOf(func(this app.Value, args []app.Value) any {
+		text := ""
+		if len(args) > 0 {
+			text = args[0].String()
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			l.text, l.file = text, name
+			l.parse()
+		})
+		release()
+		return nil
+	})
+	fail = app.FuncOf(func(this app.Value, args []app.Value) any {
+		msg := "unknown error"
+		if len(args) > 0 {
+			msg = args[0].Call("toString").String()
+		}
+		ctx.Dispatch(func(ctx app.Context) { l.err = "could not read " + name + ": " + msg })
+		release()
+		return nil
+	})
+	f.Call("text").Call("then", then, fail)
+}
+
+// parse turns the text into the report. The convention "auto" follows the
+// log: without the bonus token when every V1 line printed it so.
+func (l *LogsPage) parse() {
+	defer func() {
+		if r := recover(); r != nil {
+			l.rep, l.err = nil, fmt.Sprintf("internal error while parsing: %v", r)
+		}
+	}()
+	name := l.file
+	if name == "" {
+		name = "pasted text"
+	}
+	conv := compute.WithBonus
+	switch l.conv {
+	case ConventionNoBonus:
+		conv = compute.WithoutBonus
+	case "auto":
+		if !logparse.LooksLikeScrape(l.text) {
+			res := logparse.Parse(l.text)
+			conv = autoConvention(res)
+			l.rep = report.FromLog(name, res, conv, nil)
+			l.finish(conv)
+			return
+		}
+	}
+	l.rep = report.ParseInput(name, l.text, conv, nil)
+	l.finish(conv)
+}
+
+func (l *LogsPage) finish(conv compute.Convention) {
+	l.usedCon = conv
+	l.err = ""
+	if !l.rep.Usable() {
+		l.err = "Nothing could be used: see the problems below."
+		if l.rep.Input == "scrape" {
+			l.err = "No speculative-decoding counter in this scrape: see the problems below."
+		}
+	}
+}
+
+// autoConvention is WithoutBonus when every V1 entry printed its mean
+// length without the bonus token (vLLM PR 16665 until 17908), else
+// WithBonus.
+func autoConvention(res logparse.Result) compute.Convention {
+	n, without := 0, 0
+	for _, e := range res.Entries {
+		if e.Format == logparse.FormatV0 {
+			continue
+		}
+		n++
+		if e.Convention == compute.WithoutBonus {
+			without++
+		}
+	}
+	if n > 0 && without == n {
+		return compute.WithoutBonus
+	}
+	return compute.WithBonus
+}
+
+func (l *LogsPage) state() string {
+	switch {
+	case l.rep != nil && l.rep.Usable():
+		return "ready"
+	case l.err != "":
+		return "error"
+	}
+	return "empty"
 }
 
 // Render draws the page.
 func (l *LogsPage) Render() app.UI {
-	return app.Div().Class("logs").DataSet("logs", "specdash")
+	root := app.Div().Class("dashboard", "logs").DataSet("logs", "specdash").DataSet("state", l.state())
+	return root.Body(
+		app.Header().Class("top").Body(
+			app.Div().Class("brand").Body(
+				app.Img().Src("/web/icon.svg").Alt("").Class("logo"),
+				app.Div().Body(
+					app.H1().Text("specdash"),
+					app.Div().Class("tagline").Text("numbers from vLLM logs, without Prometheus"),
+				),
+			),
+			app.Div().Class("source").Body(
+				app.A().Class("nav-link").Href("/").Text("Live dashboard"),
+			),
+		),
+		l.renderInput(),
+		l.renderMessages(),
+		l.renderResult(),
+	)
+}
+
+func (l *LogsPage) renderInput() app.UI {
+	return app.Section().Class("panel", "panel-wide", "logs-input").Body(
+		app.H2().Text("Paste or upload"),
+		app.P().Class("panel-note").Text("vLLM log lines containing \"SpecDecoding metrics:\" (any version, V0's \"Speculative metrics:\" too, with any prefix such as a container name), or a raw /metrics scrape. Everything stays in this browser."),
+		app.Textarea().ID("log-text").Class("log-text").Rows(10).
+			Placeholder("INFO 04-16 09:49:04 [metrics.py:82] SpecDecoding metrics: Draft acceptance rate: 28.8%, Mean acceptance length: 1.15, ...").
+			OnInput(l.onText),
+		app.Div().Class("controls").Body(
+			app.Label().Class("control").For("log-file").Body(
+				app.Span().Class("control-label").Text("Or a file"),
+				app.Input().ID("log-file").Type("file").Accept(".log,.txt,text/plain").OnChange(l.onFile),
+			),
+			selectBox("log-convention", "Mean length", l.conv, []selectOpt{
+				{"auto", "as the log printed it"},
+				{ConventionBonus, "with bonus token"},
+				{ConventionNoBonus, "without bonus token"},
+			}, l.onConv),
+			app.Button().ID("parse").Class("refresh-now").Text("Show numbers").OnClick(l.onParse),
+		),
+	)
+}
+
+func (l *LogsPage) renderMessages() app.UI {
+	var msgs []app.UI
+	if l.err != "" {
+		msgs = append(msgs, app.Div().Class("msg", "msg-error").DataSet("error", "true").Text(l.err))
+	}
+	if l.rep != nil {
+		for _, w := range l.rep.Warnings {
+			msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("warning", "true").Text(w))
+		}
+	}
+	return app.Div().Class("messages").Body(msgs...)
+}
+
+func (l *LogsPage) renderResult() app.UI {
+	r := l.rep
+	if r == nil {
+		return app.Div()
+	}
+	var body []app.UI
+	if r.Usable() {
+		total := r.TotalStats()
+		derived := r.Input == "log"
+		summary := fmt.Sprintf("%d metrics lines (%s) of %d lines in %s; mean acceptance length %s",
+			r.Entries, strings.Join(r.Formats, ", "), r.Lines, r.File, l.usedCon)
+		if r.Input == "scrape" {
+			summary = fmt.Sprintf("%d counter groups in a scrape of %d lines: totals since each server started (no window, so no throughput)", r.Entries, r.Lines)
+		}
+		body = append(body,
+			app.P().Class("panel-note").DataSet("summary", "true").Text(summary),
+			app.Div().DataSet("scope", "total").Body(
+				logCards(total, derived, l.usedCon),
+				app.Section().Class("panel", "panel-wide").Body(
+					app.H2().Text("Per-position acceptance rate"),
+					app.P().Class("panel-note").Text("Share of drafts whose token at this position was accepted (accepted at position / drafts)."),
+					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined},
+					positionsList(total),
+				),
+			),
+			&InsightsPanel{Stats: total, Ready: true, NoURL: true},
+			l.renderSources(),
+		)
+	}
+	body = append(body, l.renderProblems())
+	return app.Div().Class("logs-result").Body(body...)
+}
+
+// logMetric is one number with its test hook (undefined: data-undefined
+// and "no drafts in window").
+func logMetric(name string, v compute.Value, text string) app.HTMLSpan {
+	el := app.Span().Class("metric-number").DataSet("metric", name)
+	if v.OK {
+		return el.DataSet("value", plain(v.V)).Text(text)
+	}
+	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
+}
+
+func logCards(s compute.Stats, derived bool, conv compute.Convention) app.UI {
+	drafts := logMetric("drafts", compute.Defined(s.Drafts), compute.FormatCount(s.Drafts, "drafts"))
+	draftsSub := "drafts in the input"
+	if derived {
+		drafts = drafts.DataSet("derived", "true")
+		draftsSub = "derived: drafted / k (vLLM's log does not print them)"
+	}
+	k := compute.Value{V: float64(s.K), OK: s.K > 0}
+	kText := strconv.Itoa(s.K) + " positions"
+	return app.Div().Class("cards").Body(
+		card("Acceptance rate", logMetric("acceptance-rate", s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), app.Text("accepted / draft tokens")),
+		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(lengthFormula(conv))),
+		card("k (speculative tokens)", logMetric("k", k, kText), app.Text("draft positions")),
+		card("Drafts", drafts, app.Text(draftsSub)),
+		card("Accepted", logMetric("accepted-tokens", compute.Defined(s.AcceptedTokens), compute.FormatCount(s.AcceptedTokens, "tokens")),
+			logMetric("accepted-throughput", s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s"))),
+		card("Drafted", logMetric("draft-tokens", compute.Defined(s.DraftTokens), compute.FormatCount(s.DraftTokens, "tokens")),
+			logMetric("drafted-throughput", s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s"))),
+	)
+}
+
+func positionsList(s compute.Stats) app.UI {
+	items := make([]app.UI, len(s.PerPositionAcceptanceRate))
+	for i, v := range s.PerPositionAcceptanceRate {
+		items[i] = app.Div().Class("position").Body(
+			app.Span().Class("position-label").Text(PositionLabel(i)),
+			logMetric("per-position-acceptance-rate", v, compute.FormatPercent(v, 1)).DataSet("position", i+1),
+		)
+	}
+	return app.Div().Class("positions").Body(items...)
+}
+
+// sourceName prints a group's labels for people: "container vllm-0,
+// engine 0", or "(no container or engine in the prefix)".
+func sourceName(labels map[string]string) string {
+	var parts []string
+	for _, n := range []string{"container", "model_name", "engine", "prefix", "format"} {
+		if v := labels[n]; v != "" {
+			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "(no container or engine in the line prefix)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (l *LogsPage) renderSources() app.UI {
+	r := l.rep
+	rows := make([]app.UI, len(r.Groups))
+	for i, g := range r.Groups {
+		per := make([]string, len(g.PerPositionAcceptanceRate))
+		for j, v := range g.PerPositionAcceptanceRate {
+			per[j] = compute.FormatRatio(v)
+		}
+		perText := strings.Join(per, ", ")
+		if perText == "" {
+			perText = "none (V0 prints no per-position data)"
+		}
+		speed := compute.Value{}
+		if g.Insights != nil && g.Insights.Speedup != nil {
+			speed = g.Insights.Speedup.Speedup
+		}
+		drafts := logMetric("drafts", compute.Defined(g.Drafts), compute.FormatCount(g.Drafts, ""))
+		if g.Insights != nil && len(g.Insights.Derived) > 0 && g.Insights.Derived[0] == "drafts" {
+			drafts = drafts.DataSet("derived", "true").Title("derived: drafted / k")
+		}
+		rows[i] = app.Tr().DataSet("source", i).Body(
+			app.Td().Text(sourceName(g.Labels)),
+			app.Td().Body(logMetric("k", compute.Value{V: float64(g.K), OK: g.K > 0}, strconv.Itoa(g.K))),
+			app.Td().Body(drafts),
+			app.Td().Body(logMetric("accepted-tokens", compute.Defined(g.AcceptedTokens), compute.FormatCount(g.AcceptedTokens, ""))),
+			app.Td().Body(logMetric("draft-tokens", compute.Defined(g.DraftTokens), compute.FormatCount(g.DraftTokens, ""))),
+			app.Td().Body(logMetric("acceptance-rate", g.AcceptanceRate, compute.FormatPercent(g.AcceptanceRate, 1))),
+			app.Td().Body(logMetric("mean-acceptance-length", g.MeanAcceptanceLength, compute.FormatLength(g.MeanAcceptanceLength))),
+			app.Td().Text(perText),
+			app.Td().Body(logMetric("speedup", speed, Times(speed))),
+		)
+	}
+	return app.Section().Class("panel", "panel-wide").Body(
+		app.H2().Text("Per source"),
+		app.P().Class("panel-note").Text("A source is a container and engine as the line prefixes name them. Drafts marked * are derived as drafted / k. Speedup at c = "+strconv.FormatFloat(compute.DefaultDraftCostRatio, 'g', -1, 64)+"."),
+		app.Table().Class("insights-table", "sources").Body(
+			app.THead().Body(app.Tr().Body(
+				app.Th().Text("Source"), app.Th().Text("k"), app.Th().Text("Drafts*"),
+				app.Th().Text("Accepted (tokens)"), app.Th().Text("Drafted (tokens)"),
+				app.Th().Text("Acceptance rate"), app.Th().Text("Mean acceptance length"),
+				app.Th().Text("Per-position rates (of drafts)"), app.Th().Text("Est. speedup"),
+			)),
+			app.TBody().Body(rows...),
+		),
+	)
+}
+
+func (l *LogsPage) renderProblems() app.UI {
+	ps := l.rep.Problems
+	if len(ps) == 0 {
+		return app.Div()
+	}
+	items := make([]app.UI, len(ps))
+	for i, p := range ps {
+		where := "input"
+		if p.Line > 0 {
+			where = "line " + strconv.Itoa(p.Line)
+		}
+		li := app.Li().DataSet("problem", "true").DataSet("line", p.Line).Body(
+			app.Strong().Text(where+": "),
+			app.Text(p.Reason),
+		)
+		if p.Text != "" {
+			li = app.Li().DataSet("problem", "true").DataSet("line", p.Line).Body(
+				app.Strong().Text(where+": "),
+				app.Text(p.Reason),
+				app.Br(),
+				app.Code().Text(p.Text),
+			)
+		}
+		items[i] = li
+	}
+	return app.Section().Class("panel", "panel-wide", "problems").Body(
+		app.H2().Text(fmt.Sprintf("Problems (%d lines not used)", len(ps))),
+		app.Ul().Body(items...),
+	)
 }
