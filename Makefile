@@ -47,8 +47,10 @@ test-wasm:
 bench: deps build
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/ ./metricsclient/
 
+# The README's run command: embedded mode on the built-in simulator (no
+# Prometheus needed). Port: SPECDASH_PORT (8080).
 run: deps build
-	./scripts/demo.sh
+	$(BIN) serve --web.listen-address=:$${SPECDASH_PORT:-8080}
 
 clean:
 	rm -f $(BIN) $(WASM) $(ECHARTS)

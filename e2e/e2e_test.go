@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"net"
 	"net/http"
@@ -30,7 +29,6 @@ import (
 	"specdash/report"
 	"specdash/server"
 	"specdash/simulate"
-	"specdash/web"
 )
 
 // chromiumPath is the browser the test drives (Debian package chromium).
@@ -129,15 +127,7 @@ const readChartJS = `(() => {
 })()`
 
 func TestDashboardEndToEnd(t *testing.T) {
-	if _, err := fs.Stat(web.FS, "dist/app.wasm"); err != nil {
-		t.Fatalf("web/dist/app.wasm is not built (embedded web.FS has none): run `make assets` first, then rerun the test")
-	}
-	if _, err := fs.Stat(web.FS, "dist/echarts.min.js"); err != nil {
-		t.Fatalf("web/dist/echarts.min.js is missing: run `make assets` first, then rerun the test")
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
-	}
+	needAssets(t)
 	testStart := time.Now()
 
 	// The vLLM simulator, in-process, on a loopback port.
@@ -185,34 +175,8 @@ func TestDashboardEndToEnd(t *testing.T) {
 		t.Fatalf("metricsclient.New: %v", err)
 	}
 
-	// Headless Chromium with a fresh profile.
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1440, 1000),
-	)
-	t.Cleanup(cancelAlloc)
-	browser, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(browser); err != nil { // starts the browser (no timeout on this first run)
-		t.Fatalf("start chromium: %v", err)
-	}
-
-	// Collect console errors and uncaught exceptions for the failure report.
-	var consoleLog []string
-	logConsole(browser, &consoleLog)
-	t.Cleanup(func() {
-		if t.Failed() && len(consoleLog) > 0 {
-			t.Logf("browser console:\n%s", strings.Join(consoleLog, "\n"))
-		}
-	})
+	// A tab of the shared headless Chromium (browser_test.go).
+	browser := newTab(t)
 
 	// 1. The live view.
 	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/?range=5m&refresh=5s"))

@@ -38,6 +38,7 @@ type assets struct {
 type asset struct {
 	body []byte
 	etag string
+	hash string // 16 hex digits of the body's SHA-256: the h-<hash> URL part
 
 	gzOnce sync.Once
 	gz     []byte
@@ -65,6 +66,16 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimPrefix(r.URL.Path, "/web/")
+	// /web/h-<hash>/<name>: the content-hashed URL (hashResolver).
+	wantHash := ""
+	if rest, ok := strings.CutPrefix(name, "h-"); ok {
+		var found bool
+		wantHash, name, found = strings.Cut(rest, "/")
+		if !found || wantHash == "" {
+			http.NotFound(w, r)
+			return
+		}
+	}
 	if !cleanAssetName(name) || r.URL.RawPath != "" {
 		http.NotFound(w, r)
 		return
@@ -88,11 +99,18 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", ctype)
-	h.Set("Cache-Control", "no-cache")
+	if wantHash != "" && wantHash == f.hash {
+		// The URL names this exact content: it never changes.
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		// Unhashed, or an old hash after an upgrade: revalidate.
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("X-Content-Type-Options", "nosniff")
 
 	body, etag := f.body, f.etag
-	if name == "app.wasm" {
+	switch path.Ext(name) {
+	case ".wasm", ".js", ".css", ".svg", ".json":
 		h.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(r) {
 			body, etag = f.gzipped(), strings.TrimSuffix(f.etag, `"`)+`-gz"`
@@ -118,7 +136,8 @@ func (a *assets) file(name string) (*asset, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(body)
-	f := &asset{body: body, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+	hash := hex.EncodeToString(sum[:8])
+	f := &asset{body: body, etag: `"` + hash + `"`, hash: hash}
 	a.files[name] = f
 	return f, nil
 }

@@ -1,8 +1,11 @@
 // Package server is specdash's HTTP server: it serves the go-app front end
 // (pre-rendered pages, app.js, the embedded app.wasm and ECharts under
-// /web/) and a read-only, same-origin proxy to one Prometheus-compatible
-// upstream under /prom/, so the browser never talks to Prometheus directly
-// (no CORS, no credentials in the browser).
+// /web/) and a read-only, same-origin proxy under /prom/ to the configured
+// Prometheus-compatible sources (HTTP upstreams, or the in-process embedded
+// engine), so the browser never talks to Prometheus directly (no CORS, no
+// credentials in the browser). Identical requests of many viewers are
+// coalesced and briefly cached; the server exposes its own /metrics,
+// /-/healthy and /-/ready.
 //
 // Host only: the wasm front end never imports this package.
 package server
@@ -18,6 +21,7 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+	"github.com/prometheus/client_golang/prometheus"
 
 	specapp "specdash/app"
 	"specdash/web"
@@ -29,20 +33,41 @@ type Config struct {
 	// upstream, e.g. "http://127.0.0.1:9090" or, for Mimir,
 	// "http://mimir:8080/prometheus" (a path prefix is kept). Userinfo
 	// (user:password@) is sent upstream as basic auth and never shown.
-	// Required.
+	// It configures a source named DefaultSourceName; set it or Sources.
 	PrometheusURL string
-	// ScrapeInterval of the upstream's targets (default 15 s): the step of
-	// every query is at least this long.
+	// ScrapeInterval of PrometheusURL's targets (default 15 s): the step
+	// of every query is at least this long.
 	ScrapeInterval time.Duration
+	// Sources are the named upstreams (config file); the UI switches only
+	// among them. Names are unique.
+	Sources []Source
+	// DefaultSource is the name of the source shown at "/" and reached at
+	// /prom/api/v1/ (default: the first source).
+	DefaultSource string
 	// Version of specdash, shown in the page footer (free text).
 	Version string
-	// UpstreamTimeout bounds the wait for the upstream's response headers
+	// UpstreamTimeout bounds one upstream request, answer included
 	// (default 30 s); past it the proxy answers 502.
 	UpstreamTimeout time.Duration
+	// MaxResponseBytes bounds an upstream answer (default 32 MiB); a
+	// larger one becomes a 502 that says so.
+	MaxResponseBytes int64
+	// CacheTTL is how long identical proxy requests are answered from the
+	// cache (default 5 s; negative: no cache, identical requests in flight
+	// are still coalesced).
+	CacheTTL time.Duration
+	// Auth protects everything but /-/healthy and /-/ready (default: open).
+	Auth AuthConfig
+	// Registry receives the server's metrics, served at /metrics (default:
+	// a new registry with the Go and process collectors).
+	Registry *prometheus.Registry
+	// Ready reports readiness for /-/ready (default: always ready).
+	Ready func() error
 	// Logger receives one line per proxy failure (default slog.Default()).
 	Logger *slog.Logger
-	// Transport to the upstream (default: a clone of http.DefaultTransport
-	// with UpstreamTimeout as ResponseHeaderTimeout). For tests.
+	// Transport to every URL upstream (default: built from each source's
+	// HTTPClient, with a dialer that refuses link-local and metadata
+	// addresses). For tests.
 	Transport http.RoundTripper
 	// Assets replaces the embedded web.FS (dist/ and static/). For tests.
 	Assets fs.FS
@@ -50,46 +75,90 @@ type Config struct {
 
 // New returns the server's handler:
 //
-//   - /prom/api/v1/{query,query_range,labels,label/<name>/values,series,status/buildinfo}:
-//     the read-only proxy (GET and POST only: 405 otherwise; any other /prom
-//     path: 404; see proxy.go);
-//   - /web/<file>: the embedded assets (web.FS dist/ then static/);
+//   - /prom/api/v1/{query,query_range,labels,label/<name>/values,series,status/buildinfo}
+//     (and targets for embedded sources): the read-only proxy to the
+//     default source; /prom/s/<name>/api/v1/...: to a named source (GET and
+//     POST only: 405 otherwise; any other /prom path: 404; see proxy.go);
+//   - /web/<file> and /web/h-<hash>/<file>: the embedded assets (web.FS
+//     dist/ then static/), the hashed form cached for a year;
+//   - /metrics: the server's own metrics (see metrics.go);
+//   - /-/healthy, /-/ready: 200 when healthy / ready (never behind auth);
 //   - everything else: the go-app handler, which pre-renders the dashboard
 //     route "/" and serves app.js, wasm_exec.js, app-worker.js and the
 //     manifest.
 //
-// Errors: PrometheusURL missing, unparsable, not http(s), or carrying a
-// query or fragment.
+// Errors: no source; a source URL missing, unparsable, not http(s), or
+// carrying a query or fragment; bad names, duplicates, an unknown default;
+// invalid HTTP client or auth settings.
 func New(cfg Config) (http.Handler, error) {
-	if cfg.PrometheusURL == "" {
-		return nil, errors.New("server: no Prometheus URL configured")
-	}
-	upstream, err := parseUpstream(cfg.PrometheusURL)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.ScrapeInterval <= 0 {
-		cfg.ScrapeInterval = 15 * time.Second
-	}
 	if cfg.UpstreamTimeout <= 0 {
-		cfg.UpstreamTimeout = 30 * time.Second
+		cfg.UpstreamTimeout = DefaultUpstreamTimeout
+	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if cfg.CacheTTL == 0 {
+		cfg.CacheTTL = DefaultCacheTTL
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	srcs := cfg.Sources
+	switch {
+	case len(srcs) == 0:
+		srcs = []Source{{Name: DefaultSourceName, URL: cfg.PrometheusURL, ScrapeInterval: cfg.ScrapeInterval}}
+	case cfg.PrometheusURL != "":
+		return nil, errors.New("server: both a Prometheus URL and named sources configured: use one")
+	}
+	sources := map[string]*upstream{}
+	var order []*upstream
+	for _, s := range srcs {
+		u, err := newUpstream(s, &cfg)
+		if err != nil {
+			return nil, err
+		}
+		if sources[u.Name] != nil {
+			return nil, fmt.Errorf("server: source %s configured twice", u.Name)
+		}
+		sources[u.Name] = u
+		order = append(order, u)
+	}
+	def := order[0]
+	if cfg.DefaultSource != "" {
+		if def = sources[cfg.DefaultSource]; def == nil {
+			return nil, fmt.Errorf("server: default source %q is not configured", cfg.DefaultSource)
+		}
+	}
+	auth, err := newAuth(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	reg := cfg.Registry
+	if reg == nil {
+		reg = defaultRegistry()
+	}
+	m := newMetrics(reg)
 
 	fsys := cfg.Assets
 	if fsys == nil {
 		fsys = web.FS
 	}
 	assets := newAssets(fsys)
-	proxy := newProxy(upstream, cfg)
+	proxy := newProxy(sources, def, cfg, m)
 
 	specapp.Register()
+	var list []specapp.SourceInfo
+	for _, u := range order {
+		list = append(list, specapp.SourceInfo{
+			Name: u.Name, Label: u.display(), Kind: u.Kind,
+			ScrapeInterval: u.ScrapeInterval.String(), Default: u == def,
+		})
+	}
 	env := map[string]string{
-		specapp.EnvSource:         DisplayURL(upstream),
-		specapp.EnvScrapeInterval: cfg.ScrapeInterval.String(),
+		specapp.EnvSource:         def.display(),
+		specapp.EnvScrapeInterval: def.ScrapeInterval.String(),
 		specapp.EnvVersion:        cfg.Version,
+		specapp.EnvSources:        specapp.EncodeSources(list),
 	}
 	if assets.wasmMissing {
 		env[specapp.EnvWasmMissing] = "1"
@@ -111,20 +180,29 @@ func New(cfg Config) (http.Handler, error) {
 		Scripts:           []string{"/web/echarts.min.js"},
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
-		Resources:         identityResolver{},
+		Resources:         hashResolver{assets},
 		Version:           assets.version,
 		WasmContentLength: assets.wasmLength,
 	}
 
-	return &root{proxy: proxy, assets: assets, app: goapp}, nil
+	ready := cfg.Ready
+	if ready == nil {
+		ready = func() error { return nil }
+	}
+	r := &root{
+		proxy:   m.instrument("proxy", proxy),
+		assets:  m.instrument("assets", assets),
+		app:     m.instrument("app", goapp),
+		metrics: m.instrument("metrics", m.handler()),
+		health:  m.instrument("health", health{ready: ready}),
+	}
+	return auth.wrap(r), nil
 }
 
 // root dispatches on the raw request path, before any cleaning, so that
 // path tricks reach the proxy's checks instead of a redirect.
 type root struct {
-	proxy  http.Handler
-	assets *assets
-	app    http.Handler
+	proxy, assets, app, metrics, health http.Handler
 }
 
 func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -134,6 +212,10 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.proxy.ServeHTTP(w, r)
 	case strings.HasPrefix(p, "/web/"):
 		h.assets.ServeHTTP(w, r)
+	case p == "/metrics":
+		h.metrics.ServeHTTP(w, r)
+	case p == "/-/healthy" || p == "/-/ready":
+		h.health.ServeHTTP(w, r)
 	case p == "/robots.txt" || p == "/sitemap.xml" || p == "/ads.txt":
 		// go-app would fetch these from /web/ over HTTP itself; specdash
 		// has none.
@@ -143,14 +225,45 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// identityResolver keeps /web/ paths as they are: the server serves them
-// itself (app.LocalDir is broken in go-app v10.1.11, and not being an
-// http.Handler keeps go-app from serving files from the working directory).
-type identityResolver struct{}
+// health answers /-/healthy (always, while the process serves) and
+// /-/ready (when Config.Ready returns nil), as Prometheus does.
+type health struct{ ready func() error }
 
-func (identityResolver) Resolve(location string) string {
+func (h health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if r.URL.Path == "/-/ready" {
+		if err := h.ready(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "specdash is not ready: %v\n", err)
+			return
+		}
+		fmt.Fprintln(w, "specdash is Ready.")
+		return
+	}
+	fmt.Fprintln(w, "specdash is Healthy.")
+}
+
+// hashResolver gives go-app content-hashed URLs for the embedded assets
+// (/web/h-<hash>/<name>), which are cached for a year; other locations stay
+// as they are (the server serves them itself: app.LocalDir is broken in
+// go-app v10.1.11, and not being an http.Handler keeps go-app from serving
+// files from the working directory).
+type hashResolver struct{ a *assets }
+
+func (h hashResolver) Resolve(location string) string {
 	if location == "" {
 		return "/"
+	}
+	if name, ok := strings.CutPrefix(location, "/web/"); ok && cleanAssetName(name) {
+		if f, err := h.a.file(name); err == nil {
+			return "/web/h-" + f.hash + "/" + name
+		}
 	}
 	return location
 }

@@ -529,7 +529,7 @@ func TestPage(t *testing.T) {
 	}
 	for _, want := range []string{
 		`data-dashboard="specdash"`, `data-state="loading"`,
-		"<title>specdash</title>", `src="/web/echarts.min.js"`, `href="/web/specdash.css"`, `href="/web/icon.svg"`,
+		"<title>specdash</title>", `src="/web/h-`, `/echarts.min.js"`, `/specdash.css"`, `/icon.svg"`,
 		"http://127.0.0.1:9/base", "scrape 5s", "v-test",
 		`m &#34;q&#34; &lt;b&gt;`, "without bonus token",
 	} {

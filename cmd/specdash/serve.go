@@ -11,12 +11,16 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"specdash/embedded"
 	"specdash/server"
+	"specdash/simulate"
 )
 
 // version is specdash's version, set at build time with
@@ -26,39 +30,254 @@ var version = "dev"
 // shutdownTimeout bounds the graceful shutdown after SIGINT/SIGTERM.
 const shutdownTimeout = 10 * time.Second
 
+// serveFlags are the flags of `specdash serve`.
+type serveFlags struct {
+	configFile    string
+	promURL       string
+	promScrape    time.Duration
+	targets       []string
+	scrape        time.Duration
+	storagePath   string
+	retention     time.Duration
+	seriesLimit   int
+	listen        string
+	timeout       time.Duration
+	cacheTTL      time.Duration
+	logLevel      string
+	logFormat     string
+	promScrapeSet bool
+}
+
 // registerServe adds the "serve" command: the web UI and the same-origin
-// Prometheus proxy.
+// read-only proxy to Prometheus, to named sources of a config file, or to
+// an embedded Prometheus that scrapes vLLM itself.
 func registerServe(a *kingpin.Application, cmds map[string]func() error) {
-	cmd := a.Command("serve", "Serve the dashboard (web UI and a read-only proxy to Prometheus).")
-	promURL := cmd.Flag("prometheus.url", "Prometheus HTTP API root that holds the vLLM metrics, e.g. http://127.0.0.1:9090 (a path prefix such as /prometheus is kept).").String()
-	listen := cmd.Flag("web.listen-address", "Address to listen on for the web UI.").Default(":8080").String()
-	scrape := cmd.Flag("prometheus.scrape-interval", "Scrape interval of the vLLM targets in that Prometheus; the query step never goes below it.").Default("15s").Duration()
+	cmd := a.Command("serve", "Serve the dashboard (web UI and a read-only proxy). Without --prometheus.url or --config.file it runs an embedded Prometheus that scrapes --scrape.target (or, with no target, a built-in vLLM simulator).")
+	f := &serveFlags{}
+	cmd.Flag("config.file", "YAML file with named sources (Prometheus, Thanos, Mimir, VictoriaMetrics, embedded), HTTP client settings and access control; see docs/CONFIG.md.").StringVar(&f.configFile)
+	cmd.Flag("prometheus.url", "Prometheus HTTP API root that holds the vLLM metrics, e.g. http://127.0.0.1:9090 (a path prefix such as /prometheus is kept).").StringVar(&f.promURL)
+	cmd.Flag("prometheus.scrape-interval", "Scrape interval of the vLLM targets in that Prometheus; the query step never goes below it.").Default("15s").IsSetByUser(&f.promScrapeSet).DurationVar(&f.promScrape)
+	cmd.Flag("scrape.target", "Embedded mode: a vLLM /metrics URL to scrape, e.g. http://gpu-host:8000/metrics (repeatable). None: scrape a built-in simulator.").StringsVar(&f.targets)
+	cmd.Flag("scrape.interval", "Embedded mode: scrape interval.").Default("5s").DurationVar(&f.scrape)
+	cmd.Flag("storage.path", "Embedded mode: TSDB directory (default: a temporary directory, removed on exit).").StringVar(&f.storagePath)
+	cmd.Flag("storage.retention", "Embedded mode: how long data is kept.").Default("6h").DurationVar(&f.retention)
+	cmd.Flag("storage.series-limit", "Embedded mode: most series held in memory (bounds memory; a scrape adding more fails, its target shows the error).").Default(fmt.Sprint(embedded.DefaultSeriesLimit)).IntVar(&f.seriesLimit)
+	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default :8080, or web.listen_address of the config file).").StringVar(&f.listen)
+	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
+	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache (0: the default 5s; negative: off).").Default("5s").DurationVar(&f.cacheTTL)
+	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
+	cmd.Flag("log.format", "Log format: text or json.").Default("text").EnumVar(&f.logFormat, "text", "json")
 	cmds[cmd.FullCommand()] = func() error {
-		if *promURL == "" {
-			return errors.New("serve: --prometheus.url is required (the Prometheus that scrapes vLLM, e.g. --prometheus.url=http://127.0.0.1:9090)")
-		}
-		if *scrape <= 0 {
-			return fmt.Errorf("serve: --prometheus.scrape-interval must be positive, got %s", *scrape)
-		}
-		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-		h, err := server.New(server.Config{
-			PrometheusURL:  *promURL,
-			ScrapeInterval: *scrape,
-			Version:        version,
-			Logger:         log,
-		})
-		if err != nil {
-			return err
-		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return runServer(ctx, log, *listen, server.DisplayString(*promURL), h)
+		return runServe(ctx, f, nil)
 	}
+}
+
+func newLogger(level, format string) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// engines runs the embedded engines (and the simulator) of a serve.
+type engines struct {
+	log     *slog.Logger
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	engines []*embedded.Engine
+	closers []func()
+}
+
+func newEngines(log *slog.Logger) *engines {
+	return &engines{log: log, cancel: func() {}}
+}
+
+// start creates and runs one engine; its handler serves the proxy.
+func (es *engines) start(ctx context.Context, cfg embedded.Config) (*embedded.Engine, error) {
+	cfg.Logger = es.log.With("component", "embedded")
+	e, err := embedded.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	es.engines = append(es.engines, e)
+	es.wg.Add(1)
+	go func() {
+		defer es.wg.Done()
+		if err := e.Run(ctx); err != nil {
+			es.log.Error("embedded Prometheus stopped", "err", err)
+		}
+	}()
+	return e, nil
+}
+
+// stop ends scraping and closes the TSDBs (removing temporary ones).
+func (es *engines) stop() {
+	es.cancel()
+	es.wg.Wait()
+	for _, e := range es.engines {
+		if err := e.Close(); err != nil {
+			es.log.Warn("closing embedded storage", "err", err)
+		}
+	}
+	for _, c := range es.closers {
+		c()
+	}
+}
+
+// startSimulator serves the built-in vLLM simulator on a loopback port
+// and returns its /metrics URL.
+func (es *engines) startSimulator(ctx context.Context) (string, error) {
+	sim, err := simulate.New(simulate.Config{
+		Models:          []string{"meta-llama/Llama-3.1-8B-Instruct", `Llama 3 "chat" 8B`},
+		Engines:         2,
+		K:               4,
+		Acceptance:      []float64{0.8, 0.7, 0.6, 0.5},
+		DraftsPerSecond: 20,
+		Seed:            1,
+	})
+	if err != nil {
+		return "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("simulator: %w", err)
+	}
+	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	go sim.Run(ctx)
+	es.closers = append(es.closers, func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/metrics", nil
+}
+
+// runServe builds the sources from the flags (or config file), serves
+// until ctx ends, then shuts down: HTTP first, then the embedded engines.
+// When ready is non-nil it receives the listening address.
+func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
+	log := newLogger(f.logLevel, f.logFormat)
+	slog.SetDefault(log)
+	cfg := server.Config{
+		Version:         version,
+		Logger:          log,
+		UpstreamTimeout: f.timeout,
+		CacheTTL:        f.cacheTTL,
+	}
+	es := newEngines(log)
+	ectx, cancel := context.WithCancel(context.Background())
+	es.cancel = cancel
+	defer es.stop()
+
+	listen := f.listen
+	switch {
+	case f.configFile != "":
+		if f.promURL != "" || len(f.targets) > 0 {
+			return errors.New("serve: --config.file lists the sources: do not also give --prometheus.url or --scrape.target")
+		}
+		fc, err := server.LoadConfigFile(f.configFile)
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		cfg.DefaultSource = fc.DefaultSource
+		cfg.Auth = fc.Web.AuthConfig
+		if fc.Web.UpstreamTimeout > 0 {
+			cfg.UpstreamTimeout = time.Duration(fc.Web.UpstreamTimeout)
+		}
+		if fc.Web.CacheTTL != 0 {
+			cfg.CacheTTL = time.Duration(fc.Web.CacheTTL)
+		}
+		cfg.MaxResponseBytes = int64(fc.Web.MaxResponseBytes)
+		if listen == "" {
+			listen = fc.Web.ListenAddress
+		}
+		for _, s := range fc.Sources {
+			if s.Embedded == nil {
+				cfg.Sources = append(cfg.Sources, s.Source())
+				continue
+			}
+			e, err := es.start(ectx, embedded.Config{
+				Targets:        s.Embedded.Targets,
+				ScrapeInterval: time.Duration(s.Embedded.ScrapeInterval),
+				StoragePath:    s.Embedded.StoragePath,
+				Retention:      time.Duration(s.Embedded.Retention),
+				SeriesLimit:    s.Embedded.SeriesLimit,
+				JobName:        s.Name,
+			})
+			if err != nil {
+				return fmt.Errorf("serve: source %s: %w", s.Name, err)
+			}
+			label := s.Label
+			if label == "" {
+				label = embeddedLabel(len(s.Embedded.Targets), false)
+			}
+			cfg.Sources = append(cfg.Sources, server.Source{
+				Name: s.Name, Label: label, Kind: server.KindEmbedded,
+				Handler: e.Handler(), ScrapeInterval: e.ScrapeInterval(),
+			})
+		}
+	case f.promURL != "":
+		if len(f.targets) > 0 {
+			return errors.New("serve: --prometheus.url and --scrape.target exclude each other: the first reads an existing Prometheus, the second scrapes vLLM itself (embedded mode)")
+		}
+		if f.promScrape <= 0 {
+			return fmt.Errorf("serve: --prometheus.scrape-interval must be positive, got %s", f.promScrape)
+		}
+		cfg.PrometheusURL = f.promURL
+		cfg.ScrapeInterval = f.promScrape
+	default:
+		targets := f.targets
+		simulated := len(targets) == 0
+		if simulated {
+			u, err := es.startSimulator(ectx)
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			targets = []string{u}
+			log.Info("no --scrape.target: scraping the built-in vLLM simulator", "target", u)
+		}
+		e, err := es.start(ectx, embedded.Config{
+			Targets:        targets,
+			ScrapeInterval: f.scrape,
+			StoragePath:    f.storagePath,
+			Retention:      f.retention,
+			SeriesLimit:    f.seriesLimit,
+		})
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		cfg.Sources = []server.Source{{
+			Name: "embedded", Label: embeddedLabel(len(targets), simulated), Kind: server.KindEmbedded,
+			Handler: e.Handler(), ScrapeInterval: e.ScrapeInterval(),
+		}}
+	}
+	if listen == "" {
+		listen = ":8080"
+	}
+	h, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	return runServer(ctx, log, listen, h, ready)
+}
+
+// embeddedLabel is the source line of an embedded source.
+func embeddedLabel(n int, simulated bool) string {
+	s := fmt.Sprintf("embedded, scraping %d target", n)
+	if n != 1 {
+		s += "s"
+	}
+	if simulated {
+		s += " (built-in vLLM simulator)"
+	}
+	return s
 }
 
 // runServer listens on addr and serves h until ctx ends, then shuts down
 // gracefully (bounded by shutdownTimeout).
-func runServer(ctx context.Context, log *slog.Logger, addr, source string, h http.Handler) error {
+func runServer(ctx context.Context, log *slog.Logger, addr string, h http.Handler, ready chan<- string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", addr, err)
@@ -66,9 +285,14 @@ func runServer(ctx context.Context, log *slog.Logger, addr, source string, h htt
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("specdash serving", "address", "http://"+displayAddr(ln.Addr()), "prometheus", source, "version", version)
+	url := "http://" + displayAddr(ln.Addr())
+	log.Info("specdash serving", "address", url, "live view", url+"/?range=15m&refresh=5s", "version", version)
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -89,7 +313,7 @@ func runServer(ctx context.Context, log *slog.Logger, addr, source string, h htt
 func displayAddr(a net.Addr) string {
 	ta, ok := a.(*net.TCPAddr)
 	if !ok || !ta.IP.IsUnspecified() {
-		return a.String()
+		return strings.TrimSpace(a.String())
 	}
 	return net.JoinHostPort("localhost", fmt.Sprint(ta.Port))
 }

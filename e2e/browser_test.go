@@ -1,0 +1,94 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"specdash/web"
+)
+
+// One headless Chromium per test binary; each test gets its own tab.
+var (
+	browserOnce   sync.Once
+	browserCtx    context.Context
+	browserErr    error
+	browserCancel = func() {}
+	profileDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browserCancel()
+	if profileDir != "" {
+		os.RemoveAll(profileDir)
+	}
+	os.Exit(code)
+}
+
+// needAssets fails the test when the front end is not built or Chromium is
+// missing (real parts: never skip).
+func needAssets(t *testing.T) {
+	t.Helper()
+	if _, err := fs.Stat(web.FS, "dist/app.wasm"); err != nil {
+		t.Fatalf("web/dist/app.wasm is not built (embedded web.FS has none): run `make assets` first, then rerun the test")
+	}
+	if _, err := fs.Stat(web.FS, "dist/echarts.min.js"); err != nil {
+		t.Fatalf("web/dist/echarts.min.js is missing: run `make assets` first, then rerun the test")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
+	}
+}
+
+// newTab opens a tab of the shared browser (started on first use), closed
+// with the test; on failure the tab's console errors are logged.
+func newTab(t *testing.T) context.Context {
+	t.Helper()
+	needAssets(t)
+	browserOnce.Do(func() {
+		profileDir, browserErr = os.MkdirTemp("", "specdash-e2e-chromium-")
+		if browserErr != nil {
+			return
+		}
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(chromiumPath),
+			chromedp.Flag("headless", true),
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.NoFirstRun,
+			chromedp.UserDataDir(profileDir),
+			chromedp.WindowSize(1440, 1000),
+		)
+		b, cancelB := chromedp.NewContext(alloc)
+		browserCtx = b
+		browserCancel = func() { cancelB(); cancelAlloc() }
+		browserErr = chromedp.Do(b) // starts the browser
+	})
+	if browserErr != nil {
+		t.Fatalf("start chromium: %v", browserErr)
+	}
+	tab, cancel := chromedp.NewContext(browserCtx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("open tab: %v", err)
+	}
+	var consoleLog []string
+	logConsole(tab, &consoleLog)
+	t.Cleanup(func() {
+		if t.Failed() && len(consoleLog) > 0 {
+			t.Logf("browser console:\n%s", strings.Join(consoleLog, "\n"))
+		}
+	})
+	return tab
+}

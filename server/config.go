@@ -1,0 +1,175 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/alecthomas/units"
+	"github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v2"
+)
+
+// FileConfig is the YAML file of `specdash serve --config.file` (see
+// docs/CONFIG.md for the reference and examples):
+//
+//	default_source: prod
+//	sources:
+//	  - name: prod                       # [A-Za-z0-9_.-], in URLs as ?source=prod
+//	    url: http://prometheus:9090      # API root, path prefix kept
+//	    scrape_interval: 15s             # of the vLLM targets
+//	    params: {dedup: "true"}          # added to every upstream request
+//	    # prometheus/common HTTP client settings, inline:
+//	    basic_auth: {username: u, password_file: /run/secrets/p}
+//	    authorization: {type: Bearer, credentials_file: /run/secrets/t}
+//	    tls_config: {ca_file: ca.pem}
+//	    http_headers: {X-Scope-OrgID: {values: [team-a]}}
+//	  - name: lab
+//	    embedded:                        # in-process Prometheus
+//	      targets: [http://gpu-1:8000/metrics]
+//	      scrape_interval: 5s
+//	      retention: 6h
+//	      storage_path: ""               # "" = temporary directory
+//	      series_limit: 100000
+//	web:
+//	  listen_address: ":8080"
+//	  upstream_timeout: 30s
+//	  max_response_bytes: 32MiB
+//	  cache_ttl: 5s
+//	  basic_auth_users: {alice: <bcrypt hash>}   # or:
+//	  trusted_header: X-Forwarded-User
+//
+// Relative file names (password_file, ca_file, ...) are relative to the
+// config file's directory.
+type FileConfig struct {
+	DefaultSource string       `yaml:"default_source,omitempty"`
+	Sources       []FileSource `yaml:"sources"`
+	Web           WebConfig    `yaml:"web,omitempty"`
+}
+
+// FileSource is one source of FileConfig: url (with the HTTP client
+// settings) or embedded.
+type FileSource struct {
+	Name           string            `yaml:"name"`
+	Label          string            `yaml:"label,omitempty"`
+	URL            string            `yaml:"url,omitempty"`
+	ScrapeInterval model.Duration    `yaml:"scrape_interval,omitempty"`
+	Params         map[string]string `yaml:"params,omitempty"`
+	Embedded       *EmbeddedConfig   `yaml:"embedded,omitempty"`
+
+	HTTPClient config.HTTPClientConfig `yaml:",inline"`
+}
+
+// EmbeddedConfig configures an embedded source (package embedded's Config).
+type EmbeddedConfig struct {
+	Targets        []string       `yaml:"targets"`
+	ScrapeInterval model.Duration `yaml:"scrape_interval,omitempty"`
+	Retention      model.Duration `yaml:"retention,omitempty"`
+	StoragePath    string         `yaml:"storage_path,omitempty"`
+	SeriesLimit    int            `yaml:"series_limit,omitempty"`
+}
+
+// WebConfig is the server part of FileConfig.
+type WebConfig struct {
+	ListenAddress    string           `yaml:"listen_address,omitempty"`
+	UpstreamTimeout  model.Duration   `yaml:"upstream_timeout,omitempty"`
+	MaxResponseBytes units.Base2Bytes `yaml:"max_response_bytes,omitempty"`
+	CacheTTL         model.Duration   `yaml:"cache_ttl,omitempty"`
+	AuthConfig       `yaml:",inline"`
+}
+
+// UnmarshalYAML starts from prometheus/common's HTTP client defaults.
+func (s *FileSource) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain FileSource
+	*s = FileSource{HTTPClient: config.DefaultHTTPClientConfig}
+	return unmarshal((*plain)(s))
+}
+
+// LoadConfigFile reads and checks a FileConfig: unknown keys are errors;
+// every source has a valid name, exactly one of url and embedded, valid
+// HTTP client settings (relative files resolved against the file's
+// directory); default_source names a source.
+func LoadConfigFile(path string) (*FileConfig, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	c, err := ParseConfig(b)
+	if err != nil {
+		return nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	dir, _ := filepath.Abs(filepath.Dir(path))
+	for i := range c.Sources {
+		c.Sources[i].HTTPClient.SetDirectory(dir)
+	}
+	return c, nil
+}
+
+// ParseConfig parses and checks the YAML of a FileConfig (relative file
+// names stay relative).
+func ParseConfig(b []byte) (*FileConfig, error) {
+	c := &FileConfig{}
+	if err := yaml.UnmarshalStrict(b, c); err != nil {
+		return nil, err
+	}
+	if len(c.Sources) == 0 {
+		return nil, errors.New("no sources: list at least one under sources:")
+	}
+	seen := map[string]bool{}
+	for _, s := range c.Sources {
+		if !sourceName.MatchString(s.Name) {
+			return nil, fmt.Errorf("source name %q: want 1 to 64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)", s.Name)
+		}
+		if seen[s.Name] {
+			return nil, fmt.Errorf("source %s listed twice", s.Name)
+		}
+		seen[s.Name] = true
+		switch {
+		case s.URL == "" && s.Embedded == nil:
+			return nil, fmt.Errorf("source %s: give url or embedded", s.Name)
+		case s.URL != "" && s.Embedded != nil:
+			return nil, fmt.Errorf("source %s: give url or embedded, not both", s.Name)
+		case s.Embedded != nil && len(s.Embedded.Targets) == 0:
+			return nil, fmt.Errorf("source %s: embedded needs at least one target", s.Name)
+		}
+		if s.URL != "" {
+			if _, err := parseUpstream(s.URL); err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
+			if err := s.HTTPClient.Validate(); err != nil {
+				return nil, fmt.Errorf("source %s: HTTP client settings: %w", s.Name, err)
+			}
+		}
+	}
+	if c.DefaultSource != "" && !seen[c.DefaultSource] {
+		return nil, fmt.Errorf("default_source %q is not among the sources", c.DefaultSource)
+	}
+	if _, err := newAuth(c.Web.AuthConfig); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Source returns the server Source of a url source (embedded ones are
+// built by the caller, who owns the engine).
+func (s FileSource) Source() Source {
+	var params url.Values
+	if len(s.Params) > 0 {
+		params = url.Values{}
+		for k, v := range s.Params {
+			params.Set(k, v)
+		}
+	}
+	return Source{
+		Name:           s.Name,
+		Label:          s.Label,
+		URL:            s.URL,
+		HTTPClient:     s.HTTPClient,
+		Params:         params,
+		ScrapeInterval: time.Duration(s.ScrapeInterval),
+	}
+}
