@@ -185,13 +185,11 @@ func (c *Client) diagnoseNoSchema(ctx context.Context, sel string, filters []Fil
 				s := found[0]
 				e := c.WithSchema(s).diagnose(ctx, s.AllNames(), sel, active, start, end)
 				e.Schemas = schemaNames()
-				e.Wanted = allSchemaNames()
 				return e
 			}
 		}
 	}
 	e := &MissingMetricsError{
-		Schema:   "any known",
 		Schemas:  schemaNames(),
 		Wanted:   allSchemaNames(),
 		Selector: sel,

@@ -158,7 +158,8 @@ type MissingMetricsError struct {
 
 	// Schemas are the human names of the schemas looked for when no
 	// schema was given (Detect, FetchAuto); empty when one schema was
-	// (FetchSeries), whose name is in Schema.
+	// (FetchSeries). Schema is then "" when no schema was found at all, or
+	// the schema that exists without the filters (Cause CauseFiltered).
 	Schemas []string
 	// EngineMetrics are up to 10 metric names of serving engines (vllm:,
 	// ray_vllm, llamacpp:, sglang:, trtllm_) present in the window, set
@@ -236,7 +237,7 @@ func (e *MissingMetricsError) LikelyCause() string {
 
 func (e *MissingMetricsError) Error() string {
 	var b strings.Builder
-	if len(e.Schemas) > 0 {
+	if e.Schema == "" && len(e.Schemas) > 0 {
 		fmt.Fprintf(&b, "no speculative-decoding metrics of any known schema (%s) matched %s between %s and %s; looked for %s",
 			strings.Join(e.Schemas, ", "), e.Selector,
 			e.Start.UTC().Format(time.RFC3339), e.End.UTC().Format(time.RFC3339), strings.Join(e.Wanted, ", "))
