@@ -6,7 +6,11 @@
 // server's same-origin proxy, e.g. Address "/prom").
 //
 // Metric names: shared/reference/metrics.md (vLLM V1, class SpecDecodingProm
-// in vllm/v1/spec_decode/metrics.py).
+// in vllm/v1/spec_decode/metrics.py). Other engines are Schema values
+// (schema.go: vLLM under Ray Serve, llama.cpp, TensorRT-LLM, vLLM V0,
+// SGLang); Detect finds which one a source has, FetchAuto detects and
+// fetches, and a *MissingMetricsError says what was looked for, what exists
+// and the likely cause when nothing matches.
 package metricsclient
 
 import (
