@@ -1,0 +1,282 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"specdash/server"
+	"specdash/web"
+)
+
+// startBrowser starts headless Chromium with a fresh profile (the flags of
+// TestDashboardEndToEnd) and records console errors for failure reports.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := fs.Stat(web.FS, "dist/app.wasm"); err != nil {
+		t.Fatalf("web/dist/app.wasm is not built (embedded web.FS has none): run `make assets` first, then rerun the test")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+	)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(browser); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	var consoleLog []string
+	logConsole(browser, &consoleLog)
+	t.Cleanup(func() {
+		if t.Failed() && len(consoleLog) > 0 {
+			t.Logf("browser console:\n%s", strings.Join(consoleLog, "\n"))
+		}
+	})
+	return browser
+}
+
+// startSpecdash serves specdash on a loopback port for promURL.
+func startSpecdash(t *testing.T, promURL string) string {
+	t.Helper()
+	h, err := server.New(server.Config{PrometheusURL: promURL, ScrapeInterval: scrapeInterval, Version: "e2e"})
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// logsView is what the /logs page shows, read from its test hooks.
+type logsView struct {
+	State    string            `json:"state"`
+	Total    map[string]string `json:"total"`
+	Text     map[string]string `json:"text"`
+	Derived  string            `json:"derived"`
+	Pos      []string          `json:"pos"`
+	Sources  []map[string]string
+	Problems []string          `json:"problems"`
+	Lines    []string          `json:"lines"`
+	Insights map[string]string `json:"insights"`
+	Bars     int               `json:"bars"`
+	FitBars  int               `json:"fitBars"`
+	Error    string            `json:"error"`
+}
+
+const readLogsJS = `(() => {
+  const out = {state: '', total: {}, text: {}, derived: '', pos: [], sources: [], problems: [], lines: [], insights: {}, bars: 0, fitBars: 0, error: ''};
+  const root = document.querySelector('[data-logs]');
+  if (!root) return out;
+  out.state = root.dataset.state || '';
+  const err = document.querySelector('[data-error]');
+  out.error = err ? err.textContent : '';
+  const total = document.querySelector('[data-scope=total]');
+  if (total) {
+    for (const el of total.querySelectorAll('[data-metric]')) {
+      if (el.dataset.metric === 'per-position-acceptance-rate') { out.pos.push(el.dataset.value || ''); continue; }
+      out.total[el.dataset.metric] = el.dataset.value === undefined ? 'undefined' : el.dataset.value;
+      out.text[el.dataset.metric] = el.textContent;
+      if (el.dataset.metric === 'drafts') out.derived = el.dataset.derived || '';
+    }
+  }
+  for (const row of document.querySelectorAll('[data-source]')) {
+    const m = {name: row.cells[0].textContent};
+    for (const el of row.querySelectorAll('[data-metric]')) m[el.dataset.metric] = el.dataset.value === undefined ? 'undefined' : el.dataset.value;
+    out.sources.push(m);
+  }
+  for (const el of document.querySelectorAll('[data-problem]')) { out.problems.push(el.textContent); out.lines.push(el.dataset.line); }
+  const ins = document.querySelector('[data-insights]');
+  if (ins) for (const el of ins.querySelectorAll('[data-metric]')) {
+    const key = el.dataset.metric + (el.dataset.position ? ':' + el.dataset.position : '');
+    out.insights[key] = el.dataset.value === undefined ? 'undefined' : el.dataset.value;
+  }
+  const chartOf = name => {
+    const el = document.querySelector('[data-chart="' + name + '"]');
+    const inst = el && window.echarts ? window.echarts.getInstanceByDom(el) : null;
+    if (!inst) return 0;
+    const o = inst.getOption();
+    return o.series && o.series[0] && o.series[0].data ? o.series[0].data.length : 0;
+  };
+  out.bars = chartOf('per-position');
+  out.fitBars = chartOf('insights-fit');
+  return out;
+})()`
+
+// pasteAndParse types text into the textarea (an input event, as a paste
+// gives) and presses the button.
+func pasteAndParse(t *testing.T, browser context.Context, text string) bool {
+	t.Helper()
+	js, _ := json.Marshal(text)
+	return run(t, browser, 10*time.Second, chromedp.Evaluate[bool](fmt.Sprintf(`(() => {
+	  const ta = document.getElementById('log-text');
+	  if (!ta || !document.getElementById('parse')) return false;
+	  ta.value = %s;
+	  ta.dispatchEvent(new Event('input', {bubbles: true}));
+	  document.getElementById('parse').click();
+	  return true;
+	})()`, js)))
+}
+
+func mustPaste(t *testing.T, browser context.Context, text string) {
+	t.Helper()
+	if !pasteAndParse(t, browser, text) {
+		t.Fatal("no #log-text or #parse on the page")
+	}
+}
+
+func numEq(t *testing.T, name, got string, want float64) {
+	t.Helper()
+	v, err := strconv.ParseFloat(got, 64)
+	if err != nil || !near(v, want) {
+		t.Errorf("%s: page %q, want %v", name, got, want)
+	}
+}
+
+func near(a, b float64) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	m := b
+	if m < 0 {
+		m = -m
+	}
+	return d <= 1e-9*max(1, m)
+}
+
+// TestLogsPage pastes the seed thread's log lines into /logs and checks
+// the numbers against hand-computed counts, then garbage and a mixed input.
+func TestLogsPage(t *testing.T) {
+	browser := startBrowser(t)
+	// No Prometheus is needed for /logs: the upstream is never contacted.
+	base := startSpecdash(t, "http://127.0.0.1:9")
+
+	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/logs"))
+	waitJS(t, browser, 120*time.Second, `!!document.getElementById('log-text') && !!document.getElementById('parse')`)
+	// Wait until the wasm app runs (the button answers).
+	seed, err := os.ReadFile("../logparse/testdata/seed_000.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(string(seed), "\n", 2)[0]
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		_ = pasteAndParse(t, browser, first)
+		v := run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
+		if v.State == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/logs never showed numbers: %+v", v)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	// The first seed line, as vLLM printed it: k = 4, accepted 686 of
+	// drafted 2384: drafts = 2384/4 = 596 (derived), acceptance 686/2384 =
+	// 0.28775 ("28.8%"), mean length without bonus (auto: as the log
+	// printed it) 686/596 = 1.151 ("1.15"); per position round(0.576·596)
+	// = 343, 195, 95, 53 -> 343/596, 195/596, 95/596, 53/596.
+	v := run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
+	t.Logf("one seed line: %+v", v)
+	numEq(t, "drafts", v.Total["drafts"], 596)
+	numEq(t, "acceptance-rate", v.Total["acceptance-rate"], 686.0/2384)
+	numEq(t, "mean-acceptance-length", v.Total["mean-acceptance-length"], 686.0/596)
+	numEq(t, "k", v.Total["k"], 4)
+	if v.Derived != "true" {
+		t.Errorf("drafts not marked derived: %q", v.Derived)
+	}
+	if v.Text["acceptance-rate"] != "28.8 %" || v.Text["mean-acceptance-length"] != "1.15 tokens/draft" || v.Total["accepted-throughput"] != "undefined" {
+		t.Errorf("shown: %q, %q, throughput %q", v.Text["acceptance-rate"], v.Text["mean-acceptance-length"], v.Total["accepted-throughput"])
+	}
+	if len(v.Pos) != 4 {
+		t.Fatalf("positions %q", v.Pos)
+	}
+	for i, n := range []float64{343, 195, 95, 53} {
+		numEq(t, fmt.Sprintf("pos %d", i+1), v.Pos[i], n/596)
+	}
+	// Insights: L = 1 + 686/596 (tokens per target pass, with bonus), k = 4,
+	// c = 0.05: speedup (1 + 686/596) / 1.2.
+	numEq(t, "speedup", v.Insights["speedup"], (1+686.0/596)/1.2)
+	if v.Bars != 4 || v.FitBars < 4 {
+		t.Errorf("charts: %d per-position bars, %d fit-chart bars", v.Bars, v.FitBars)
+	}
+
+	// All eight seed lines: one source; accepted 21961 of 69622 drafted
+	// (sums in logparse's TestSeedLines); drafts 596 + 1816 + 2746 + 3256 +
+	// 3021 + 2315 + 3012 (k = 4) + 858 (k = 3) = 17620.
+	mustPaste(t, browser, string(seed))
+	waitJS(t, browser, 30*time.Second, `(() => { const e = document.querySelector('[data-scope=total] [data-metric=draft-tokens]'); return !!e && e.dataset.value === '69622'; })()`)
+	v = run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
+	numEq(t, "total drafts", v.Total["drafts"], 17620)
+	numEq(t, "total acceptance-rate", v.Total["acceptance-rate"], 21961.0/69622)
+	numEq(t, "total mean length", v.Total["mean-acceptance-length"], 21961.0/17620)
+	if len(v.Sources) != 1 || v.Sources[0]["draft-tokens"] != "69622" || len(v.Problems) != 0 {
+		t.Errorf("sources %+v problems %q", v.Sources, v.Problems)
+	}
+
+	// Reference lines with container and engine prefixes: one row per
+	// source; the vllm-0 engine 0 line: k = 2, accepted 69 of 104 -> drafts
+	// 52, mean length (current form, with bonus) 1 + 69/52 = 2.327.
+	ref, err := os.ReadFile("../logparse/testdata/reference.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPaste(t, browser, string(ref))
+	waitJS(t, browser, 30*time.Second, `document.querySelectorAll('[data-source]').length === 5`)
+	v = run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
+	var found bool
+	for _, s := range v.Sources {
+		if strings.Contains(s["name"], "container vllm-0, engine 0") {
+			found = true
+			numEq(t, "vllm-0 drafts", s["drafts"], 52)
+			numEq(t, "vllm-0 mean length", s["mean-acceptance-length"], 1+69.0/52)
+			numEq(t, "vllm-0 acceptance", s["acceptance-rate"], 69.0/104)
+		}
+	}
+	if !found {
+		t.Errorf("no vllm-0 source row: %+v", v.Sources)
+	}
+
+	// Garbage with one truncated metrics line: an error state, the problem
+	// listed with its line number, no numbers.
+	mustPaste(t, browser, "hello <b>world</b>\n"+first[:90]+"\n")
+	waitJS(t, browser, 30*time.Second, `(() => { const r = document.querySelector('[data-logs]'); return r && r.dataset.state === 'error'; })()`)
+	v = run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
+	t.Logf("garbage: %+v", v)
+	if len(v.Problems) != 1 || v.Lines[0] != "2" || !strings.HasPrefix(v.Problems[0], "line 2: ") || v.Error == "" || len(v.Total) != 0 {
+		t.Errorf("garbage: %+v", v)
+	}
+	// The markup in the input stayed text.
+	if n := run(t, browser, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('.logs b').length`)); n != 0 {
+		t.Errorf("input markup became %d elements", n)
+	}
+}
