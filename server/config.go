@@ -78,7 +78,8 @@ type WebConfig struct {
 	ListenAddress    string           `yaml:"listen_address,omitempty"`
 	UpstreamTimeout  model.Duration   `yaml:"upstream_timeout,omitempty"`
 	MaxResponseBytes units.Base2Bytes `yaml:"max_response_bytes,omitempty"`
-	CacheTTL         model.Duration   `yaml:"cache_ttl,omitempty"`
+	// CacheTTL: unset = the default 5 s; 0s = no cache.
+	CacheTTL         *model.Duration  `yaml:"cache_ttl,omitempty"`
 	AuthConfig       `yaml:",inline"`
 }
 

@@ -190,7 +190,9 @@ func (p *proxy) answer(ctx context.Context, key string, fetch func() (*answer, e
 		p.metrics.cache.WithLabelValues("hit").Inc()
 		return a, nil
 	}
+	ran := false // set when this caller's fetch is the one that runs
 	ch := p.flight.DoChan(key, func() (any, error) {
+		ran = true
 		// Re-check: an identical request may have filled the cache
 		// between the lookup and joining the flight.
 		if a := p.cache.get(key, p.now()); a != nil {
@@ -206,10 +208,10 @@ func (p *proxy) answer(ctx context.Context, key string, fetch func() (*answer, e
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case res := <-ch:
-		if res.Shared {
-			p.metrics.cache.WithLabelValues("coalesced").Inc()
-		} else {
+		if ran {
 			p.metrics.cache.WithLabelValues("miss").Inc()
+		} else {
+			p.metrics.cache.WithLabelValues("coalesced").Inc()
 		}
 		if res.Err != nil {
 			return nil, res.Err

@@ -186,8 +186,11 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		if fc.Web.UpstreamTimeout > 0 {
 			cfg.UpstreamTimeout = time.Duration(fc.Web.UpstreamTimeout)
 		}
-		if fc.Web.CacheTTL != 0 {
-			cfg.CacheTTL = time.Duration(fc.Web.CacheTTL)
+		if ttl := fc.Web.CacheTTL; ttl != nil {
+			cfg.CacheTTL = time.Duration(*ttl)
+			if cfg.CacheTTL == 0 {
+				cfg.CacheTTL = -1 // off
+			}
 		}
 		cfg.MaxResponseBytes = int64(fc.Web.MaxResponseBytes)
 		if listen == "" {
