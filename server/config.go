@@ -79,8 +79,8 @@ type WebConfig struct {
 	UpstreamTimeout  model.Duration   `yaml:"upstream_timeout,omitempty"`
 	MaxResponseBytes units.Base2Bytes `yaml:"max_response_bytes,omitempty"`
 	// CacheTTL: unset = the default 5 s; 0s = no cache.
-	CacheTTL         *model.Duration  `yaml:"cache_ttl,omitempty"`
-	AuthConfig       `yaml:",inline"`
+	CacheTTL   *model.Duration `yaml:"cache_ttl,omitempty"`
+	AuthConfig `yaml:",inline"`
 }
 
 // UnmarshalYAML starts from prometheus/common's HTTP client defaults.
