@@ -9,6 +9,8 @@ need_apt=()
 command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# VictoriaMetrics single node: the server's known-answer test beyond Prometheus.
+[ -x /usr/bin/victoria-metrics ] || need_apt+=(victoria-metrics)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -16,8 +18,9 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
-# The Debian package starts a system Prometheus on :9090; specdash's tests
-# start their own on free ports and do not need it.
+# The Debian packages may start a system Prometheus on :9090 and
+# VictoriaMetrics on :8428; specdash's tests start their own on free ports
+# and do not need them.
 
 if [ ! -f node_modules/echarts/dist/echarts.min.js ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "install-deps: npm ci (echarts, pinned by package-lock.json)"

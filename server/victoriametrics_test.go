@@ -1,0 +1,215 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"specdash/compute"
+	"specdash/internal/fixtures"
+	"specdash/metricsclient"
+	"specdash/report"
+)
+
+// vmBinary is VictoriaMetrics single node (Debian package victoria-metrics).
+const vmBinary = "/usr/bin/victoria-metrics"
+
+// startVictoriaMetrics runs VictoriaMetrics on a free loopback port for
+// the test, with the newest-data delay (-search.latencyOffset, 30 s by
+// default) cut to 1 s; its response cache is turned off per request by
+// the source's nocache=1 parameter. It returns the base URL.
+func startVictoriaMetrics(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(vmBinary); err != nil {
+		t.Fatalf("%s not found (%v): install it with `make deps` (Debian package victoria-metrics)", vmBinary, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(vmBinary,
+		"-storageDataPath="+t.TempDir(),
+		"-httpListenAddr="+addr,
+		"-retentionPeriod=100y",
+		"-search.latencyOffset=1s",
+		"-loggerLevel=ERROR",
+	)
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start victoria-metrics: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("victoria-metrics log:\n%s", logs.String())
+		}
+	})
+	base := "http://" + addr
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("victoria-metrics did not become healthy within 30 s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// importFixture loads the known-answer counters (not the _created gauges)
+// through /api/v1/import/prometheus (text format, millisecond timestamps).
+func importFixture(t *testing.T, base, openMetrics string) int {
+	t.Helper()
+	var b strings.Builder
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(openMetrics))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if strings.Contains(line[:strings.IndexAny(line, "{ ")], "_created") {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %s000\n", line[:i], line[i+1:])
+		n++
+	}
+	resp, err := http.Post(base+"/api/v1/import/prometheus", "text/plain", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("import: %d %s", resp.StatusCode, body)
+	}
+	if resp, err := http.Get(base + "/internal/force_flush"); err == nil {
+		resp.Body.Close()
+	}
+	return n
+}
+
+// TestKnownAnswersVictoriaMetrics runs the known-answer suite against a
+// real VictoriaMetrics configured as a named source with a path prefix
+// (/prometheus), through the proxy.
+func TestKnownAnswersVictoriaMetrics(t *testing.T) {
+	fx := fixtures.KnownAnswer()
+	vm := startVictoriaMetrics(t)
+	samples := importFixture(t, vm, fx.OpenMetrics)
+	t.Logf("imported %d samples", samples)
+
+	fc, err := ParseConfig([]byte(`default_source: prom
+sources:
+  - name: prom
+    url: http://127.0.0.1:9
+  - name: vm
+    url: ` + vm + `/prometheus
+    scrape_interval: 15s
+    params: {nocache: "1"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srcs []Source
+	for _, s := range fc.Sources {
+		srcs = append(srcs, s.Source())
+	}
+	s := newServer(t, Config{Sources: srcs, DefaultSource: fc.DefaultSource})
+	c, err := metricsclient.New(metricsclient.Config{Address: s.URL + SourcePrefix("vm"), ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+
+	// Imported data becomes searchable after a moment.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := report.Build(ctx, c, report.Options{Range: time.Duration(fx.Whole.End-fx.Whole.Start) * time.Second, End: fx.Whole.EndTime()})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("VictoriaMetrics has no searchable data 30 s after import: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	for _, w := range []fixtures.Window{fx.Whole, fx.Sub} {
+		rng := time.Duration(w.End-w.Start) * time.Second
+		for _, st := range w.Steps {
+			if w.Start%st != 0 || w.End%st != 0 {
+				continue
+			}
+			step := time.Duration(st) * time.Second
+			name := fmt.Sprintf("%s/step=%s", w.Name, step)
+			res, err := report.Build(ctx, c, report.Options{Range: rng, End: w.EndTime(), Step: step, GroupBy: []string{"model_name", "engine"}})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if len(res.Groups) != len(w.Series) {
+				t.Errorf("%s: %d groups, want %d", name, len(res.Groups), len(w.Series))
+			}
+			for _, g := range res.Groups {
+				k := fixtures.Key{Model: g.Labels["model_name"], Engine: g.Labels["engine"]}
+				want, ok := w.Series[k]
+				if !ok {
+					t.Errorf("%s: unexpected group %v", name, g.Labels)
+					continue
+				}
+				expectStats(t, fmt.Sprintf("%s %q/%s", name, k.Model, k.Engine), g.Stats, want)
+			}
+			expectStats(t, name+" total", res.Total, w.Total)
+		}
+		// A filter on the model with quotes in its name selects exactly it.
+		res, err := report.Build(ctx, c, report.Options{Range: rng, End: w.EndTime(), Step: time.Duration(w.Step) * time.Second,
+			Filters: []metricsclient.Filter{{Name: "model_name", Values: []string{fixtures.ModelA}}}})
+		if err != nil {
+			t.Fatalf("%s filtered: %v", w.Name, err)
+		}
+		expectStats(t, w.Name+" filtered", res.Total, w.Models[fixtures.ModelA])
+	}
+}
+
+func expectStats(t *testing.T, what string, s compute.Stats, want fixtures.Expected) {
+	t.Helper()
+	wc := want.Counts
+	if s.Drafts != wc.Drafts || s.DraftTokens != wc.DraftTokens || s.AcceptedTokens != wc.AcceptedTokens ||
+		!reflect.DeepEqual(s.AcceptedPerPosition, wc.AcceptedPerPosition) {
+		t.Errorf("%s: counts %v/%v/%v %v, want %v/%v/%v %v", what, s.Drafts, s.DraftTokens, s.AcceptedTokens, s.AcceptedPerPosition,
+			wc.Drafts, wc.DraftTokens, wc.AcceptedTokens, wc.AcceptedPerPosition)
+	}
+	close := func(name string, got compute.Value, want float64) {
+		if !got.OK || math.Abs(got.V-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s: %s = %+v, want %.17g", what, name, got, want)
+		}
+	}
+	close("acceptance rate", s.AcceptanceRate, want.AcceptanceRate)
+	close("mean acceptance length", s.MeanAcceptanceLength, want.MeanAcceptanceLength)
+	close("accepted throughput", s.AcceptedThroughput, want.AcceptedPerSecond)
+	close("drafted throughput", s.DraftedThroughput, want.DraftedPerSecond)
+	for i, r := range want.PerPositionRate {
+		if i < len(s.PerPositionAcceptanceRate) {
+			close(fmt.Sprintf("per-position rate %d", i), s.PerPositionAcceptanceRate[i], r)
+		}
+	}
+}
