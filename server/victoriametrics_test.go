@@ -213,3 +213,5 @@ func expectStats(t *testing.T, what string, s compute.Stats, want fixtures.Expec
 		}
 	}
 }
+
+func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
