@@ -23,10 +23,24 @@ type Chart struct {
 	Height int
 	// Empty is shown over the chart when Option is "".
 	Empty string
+	// Zoom makes a span selected on the x axis (ECharts brush, lineX)
+	// post the ZoomAction with the selected bucket indices.
+	Zoom bool
 
-	inst  app.Value
-	drawn string
-	err   string
+	inst    app.Value
+	drawn   string
+	err     string
+	onBrush app.Func
+}
+
+// ZoomAction is the go-app action a Chart with Zoom posts when a span is
+// selected; its value is a Zoom.
+const ZoomAction = "specdash/zoom"
+
+// Zoom is a span selected on a time chart: bucket indices, inclusive.
+type Zoom struct {
+	Chart    string
+	From, To int
 }
 
 // Render is the sized div ECharts draws into (its children belong to
@@ -72,6 +86,10 @@ func (c *Chart) OnDismount() {
 			c.inst.Call("dispose")
 		}
 	})
+	if c.onBrush != nil {
+		c.onBrush.Release()
+		c.onBrush = nil
+	}
 	c.inst = nil
 	c.drawn = ""
 }
@@ -92,6 +110,7 @@ func (c *Chart) draw(ctx app.Context) {
 			div := ctx.JSSrc().Call("querySelector", ".chart")
 			c.inst = echarts.Call("init", div, nil, map[string]any{"renderer": "canvas"})
 			c.drawn = ""
+			c.listen(ctx)
 		}
 		if c.Option == c.drawn {
 			return
@@ -101,12 +120,61 @@ func (c *Chart) draw(ctx app.Context) {
 		} else {
 			opt := app.Window().Get("JSON").Call("parse", c.Option)
 			c.inst.Call("setOption", opt, true)
+			if c.Zoom && opt.Get("brush").Truthy() {
+				// Selecting is the default tool of time charts.
+				c.inst.Call("dispatchAction", map[string]any{
+					"type": "takeGlobalCursor", "key": "brush",
+					"brushOption": map[string]any{"brushType": "lineX", "brushMode": "single"},
+				})
+			}
 		}
 		c.drawn = c.Option
 	})
 	if c.err != prevErr {
 		ctx.Update()
 	}
+}
+
+// listen turns a finished brush selection into a ZoomAction.
+func (c *Chart) listen(ctx app.Context) {
+	if c.onBrush != nil {
+		c.onBrush.Release()
+	}
+	c.onBrush = app.FuncOf(func(this app.Value, args []app.Value) any {
+		if !c.Zoom || len(args) == 0 {
+			return nil
+		}
+		from, to, ok := brushRange(args[0])
+		if !ok {
+			return nil
+		}
+		ctx.NewActionWithValue(ZoomAction, Zoom{Chart: c.Name, From: from, To: to})
+		return nil
+	})
+	c.inst.Call("on", "brushEnd", c.onBrush)
+}
+
+// brushRange reads the category index span of a brushEnd event
+// ({areas: [{coordRange: [from, to]}]}); false when there is none.
+func brushRange(ev app.Value) (from, to int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	areas := ev.Get("areas")
+	if !areas.Truthy() || areas.Length() == 0 {
+		return 0, 0, false
+	}
+	r := areas.Index(0).Get("coordRange")
+	if !r.Truthy() || r.Length() < 2 {
+		return 0, 0, false
+	}
+	from, to = r.Index(0).Int(), r.Index(1).Int()
+	if from > to {
+		from, to = to, from
+	}
+	return from, to, true
 }
 
 // js runs f, turning a panic (a JS exception) into the chart's error.

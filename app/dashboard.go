@@ -3,10 +3,8 @@ package app
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +25,8 @@ func Register() {
 }
 
 // Dashboard is the one page of specdash. Its state is a Query read from the
-// URL; selector changes rewrite the URL (ReplaceURL) and reload.
+// URL; every control rewrites the URL (ReplaceURL) and reloads when the data
+// selection changed.
 type Dashboard struct {
 	app.Compo
 
@@ -43,6 +42,11 @@ type Dashboard struct {
 	loading bool
 	models  []string
 	engines []string
+	labels  map[string][]string // label name -> values, from the last load that had them
+	notice  string              // a transient message (link copied, export failed)
+	link    string              // the shared link shown after copy-link
+
+	view view // derived from res and q, see prepare
 
 	// Browser only.
 	ctx         context.Context
@@ -74,13 +78,14 @@ func (d *Dashboard) OnPreRender(ctx app.Context) {
 	d.q = ParseQuery(ctx.Page().URL().Query())
 }
 
-// OnMount sets up the component's context (cancelled on dismount) and the
-// Prometheus client on the same-origin proxy.
+// OnMount sets up the component's context (cancelled on dismount), the
+// Prometheus client on the same-origin proxy and the zoom handler.
 func (d *Dashboard) OnMount(ctx app.Context) {
 	if !app.IsClient {
 		return
 	}
 	d.setup()
+	ctx.Handle(ZoomAction, d.onZoom)
 }
 
 func (d *Dashboard) setup() {
@@ -123,11 +128,13 @@ func (d *Dashboard) OnDismount() {
 func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 	old := d.q
 	d.q = q
+	d.notice, d.link = "", ""
 	if writeURL {
 		func() {
 			defer func() { recover() }() // history.replaceState is JS: never let it kill the app
-			u := *ctx.Page().URL()
-			u.RawQuery = KeepSource(q.Values(), ctx.Page().URL()).Encode()
+			cur := ctx.Page().URL()
+			u := *cur
+			u.RawQuery = KeepSource(MergeValues(cur.Query(), q.Values()), cur).Encode()
 			ctx.Page().ReplaceURL(&u)
 		}()
 	}
@@ -193,6 +200,9 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			if res.Engines != nil {
 				d.engines = res.Engines
 			}
+			if res.Labels != nil {
+				d.labels = res.Labels
+			}
 		})
 	})
 }
@@ -240,31 +250,245 @@ func (d *Dashboard) state() string {
 	}
 }
 
+// onSelect handles the single-value selects.
 func (d *Dashboard) onSelect(field string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		v := ctx.JSSrc().Get("value").String()
 		q := d.q
 		switch field {
 		case "range":
-			q.Range = v
+			if !slices.Contains(Ranges, v) {
+				return
+			}
+			q.Range, q.From, q.To = v, 0, 0
 		case "refresh":
 			q.Refresh = v
-		case "model":
-			q.Model = decodeOption(v)
-		case "engine":
-			q.Engine = decodeOption(v)
+		case "tz":
+			q.TZ = TZLocal
+			if v == TZUTC {
+				q.TZ = TZUTC
+			}
 		case "convention":
 			q.Convention = compute.WithBonus
 			if v == ConventionNoBonus {
 				q.Convention = compute.WithoutBonus
+			}
+		case "compare":
+			q.Compare = CompareOff
+			if v == CompareWindow || v == CompareGroups {
+				q.Compare = v
+			}
+		case "compare-a":
+			q.CompareA = decodeOption(v)
+		case "compare-b":
+			q.CompareB = decodeOption(v)
+		}
+		d.apply(ctx, q, true, false)
+	}
+}
+
+// onFilter handles a label's multi-select: choosing "all" clears the
+// filter; choosing values (with "all" still selected from before) filters
+// on them.
+func (d *Dashboard) onFilter(label string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		sel := ctx.JSSrc().Get("selectedOptions")
+		var vals []string
+		all := false
+		for i := 0; i < sel.Length(); i++ {
+			v := sel.Index(i).Get("value").String()
+			if v == All {
+				all = true
+				continue
+			}
+			if dec, ok := decodeOptionOK(v); ok {
+				vals = append(vals, dec)
+			}
+		}
+		wasAll := len(d.q.Filter[label]) == 0
+		if all && (!wasAll || len(vals) == 0) {
+			vals = nil
+		}
+		q := d.q
+		q.setFilter(label, vals)
+		d.apply(ctx, q, true, false)
+	}
+}
+
+// onGroup toggles a group-by label.
+func (d *Dashboard) onGroup(label string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		q := d.q
+		on := ctx.JSSrc().Get("checked").Bool()
+		gb := slices.DeleteFunc(slices.Clone(q.GroupBy), func(l string) bool { return l == label })
+		if on {
+			gb = append(gb, label)
+		}
+		q.GroupBy = gb
+		q.CompareA, q.CompareB = "", ""
+		d.apply(ctx, q, true, false)
+	}
+}
+
+// onTime handles the from/to (and baseline) datetime inputs: both set and
+// from < to make the window absolute.
+func (d *Dashboard) onTime(base bool) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		doc := app.Window().Get("document")
+		fromID, toID := "from", "to"
+		if base {
+			fromID, toID = "base-from", "base-to"
+		}
+		read := func(id string) int64 {
+			el := doc.Call("getElementById", id)
+			if !el.Truthy() {
+				return 0
+			}
+			return parseLocalInput(el.Get("value").String(), d.q.Location())
+		}
+		from, to := read(fromID), read(toID)
+		q := d.q
+		if base {
+			if from > 0 && to > from {
+				q.BaseFrom, q.BaseTo = from, to
+			} else if from == 0 && to == 0 {
+				q.BaseFrom, q.BaseTo = 0, 0
+			} else {
+				d.notice = "Baseline window: give a start before the end."
+				return
+			}
+		} else {
+			if from <= 0 || to <= from {
+				d.notice = "Time window: give a start before the end."
+				return
+			}
+			q.From, q.To = from, to
+		}
+		d.apply(ctx, q, true, false)
+	}
+}
+
+// inputLayout is the value format of <input type=datetime-local step=1>.
+const inputLayout = "2006-01-02T15:04:05"
+
+// parseLocalInput reads a datetime-local value in loc; 0 when empty or
+// invalid.
+func parseLocalInput(v string, loc *time.Location) int64 {
+	for _, layout := range []string{inputLayout, "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			return t.UnixMilli()
+		}
+	}
+	return 0
+}
+
+func formatLocalInput(ms int64, loc *time.Location) string {
+	if ms <= 0 {
+		return ""
+	}
+	return time.UnixMilli(ms).In(loc).Format(inputLayout)
+}
+
+// onZoom turns a span selected on a time chart into an absolute window
+// (bucket start of the first to bucket end of the last selected bucket).
+func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
+	z, ok := a.Value.(Zoom)
+	if !ok || d.res == nil {
+		return
+	}
+	g := d.res.Grid
+	n := g.Buckets()
+	if n == 0 {
+		return
+	}
+	from, to := max(z.From, 0), min(z.To, n-1)
+	if to < from {
+		return
+	}
+	q := d.q
+	q.From, q.To = g.BucketStart(from), g.BucketEnd(to)
+	d.apply(ctx, q, true, false)
+}
+
+func (d *Dashboard) onLive(ctx app.Context, e app.Event) {
+	q := d.q
+	q.From, q.To = 0, 0
+	if !slices.Contains(Ranges, q.Range) {
+		q.Range = DefaultQuery().Range
+	}
+	d.apply(ctx, q, true, false)
+}
+
+func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
+	q := d.q
+	q.Theme = ThemeDark
+	if d.q.Theme == ThemeDark {
+		q.Theme = ThemeLight
+	}
+	d.apply(ctx, q, true, false)
+}
+
+func (d *Dashboard) onSort(col string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		q := d.q
+		switch q.Sort {
+		case col:
+			q.Sort = "-" + col
+		case "-" + col:
+			q.Sort = ""
+		default:
+			q.Sort = col
+			if col != ColGroup {
+				q.Sort = "-" + col // numbers: largest first
 			}
 		}
 		d.apply(ctx, q, true, false)
 	}
 }
 
+// onCopyLink puts the page's URL (the whole view) on the clipboard and shows
+// it for copying by hand where the clipboard is not available.
+func (d *Dashboard) onCopyLink(ctx app.Context, e app.Event) {
+	href := ""
+	func() {
+		defer func() { recover() }()
+		href = app.Window().Get("location").Get("href").String()
+	}()
+	d.link = href
+	d.notice = "Link to this view:"
+	func() {
+		defer func() { recover() }()
+		clip := app.Window().Get("navigator").Get("clipboard")
+		if clip.Truthy() {
+			clip.Call("writeText", href)
+			d.notice = "Link copied to the clipboard:"
+		}
+	}()
+}
+
 func (d *Dashboard) onRefreshNow(ctx app.Context, e app.Event) {
 	d.load(ctx)
+}
+
+// onExport downloads the numbers behind a panel (csv, json) or its chart
+// as a PNG.
+func (d *Dashboard) onExport(name, format string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		var err error
+		switch format {
+		case "png":
+			err = downloadPNG(name, fileName(d.res, name, "png"), PaletteFor(d.q.Theme).Panel)
+		case "csv":
+			t := d.exportTable(name)
+			err = download(fileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())
+		case "json":
+			t := d.exportTable(name)
+			err = download(fileName(d.res, t.Name, "json"), "application/json", t.JSON())
+		}
+		if err != nil {
+			d.notice = err.Error()
+		}
+	}
 }
 
 // valuePrefix starts an encoded label value (the "all" option is plain).
@@ -283,326 +507,18 @@ func encodeOption(v string) string {
 // decodeOption inverts encodeOption; "all" (or anything undecodable) is
 // "" (no filter).
 func decodeOption(v string) string {
+	s, _ := decodeOptionOK(v)
+	return s
+}
+
+func decodeOptionOK(v string) (string, bool) {
 	enc, ok := strings.CutPrefix(v, valuePrefix)
 	if !ok {
-		return ""
+		return "", false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(enc)
 	if err != nil {
-		return ""
+		return "", false
 	}
-	return string(b)
-}
-
-// Render draws the page.
-func (d *Dashboard) Render() app.UI {
-	root := app.Div().Class("dashboard").
-		DataSet("dashboard", "specdash").
-		DataSet("state", d.state())
-	var stats compute.Stats
-	var buckets []compute.Stats
-	var grid compute.Grid
-	if d.res != nil {
-		stats, buckets, grid = d.res.Stats, d.res.Buckets, d.res.Grid
-		root = root.
-			DataSet("window-start", grid.Start).
-			DataSet("window-end", grid.End).
-			DataSet("step-seconds", strconv.FormatFloat(grid.StepSeconds(), 'f', -1, 64))
-		if d.err != nil {
-			root = root.DataSet("stale", "true")
-		}
-	}
-	return root.Body(
-		d.renderHeader(),
-		&SourceStatus{},
-		d.renderControls(),
-		d.renderMessages(),
-		d.renderHeadline(stats),
-		app.Div().Class("row").Body(
-			app.Section().Class("panel", "panel-wide").Body(
-				app.H2().Text("Per-position acceptance rate"),
-				app.P().Class("panel-note").Text("Share of drafts whose token at this position was accepted (accepted at position / drafts)."),
-				&Chart{Name: ChartPerPosition, Option: PerPositionOption(stats), Height: 280, Empty: d.emptyText()},
-				d.renderPositions(stats),
-			),
-		),
-		&InsightsPanel{Stats: stats, Ready: d.res != nil},
-		app.Div().Class("row", "row-2").Body(
-			app.Section().Class("panel").Body(
-				app.H2().Text("Acceptance rate over time"),
-				app.P().Class("panel-note").Text(d.bucketNote(grid, "accepted / draft tokens")),
-				&Chart{Name: ChartAcceptanceRate, Option: AcceptanceRateOption(grid, buckets), Height: 220, Empty: d.emptyText()},
-			),
-			app.Section().Class("panel").Body(
-				app.H2().Text("Mean acceptance length over time"),
-				app.P().Class("panel-note").Text(d.bucketNote(grid, lengthFormula(d.q.Convention))),
-				&Chart{Name: ChartAcceptanceLength, Option: AcceptanceLengthOption(grid, buckets), Height: 220, Empty: d.emptyText()},
-			),
-		),
-		d.renderFooter(stats, grid),
-	)
-}
-
-func (d *Dashboard) emptyText() string {
-	switch d.state() {
-	case "loading":
-		return "Loading…"
-	case "error":
-		return "No data"
-	}
-	return "no drafts in window"
-}
-
-func (d *Dashboard) bucketNote(g compute.Grid, formula string) string {
-	if g.Step <= 0 {
-		return formula + ", per step"
-	}
-	return fmt.Sprintf("%s, per %s step; steps without drafts are gaps", formula, time.Duration(g.Step)*time.Millisecond)
-}
-
-func lengthFormula(c compute.Convention) string {
-	if c == compute.WithoutBonus {
-		return "accepted / drafts (without bonus token)"
-	}
-	return "1 + accepted / drafts"
-}
-
-func (d *Dashboard) renderHeader() app.UI {
-	source := d.source
-	if source == "" {
-		source = "(not configured)"
-	}
-	return app.Header().Class("top").Body(
-		app.Div().Class("brand").Body(
-			app.Img().Src("/web/icon.svg").Alt("").Class("logo"),
-			app.Div().Body(
-				app.H1().Text("specdash"),
-				app.Div().Class("tagline").Text("speculative decoding"),
-			),
-		),
-		app.Div().Class("source").Body(
-			app.Span().Class("source-label").Text("Source"),
-			app.Code().DataSet("source", "upstream").Text(source),
-			app.Span().Class("source-scrape").Text("scrape "+d.scrape.String()),
-			app.A().Class("nav-link").Href("/logs").Text("Logs"),
-		),
-	)
-}
-
-// selectOpt is one <option>.
-type selectOpt struct{ value, label string }
-
-func selectBox(id, label string, current string, options []selectOpt, h app.EventHandler) app.UI {
-	return app.Label().Class("control").For(id).Body(
-		app.Span().Class("control-label").Text(label),
-		app.Select().ID(id).Name(id).OnChange(h).Body(
-			app.Range(options).Slice(func(i int) app.UI {
-				o := options[i]
-				return app.Option().Value(o.value).Selected(o.value == current).Text(o.label)
-			}),
-		),
-	)
-}
-
-func labelOptions(values []string, current string) ([]selectOpt, string) {
-	opts := []selectOpt{{All, "all"}}
-	vals := slices.Clone(values)
-	if current != "" && !slices.Contains(vals, current) {
-		vals = append(vals, current)
-	}
-	slices.Sort(vals)
-	for _, v := range vals {
-		opts = append(opts, selectOpt{encodeOption(v), v})
-	}
-	if current == "" {
-		return opts, All
-	}
-	return opts, encodeOption(current)
-}
-
-func (d *Dashboard) renderControls() app.UI {
-	models, curModel := labelOptions(d.models, d.q.Model)
-	engines, curEngine := labelOptions(d.engines, d.q.Engine)
-	var ranges, refreshes []selectOpt
-	for _, r := range Ranges {
-		ranges = append(ranges, selectOpt{r, "last " + r})
-	}
-	for _, r := range Refreshes {
-		refreshes = append(refreshes, selectOpt{r, r})
-	}
-	conv := ConventionBonus
-	if d.q.Convention == compute.WithoutBonus {
-		conv = ConventionNoBonus
-	}
-	status := "idle"
-	statusText := ""
-	switch {
-	case d.loading:
-		status, statusText = "loading", "Loading…"
-	case d.res != nil:
-		status, statusText = "updated", "Updated "+d.res.At.Format("15:04:05")
-	}
-	return app.Nav().Class("controls").Body(
-		selectBox("model", "Model", curModel, models, d.onSelect("model")),
-		selectBox("engine", "Engine", curEngine, engines, d.onSelect("engine")),
-		selectBox("range", "Time range", d.q.Range, ranges, d.onSelect("range")),
-		selectBox("refresh", "Auto-refresh", refreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")),
-		selectBox("convention", "Mean length", conv, []selectOpt{
-			{ConventionBonus, "with bonus token"},
-			{ConventionNoBonus, "without bonus token"},
-		}, d.onSelect("convention")),
-		app.Div().Class("status").Body(
-			app.Button().Class("refresh-now").Text("Refresh").OnClick(d.onRefreshNow),
-			app.Span().Class("status-text", "status-"+status).DataSet("loading", d.loading).Body(
-				app.If(d.loading, func() app.UI { return app.Span().Class("spinner") }),
-				app.Text(statusText),
-			),
-		),
-	)
-}
-
-func refreshOr(r string) string {
-	if r == "" {
-		return "off"
-	}
-	return r
-}
-
-func (d *Dashboard) renderMessages() app.UI {
-	var msgs []app.UI
-	if d.wasmMissing {
-		msgs = append(msgs, app.Div().Class("msg", "msg-error").Text("app.wasm not built: run make build"))
-	}
-	if d.err != nil {
-		text := d.err.Error()
-		class := "msg-error"
-		if d.res != nil {
-			text = "Refresh failed at " + d.errAt.Format("15:04:05") + "; showing the numbers from " + d.res.At.Format("15:04:05") + " (stale). " + text
-			class = "msg-stale"
-		}
-		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "true").Text(text))
-	}
-	if d.res != nil {
-		for _, n := range d.res.Notes {
-			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
-		}
-		for _, v := range d.res.Stats.Violations {
-			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text("Counter check: "+v))
-		}
-	}
-	return app.Div().Class("messages").Body(msgs...)
-}
-
-// plain is the data-value form of a number: a plain decimal that parses
-// back to the same float64.
-func plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// splitUnit splits "2.80 tokens/draft" into the number and its unit, so the
-// unit can be set smaller than the number.
-func splitUnit(text string) (num, unit string, ok bool) {
-	num, unit, ok = strings.Cut(text, " ")
-	if !ok || num == "" || strings.Trim(num, "0123456789.-+e") != "" {
-		return "", "", false
-	}
-	return num, unit, true
-}
-
-// metric is one headline number.
-func metric(name, label string, v compute.Value, text, sub string) app.UI {
-	value := ""
-	if v.OK {
-		value = plain(v.V)
-	}
-	el := app.Div().Class("metric-value").
-		DataSet("metric", name).
-		DataSet("value", value)
-	if num, unit, ok := splitUnit(text); ok && v.OK {
-		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-	} else {
-		el = el.Text(text)
-	}
-	if !v.OK {
-		el = el.DataSet("undefined", "true").Class("undefined")
-	}
-	return app.Div().Class("card").Body(
-		app.Div().Class("card-label").Text(label),
-		el,
-		app.Div().Class("card-sub").Text(sub),
-	)
-}
-
-func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
-	if d.res == nil {
-		s = compute.Stats{}
-	}
-	ready := d.res != nil
-	show := func(text string) string {
-		if !ready {
-			return "—"
-		}
-		return text
-	}
-	k := compute.Value{V: float64(s.K), OK: ready && s.K > 0}
-	kText := "unknown"
-	if k.OK {
-		kText = strconv.Itoa(s.K)
-	}
-	lengthLabel := "Mean acceptance length"
-	if d.q.Convention == compute.WithoutBonus {
-		lengthLabel += " (without bonus token)"
-	}
-	return app.Div().Class("cards").Body(
-		metric("acceptance-rate", "Acceptance rate", s.AcceptanceRate,
-			show(compute.FormatPercent(s.AcceptanceRate, 1)), "accepted / draft tokens"),
-		metric("mean-acceptance-length", lengthLabel, s.MeanAcceptanceLength,
-			show(compute.FormatLength(s.MeanAcceptanceLength)), lengthFormula(d.q.Convention)),
-		metric("k", "k (speculative tokens)", k, show(kText), "draft positions"),
-		metric("drafts-per-second", "Drafts", s.DraftsPerSecond,
-			show(compute.FormatRate(s.DraftsPerSecond, "drafts/s")), show(compute.FormatCount(s.Drafts, "drafts in window"))),
-		metric("accepted-throughput", "Accepted throughput", s.AcceptedThroughput,
-			show(compute.FormatRate(s.AcceptedThroughput, "tokens/s")), show(compute.FormatCount(s.AcceptedTokens, "tokens accepted"))),
-		metric("drafted-throughput", "Drafted throughput", s.DraftedThroughput,
-			show(compute.FormatRate(s.DraftedThroughput, "tokens/s")), show(compute.FormatCount(s.DraftTokens, "tokens drafted"))),
-	)
-}
-
-func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
-	return app.Div().Class("positions").Body(
-		app.Range(s.PerPositionAcceptanceRate).Slice(func(i int) app.UI {
-			v := s.PerPositionAcceptanceRate[i]
-			value := ""
-			if v.OK {
-				value = plain(v.V)
-			}
-			el := app.Span().Class("position-value").
-				DataSet("metric", "per-position-acceptance-rate").
-				DataSet("position", i+1).
-				DataSet("value", value).
-				Text(compute.FormatPercent(v, 1))
-			if !v.OK {
-				el = el.DataSet("undefined", "true")
-			}
-			return app.Div().Class("position").Body(
-				app.Span().Class("position-label").Text(PositionLabel(i)),
-				el,
-			)
-		}),
-	)
-}
-
-func (d *Dashboard) renderFooter(s compute.Stats, g compute.Grid) app.UI {
-	window := ""
-	if d.res != nil {
-		window = fmt.Sprintf("Window %s – %s (%s, step %s), %d counter series",
-			time.UnixMilli(g.Start).Format("15:04:05"), time.UnixMilli(g.End).Format("15:04:05"),
-			time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, d.res.Series)
-	}
-	version := "specdash"
-	if d.version != "" {
-		version += " " + d.version
-	}
-	return app.Footer().Class("foot").Body(
-		app.Span().Text(window),
-		app.Span().Text(version),
-	)
+	return string(b), true
 }

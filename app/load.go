@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -9,6 +10,28 @@ import (
 	"specdash/compute"
 	"specdash/metricsclient"
 )
+
+// GroupResult is one row of the breakdown: one group of series.
+type GroupResult struct {
+	// Key is GroupKey(Labels, groupBy); Name its display form (GroupName).
+	Key, Name string
+	// Labels are the group-by label values.
+	Labels map[string]string
+	// Counts are the group's summed increases (total and per bucket).
+	Counts compute.Group
+	// Stats over the window and per bucket.
+	Stats   compute.Stats
+	Buckets []compute.Stats
+}
+
+// Baseline is the "before" window of a before/after comparison.
+type Baseline struct {
+	Grid  compute.Grid
+	Total compute.Group
+	Stats compute.Stats
+	// Err is why the baseline could not be loaded (the rest is empty).
+	Err error
+}
 
 // Result is one load of the dashboard: the numbers for one window.
 type Result struct {
@@ -18,39 +41,66 @@ type Result struct {
 	Grid compute.Grid
 	// Stats over the whole window (all selected series summed: ratio of sums).
 	Stats compute.Stats
-	// Buckets are the per-step stats, one per grid bucket (for the charts).
+	// Buckets are the per-step stats of the total, one per grid bucket.
 	Buckets []compute.Stats
+	// Total is all groups summed (counts per bucket and over the window).
+	Total compute.Group
+	// Fit is the geometric acceptance fit of the window's total counts; its
+	// Conditional rates are the per-position chart's second series.
+	Fit compute.GeometricFit
+	// Groups are the breakdown rows, in compute.Aggregate's order (by
+	// label values).
+	Groups []GroupResult
+	// Complete is the number of leading buckets that are final: buckets
+	// from Complete on end less than IncompleteLag before the load and may
+	// still grow (their newest scrape may not be stored yet).
+	Complete int
 	// Series is the number of counter series the numbers come from.
 	Series int
+	// Labels maps every label name on the spec-decode series in the window
+	// (unfiltered) to its values; nil when the look-up failed.
+	Labels map[string][]string
+	// Models and Engines are Labels["model_name"] and Labels["engine"].
+	Models, Engines []string
+	// Baseline is the compared window (Query.Compare == CompareWindow).
+	Baseline *Baseline
 	// Notes are non-fatal messages (metricsclient warnings, Prometheus
 	// warnings, failed label look-ups).
 	Notes []string
-	// Models and Engines are the label values seen in the window (for the
-	// selectors); nil when the look-up failed.
-	Models, Engines []string
 	// Err is the failure of the load (then the rest is empty).
 	Err error
 	// At is when the load finished.
 	At time.Time
 }
 
-// Filters returns the metricsclient filters that q selects.
-func (q Query) Filters() []metricsclient.Filter {
-	var f []metricsclient.Filter
-	if q.Model != "" {
-		f = append(f, metricsclient.Filter{Name: "model_name", Values: []string{q.Model}})
+// IncompleteLag is how long after a bucket's end its numbers may still
+// change: the bucket's last sample may be scraped (and stored) up to one
+// scrape interval after it, plus 5 s for scrape duration and storage. A
+// bucket ending later than now - IncompleteLag is drawn as incomplete.
+func IncompleteLag(scrape time.Duration) time.Duration {
+	return scrape + 5*time.Second
+}
+
+// completeBuckets is the number of leading buckets of g that end at or
+// before now - IncompleteLag(scrape).
+func completeBuckets(g compute.Grid, now time.Time, scrape time.Duration) int {
+	n := g.Buckets()
+	cut := now.Add(-IncompleteLag(scrape)).UnixMilli()
+	c := 0
+	for c < n && g.BucketEnd(c) <= cut {
+		c++
 	}
-	if q.Engine != "" {
-		f = append(f, metricsclient.Filter{Name: "engine", Values: []string{q.Engine}})
-	}
-	return f
+	return c
 }
 
 // Load fetches and computes the numbers for q over the window ending at
-// now: grid = AlignGrid(now, range, ChooseStep(range, scrape)), the four
-// counters from FetchSeries, compute.Aggregate with no grouping, Sum, and
-// Derive for the window and for each bucket. It never panics: a panic
-// below becomes Result.Err.
+// now (or q's absolute window): grid = q.Grid(scrape, now), the four
+// counters from FetchSeries with q's filters, compute.Aggregate by q's
+// group-by labels, Sum for the total, Derive for the window and for each
+// bucket, FitGeometric for the conditional per-position rates, and the
+// label names and values of the window (SeriesLabels, unfiltered, for the
+// filter menus). With CompareWindow it also loads the baseline window. It
+// never panics: a panic below becomes Result.Err.
 func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time) (res Result) {
 	res.Query = q
 	defer func() {
@@ -58,9 +108,7 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 			res = Result{Query: q, Err: fmt.Errorf("internal error: %v\n%s", r, debug.Stack()), At: time.Now()}
 		}
 	}()
-	rng := q.RangeDuration()
-	step := metricsclient.ChooseStep(rng, scrape)
-	g := metricsclient.AlignGrid(now, rng, step)
+	g := q.Grid(scrape, now)
 	res.Grid = g
 
 	series, notes, err := c.FetchSeries(ctx, g, q.Filters())
@@ -70,26 +118,69 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 		res.At = time.Now()
 		return res
 	}
-	total := compute.Sum(compute.Aggregate(series, nil, g))
-	res.Stats = total.TotalStats(g, q.Convention)
-	res.Buckets = total.BucketStats(g, q.Convention)
-	res.Series = len(series)
+	res.compute(series, q, g, now, scrape)
 
 	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
-	if models, err := c.LabelValues(ctx, "model_name", nil, start, end); err == nil {
-		res.Models = models
+	if labels, err := c.SeriesLabels(ctx, nil, start, end); err == nil {
+		res.Labels = labels
+		res.Models, res.Engines = labels["model_name"], labels["engine"]
+		if res.Models == nil {
+			res.Models = []string{}
+		}
+		if res.Engines == nil {
+			res.Engines = []string{}
+		}
 	} else if ctx.Err() == nil {
-		res.Notes = append(res.Notes, "model list: "+err.Error())
+		res.Notes = append(res.Notes, "label list: "+err.Error())
 	}
-	var engineFilter []metricsclient.Filter
-	if q.Model != "" {
-		engineFilter = []metricsclient.Filter{{Name: "model_name", Values: []string{q.Model}}}
-	}
-	if engines, err := c.LabelValues(ctx, "engine", engineFilter, start, end); err == nil {
-		res.Engines = engines
-	} else if ctx.Err() == nil {
-		res.Notes = append(res.Notes, "engine list: "+err.Error())
+
+	if q.Compare == CompareWindow {
+		res.Baseline = loadBaseline(ctx, c, q, g)
 	}
 	res.At = time.Now()
 	return res
+}
+
+// compute fills the numbers of res from the fetched series (no I/O): the
+// groups of q.GroupBy (compute.Aggregate), their sum, the window's and each
+// bucket's stats, the geometric fit and the number of complete buckets at
+// now.
+func (res *Result) compute(series []compute.Series, q Query, g compute.Grid, now time.Time, scrape time.Duration) {
+	groups := compute.Aggregate(series, q.GroupBy, g)
+	res.Grid = g
+	res.Total = compute.Sum(groups)
+	res.Notes = append(res.Notes, res.Total.Skipped...)
+	res.Stats = res.Total.TotalStats(g, q.Convention)
+	res.Buckets = res.Total.BucketStats(g, q.Convention)
+	res.Fit = compute.FitGeometric(res.Total.Total)
+	res.Series = len(series)
+	res.Groups = make([]GroupResult, len(groups))
+	for i, gr := range groups {
+		res.Groups[i] = GroupResult{
+			Key:     GroupKey(gr.Labels, q.GroupBy),
+			Name:    GroupName(gr.Labels, q.GroupBy),
+			Labels:  gr.Labels,
+			Counts:  gr,
+			Stats:   gr.TotalStats(g, q.Convention),
+			Buckets: gr.BucketStats(g, q.Convention),
+		}
+	}
+	res.Complete = completeBuckets(g, now, scrape)
+}
+
+func loadBaseline(ctx context.Context, c *metricsclient.Client, q Query, g compute.Grid) *Baseline {
+	b := &Baseline{Grid: q.BaselineGrid(g)}
+	series, _, err := c.FetchSeries(ctx, b.Grid, q.Filters())
+	if err != nil {
+		var miss *metricsclient.MissingMetricsError
+		if errors.As(err, &miss) {
+			err = fmt.Errorf("no speculative-decoding series in the baseline window %s – %s",
+				time.UnixMilli(b.Grid.Start).UTC().Format(time.RFC3339), time.UnixMilli(b.Grid.End).UTC().Format(time.RFC3339))
+		}
+		b.Err = err
+		return b
+	}
+	b.Total = compute.Sum(compute.Aggregate(series, nil, b.Grid))
+	b.Stats = b.Total.TotalStats(b.Grid, q.Convention)
+	return b
 }

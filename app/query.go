@@ -9,8 +9,11 @@
 // Test hooks on the page (stable, for end-to-end tests and scripts):
 //   - the root element [data-dashboard] carries data-state
 //     ("loading"|"ready"|"error"), data-window-start and data-window-end
-//     (Unix ms of the grid the numbers are for), data-step-seconds, and
-//     data-stale="true" when a refresh failed and older numbers are shown;
+//     (Unix ms of the grid the numbers are for), data-step-seconds,
+//     data-buckets and data-complete-buckets (buckets [0, complete) are
+//     final; later ones may still change, see IncompleteLag), data-theme,
+//     and data-stale="true" when a refresh failed and older numbers are
+//     shown;
 //   - every headline number is an element [data-metric=<name>] with
 //     data-value, a plain decimal that parses back to the exact float64;
 //     when the number is undefined (no drafts in window) data-value is
@@ -19,16 +22,26 @@
 //     accepted-throughput and drafted-throughput (tokens/s);
 //   - [data-metric=per-position-acceptance-rate][data-position=1..k]
 //     (1-based; ratio 0..1);
-//   - charts are [data-chart=per-position|acceptance-rate|acceptance-length],
-//     each holding an ECharts instance.
+//   - the breakdown table: rows [data-row] (data-group = the group's key,
+//     see GroupKey), cells [data-cell=<column>] with data-value like the
+//     headline numbers (columns: acceptance-rate, mean-acceptance-length,
+//     k, drafts-per-second, accepted-throughput) and [data-label=<name>]
+//     with the label value as text;
+//   - charts are [data-chart=<name>] (Chart* constants), each holding an
+//     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>].
 package app
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"specdash/compute"
+	"specdash/metricsclient"
 )
 
 // Environment keys the server sets (go-app Handler.Env) and the page reads
@@ -51,11 +64,12 @@ const ProxyAddress = "/prom"
 // All is the selector value for "no filter".
 const All = "all"
 
-// Ranges are the selectable window lengths, shortest first.
-var Ranges = []string{"5m", "15m", "1h", "6h", "24h"}
+// Ranges are the selectable relative window lengths, shortest first ("d"
+// is 24 hours).
+var Ranges = []string{"5m", "15m", "30m", "1h", "3h", "6h", "12h", "24h", "2d", "7d"}
 
 // Refreshes are the selectable auto-refresh periods; "off" disables it.
-var Refreshes = []string{"off", "5s", "10s", "30s"}
+var Refreshes = []string{"off", "5s", "10s", "30s", "1m", "5m"}
 
 // Conventions are the URL values of the mean-acceptance-length conventions.
 const (
@@ -63,72 +77,318 @@ const (
 	ConventionNoBonus = "nobonus"
 )
 
-// Query is the dashboard's state; it lives in the page URL
-// (?range=15m&refresh=5s&model=...&engine=...&convention=...) so that a
-// URL reproduces a view.
+// Themes, time zones and compare modes (URL values).
+const (
+	ThemeLight = "light"
+	ThemeDark  = "dark"
+
+	TZLocal = "local"
+	TZUTC   = "utc"
+
+	CompareOff    = ""
+	CompareWindow = "window"
+	CompareGroups = "groups"
+)
+
+// Column keys of the breakdown table (data-cell, the sort parameter).
+const (
+	ColGroup     = "group"
+	ColRate      = "acceptance-rate"
+	ColLength    = "mean-acceptance-length"
+	ColK         = "k"
+	ColDrafts    = "drafts-per-second"
+	ColAccepted  = "accepted-throughput"
+	filterPrefix = "f."
+)
+
+var sortColumns = []string{ColGroup, ColRate, ColLength, ColK, ColDrafts, ColAccepted}
+
+// Query is the dashboard's whole view; it lives in the page URL so that a
+// URL reproduces a view:
+//
+//	source=<name>          data source (kept as given; the server has one upstream)
+//	range=15m              relative window (Ranges), or
+//	from=<RFC 3339>&to=..  absolute window (Unix ms also accepted)
+//	refresh=5s             live mode period (Refreshes)
+//	model=..&engine=..     filters on model_name and engine (repeatable: any of)
+//	f.<label>=..           filter on any other label (repeatable)
+//	group=model_name,engine  group-by labels
+//	convention=nobonus     mean acceptance length without the bonus token
+//	theme=dark, tz=utc     look
+//	sort=-acceptance-rate  breakdown table order ("-": descending)
+//	compare=window&base_from=..&base_to=..  before/after (default: the preceding window)
+//	compare=groups&a=<key>&b=<key>           two groups (GroupKey)
 type Query struct {
-	// Range is the window length, one of Ranges (default "15m").
+	// Source is an opaque data-source name, round-tripped.
+	Source string
+	// Range is the relative window length, one of Ranges (default "15m");
+	// ignored when From and To are set.
 	Range string
+	// From and To are an absolute window in Unix ms (both > 0 and From <
+	// To), or 0.
+	From, To int64
 	// Refresh is the auto-refresh period, one of Refreshes (default "off").
 	Refresh string
-	// Model and Engine filter on the model_name and engine labels; "" is
-	// all.
-	Model, Engine string
+	// Filter maps a label name to the values to keep (any of them); a label
+	// without entry is not filtered.
+	Filter map[string][]string
+	// GroupBy are the labels the breakdown and the per-group charts use.
+	GroupBy []string
 	// Convention of the mean acceptance length (default WithBonus).
 	Convention compute.Convention
+	// Theme is ThemeLight or ThemeDark; TZ is TZLocal or TZUTC.
+	Theme, TZ string
+	// Sort is the breakdown table's sort column ("-" prefix: descending).
+	Sort string
+	// Compare is CompareOff, CompareWindow or CompareGroups.
+	Compare string
+	// BaseFrom and BaseTo (Unix ms) are the baseline window of
+	// CompareWindow; 0 means the window just before the current one.
+	BaseFrom, BaseTo int64
+	// CompareA and CompareB are the group keys of CompareGroups.
+	CompareA, CompareB string
 }
 
 // DefaultQuery is the view of a URL without parameters.
 func DefaultQuery() Query {
-	return Query{Range: "15m", Refresh: "off"}
+	return Query{Range: "15m", Refresh: "off", Theme: ThemeLight, TZ: TZLocal}
+}
+
+// ParseRange parses a relative range: a Go duration or a whole number of
+// days ("2d"); false when it is not positive.
+func ParseRange(s string) (time.Duration, bool) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		d, err := strconv.Atoi(n)
+		if err != nil || d <= 0 || d > 3650 {
+			return 0, false
+		}
+		return time.Duration(d) * 24 * time.Hour, true
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil && d > 0
+}
+
+// parseTime reads an RFC 3339 time or Unix milliseconds; 0 when neither.
+func parseTime(s string) int64 {
+	if s == "" {
+		return 0
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UnixMilli()
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil && ms > 0 {
+		return ms
+	}
+	return 0
+}
+
+// formatTime is the URL form of a Unix ms time: RFC 3339 in UTC.
+func formatTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
+}
+
+// filterParam is the URL parameter of a filter label.
+func filterParam(label string) string {
+	switch label {
+	case "model_name":
+		return "model"
+	case "engine":
+		return "engine"
+	}
+	return filterPrefix + label
 }
 
 // ParseQuery reads a Query from URL parameters; unknown or invalid values
-// fall back to the defaults.
+// fall back to the defaults (invalid label names are dropped).
 func ParseQuery(v url.Values) Query {
 	q := DefaultQuery()
+	q.Source = v.Get("source")
 	if r := v.Get("range"); slices.Contains(Ranges, r) {
 		q.Range = r
+	}
+	if from, to := parseTime(v.Get("from")), parseTime(v.Get("to")); from > 0 && to > from {
+		q.From, q.To = from, to
 	}
 	if r := v.Get("refresh"); slices.Contains(Refreshes, r) {
 		q.Refresh = r
 	}
-	if m := v.Get("model"); m != All {
-		q.Model = m
+	for key, vals := range v {
+		label := ""
+		switch {
+		case key == "model":
+			label = "model_name"
+		case key == "engine":
+			label = "engine"
+		case strings.HasPrefix(key, filterPrefix):
+			label = strings.TrimPrefix(key, filterPrefix)
+		default:
+			continue
+		}
+		if metricsclient.ValidateLabelName(label) != nil || slices.Contains(vals, All) {
+			continue
+		}
+		q.setFilter(label, vals)
 	}
-	if e := v.Get("engine"); e != All {
-		q.Engine = e
+	for _, l := range strings.Split(v.Get("group"), ",") {
+		l = strings.TrimSpace(l)
+		if l != "" && metricsclient.ValidateLabelName(l) == nil && !slices.Contains(q.GroupBy, l) {
+			q.GroupBy = append(q.GroupBy, l)
+		}
 	}
 	if v.Get("convention") == ConventionNoBonus {
 		q.Convention = compute.WithoutBonus
 	}
+	if v.Get("theme") == ThemeDark {
+		q.Theme = ThemeDark
+	}
+	if v.Get("tz") == TZUTC {
+		q.TZ = TZUTC
+	}
+	if s := v.Get("sort"); slices.Contains(sortColumns, strings.TrimPrefix(s, "-")) {
+		q.Sort = s
+	}
+	switch v.Get("compare") {
+	case CompareWindow:
+		q.Compare = CompareWindow
+		if from, to := parseTime(v.Get("base_from")), parseTime(v.Get("base_to")); from > 0 && to > from {
+			q.BaseFrom, q.BaseTo = from, to
+		}
+	case CompareGroups:
+		q.Compare = CompareGroups
+		q.CompareA, q.CompareB = v.Get("a"), v.Get("b")
+	}
 	return q
 }
 
-// Values encodes q as URL parameters (defaults included for range, so a
-// shared URL keeps its window even if defaults change).
+// setFilter sets the values of one label filter (deduplicated, sorted);
+// no values removes it.
+func (q *Query) setFilter(label string, vals []string) {
+	m := make(map[string][]string, len(q.Filter)+1)
+	for k, v := range q.Filter {
+		m[k] = v
+	}
+	clean := slices.Clone(vals)
+	slices.Sort(clean)
+	clean = slices.Compact(clean)
+	if len(clean) == 0 {
+		delete(m, label)
+	} else {
+		m[label] = clean
+	}
+	if len(m) == 0 {
+		m = nil
+	}
+	q.Filter = m
+}
+
+// Values encodes q as URL parameters (the range always, so a shared URL
+// keeps its window even if defaults change, and with from/to as the range
+// to go back to in live mode; other defaults are left out).
 func (q Query) Values() url.Values {
 	v := url.Values{}
-	v.Set("range", q.Range)
+	if q.Source != "" {
+		v.Set("source", q.Source)
+	}
+	v.Set("range", q.Range) // with from/to: the range "Live" returns to
+	if q.Absolute() {
+		v.Set("from", formatTime(q.From))
+		v.Set("to", formatTime(q.To))
+	}
 	if q.Refresh != "off" && q.Refresh != "" {
 		v.Set("refresh", q.Refresh)
 	}
-	if q.Model != "" {
-		v.Set("model", q.Model)
+	for _, l := range q.FilterLabels() {
+		for _, val := range q.Filter[l] {
+			v.Add(filterParam(l), val)
+		}
 	}
-	if q.Engine != "" {
-		v.Set("engine", q.Engine)
+	if len(q.GroupBy) > 0 {
+		v.Set("group", strings.Join(q.GroupBy, ","))
 	}
 	if q.Convention == compute.WithoutBonus {
 		v.Set("convention", ConventionNoBonus)
 	}
+	if q.Theme == ThemeDark {
+		v.Set("theme", ThemeDark)
+	}
+	if q.TZ == TZUTC {
+		v.Set("tz", TZUTC)
+	}
+	if q.Sort != "" {
+		v.Set("sort", q.Sort)
+	}
+	switch q.Compare {
+	case CompareWindow:
+		v.Set("compare", CompareWindow)
+		if q.BaseFrom > 0 && q.BaseTo > q.BaseFrom {
+			v.Set("base_from", formatTime(q.BaseFrom))
+			v.Set("base_to", formatTime(q.BaseTo))
+		}
+	case CompareGroups:
+		v.Set("compare", CompareGroups)
+		if q.CompareA != "" {
+			v.Set("a", q.CompareA)
+		}
+		if q.CompareB != "" {
+			v.Set("b", q.CompareB)
+		}
+	}
 	return v
 }
 
-// RangeDuration is the window length of q.
+// ownParams are the URL parameters Query reads and writes (besides the
+// "f." filter prefix).
+var ownParams = []string{"source", "range", "from", "to", "refresh", "model", "engine", "group", "convention",
+	"theme", "tz", "sort", "compare", "base_from", "base_to", "a", "b"}
+
+// MergeValues is the URL of a new view: q's own parameters (from Values)
+// replace those of cur; parameters other panels keep in the URL (such as
+// the insights panel's cost) are kept.
+func MergeValues(cur, own url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range cur {
+		if slices.Contains(ownParams, k) || strings.HasPrefix(k, filterPrefix) {
+			continue
+		}
+		out[k] = slices.Clone(vs)
+	}
+	for k, vs := range own {
+		out[k] = slices.Clone(vs)
+	}
+	return out
+}
+
+// FilterLabels are the filtered label names, sorted.
+func (q Query) FilterLabels() []string {
+	out := make([]string, 0, len(q.Filter))
+	for l := range q.Filter {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Filters returns the metricsclient filters that q selects (sorted by
+// label name).
+func (q Query) Filters() []metricsclient.Filter {
+	var f []metricsclient.Filter
+	for _, l := range q.FilterLabels() {
+		f = append(f, metricsclient.Filter{Name: l, Values: slices.Clone(q.Filter[l])})
+	}
+	return f
+}
+
+// Absolute reports whether q has an absolute window (From, To).
+func (q Query) Absolute() bool { return q.From > 0 && q.To > q.From }
+
+// RangeDuration is the window length of q: To - From for an absolute
+// window, else the relative range (15 minutes when invalid).
 func (q Query) RangeDuration() time.Duration {
-	d, err := time.ParseDuration(q.Range)
-	if err != nil || d <= 0 {
+	if q.Absolute() {
+		return time.Duration(q.To-q.From) * time.Millisecond
+	}
+	d, ok := ParseRange(q.Range)
+	if !ok {
 		return 15 * time.Minute
 	}
 	return d
@@ -143,8 +403,89 @@ func (q Query) RefreshDuration() time.Duration {
 	return d
 }
 
+// Grid is the step-aligned grid q covers when loaded at now: step =
+// metricsclient.ChooseStep(window, scrape) and AlignGrid at the window's
+// end (now for a relative range, To for an absolute one). The end is
+// rounded down to the step, so a refresh never moves bucket boundaries.
+func (q Query) Grid(scrape time.Duration, now time.Time) compute.Grid {
+	rng := q.RangeDuration()
+	step := metricsclient.ChooseStep(rng, scrape)
+	end := now
+	if q.Absolute() {
+		end = time.UnixMilli(q.To)
+	}
+	return metricsclient.AlignGrid(end, rng, step)
+}
+
+// BaselineGrid is the "before" window of CompareWindow for the current
+// grid g: BaseFrom..BaseTo aligned to g's step, or the window of the same
+// length that ends where g starts.
+func (q Query) BaselineGrid(g compute.Grid) compute.Grid {
+	if q.BaseFrom > 0 && q.BaseTo > q.BaseFrom {
+		return metricsclient.AlignGrid(time.UnixMilli(q.BaseTo), time.Duration(q.BaseTo-q.BaseFrom)*time.Millisecond, time.Duration(g.Step)*time.Millisecond)
+	}
+	return compute.Grid{Start: 2*g.Start - g.End, End: g.Start, Step: g.Step}
+}
+
+// Location is the time zone q shows times in.
+func (q Query) Location() *time.Location {
+	if q.TZ == TZUTC {
+		return time.UTC
+	}
+	return time.Local
+}
+
 // SameData reports whether q and o select the same data (they may differ in
-// refresh period only), so that numbers for o may stay shown for q.
+// refresh period, theme, time zone, sort order and compared groups), so
+// that numbers loaded for o may stay shown for q.
 func (q Query) SameData(o Query) bool {
-	return q.Range == o.Range && q.Model == o.Model && q.Engine == o.Engine && q.Convention == o.Convention
+	return q.Source == o.Source && q.Range == o.Range && q.From == o.From && q.To == o.To &&
+		sameFilter(q.Filter, o.Filter) && slices.Equal(q.GroupBy, o.GroupBy) && q.Convention == o.Convention &&
+		(q.Compare == CompareWindow) == (o.Compare == CompareWindow) && q.BaseFrom == o.BaseFrom && q.BaseTo == o.BaseTo
+}
+
+func sameFilter(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// GroupKey identifies a group of the breakdown: the JSON array of its label
+// values in group-by order (`[]` without grouping). Used in URLs (compare
+// a/b) and as the table rows' data-group.
+func GroupKey(labels map[string]string, groupBy []string) string {
+	vals := make([]string, len(groupBy))
+	for i, l := range groupBy {
+		vals[i] = labels[l]
+	}
+	b, _ := json.Marshal(vals)
+	return string(b)
+}
+
+// GroupName is a group's display name: its label values joined by " · "
+// (a missing label shows as "(none)"), "all series" without grouping.
+func GroupName(labels map[string]string, groupBy []string) string {
+	if len(groupBy) == 0 {
+		return "all series"
+	}
+	parts := make([]string, len(groupBy))
+	for i, l := range groupBy {
+		parts[i] = labelText(labels[l])
+	}
+	return strings.Join(parts, " · ")
+}
+
+// labelText shows a label value; the empty value (series without the
+// label) as "(none)".
+func labelText(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
 }

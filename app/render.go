@@ -1,0 +1,646 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/compute"
+)
+
+// view is what Render draws, derived from the last result and the query's
+// look (theme, time zone, sort order); recomputed only when one of them
+// changes.
+type view struct {
+	key     string
+	pal     Palette
+	loc     *time.Location
+	groups  []GroupResult // sorted as the table shows them
+	rate    []Line        // per group: acceptance rate (ratio) per bucket
+	length  []Line        // per group: mean acceptance length (tokens/draft)
+	drafts  []Line        // per group: drafts/s
+	tokens  []Line        // total: drafted, accepted, rejected tokens/s
+	drawn   int           // groups drawn as lines (the busiest MaxLines)
+	options map[string]string
+}
+
+func (d *Dashboard) prepare() *view {
+	key := fmt.Sprintf("%p|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort)
+	if d.view.key == key && d.view.options != nil {
+		return &d.view
+	}
+	v := view{key: key, pal: PaletteFor(d.q.Theme), loc: d.q.Location(), options: map[string]string{}}
+	if r := d.res; r != nil {
+		v.groups = SortGroups(r.Groups, d.q.Sort)
+		byDrafts := slices.Clone(r.Groups)
+		slices.SortStableFunc(byDrafts, func(a, b GroupResult) int {
+			switch {
+			case a.Stats.Drafts > b.Stats.Drafts:
+				return -1
+			case a.Stats.Drafts < b.Stats.Drafts:
+				return 1
+			}
+			return 0
+		})
+		single := len(r.Query.GroupBy) == 0
+		for _, g := range byDrafts {
+			name := g.Name
+			rate, length, drafts := make([]compute.Value, len(g.Buckets)), make([]compute.Value, len(g.Buckets)), make([]compute.Value, len(g.Buckets))
+			for j, b := range g.Buckets {
+				rate[j], length[j], drafts[j] = b.AcceptanceRate, b.MeanAcceptanceLength, b.DraftsPerSecond
+			}
+			rn, ln, dn := name, name, name
+			if single {
+				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
+			}
+			v.rate = append(v.rate, Line{rn, rate})
+			v.length = append(v.length, Line{ln, length})
+			v.drafts = append(v.drafts, Line{dn, drafts})
+		}
+		v.drawn = min(len(v.rate), MaxLines)
+		drafted, accepted, rejected := make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets))
+		for j, b := range r.Buckets {
+			drafted[j], accepted[j] = b.DraftedThroughput, b.AcceptedThroughput
+			if b.DraftedThroughput.OK && b.AcceptedThroughput.OK {
+				rejected[j] = compute.Defined(max(0, b.DraftedThroughput.V-b.AcceptedThroughput.V))
+			}
+		}
+		v.tokens = []Line{{"drafted", drafted}, {"accepted", accepted}, {"rejected", rejected}}
+
+		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
+		v.options[ChartPerPosition] = PerPositionChart(r.Stats, r.Fit, p)
+		v.options[ChartHeatmap] = HeatmapOption(g, r.Buckets, r.Stats.K, c, loc, p)
+		v.options[ChartAcceptanceRate] = LinesOption(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
+		v.options[ChartAcceptanceLength] = LinesOption(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p)
+		v.options[ChartThroughput] = LinesOption(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
+		v.options[ChartDrafts] = LinesOption(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p)
+	}
+	d.view = v
+	return &d.view
+}
+
+// exportTable is the data behind the panel called name.
+func (d *Dashboard) exportTable(name string) DataTable {
+	v := d.prepare()
+	switch name {
+	case "breakdown":
+		return BreakdownTable(d.res, v.groups)
+	case ChartPerPosition:
+		return PerPositionTable(d.res)
+	case ChartHeatmap:
+		return HeatmapTable(d.res)
+	case ChartAcceptanceRate:
+		return LinesTable(name, d.res, v.rate, "ratio")
+	case ChartAcceptanceLength:
+		return LinesTable(name, d.res, v.length, "tokens per draft")
+	case ChartThroughput:
+		return LinesTable(name, d.res, v.tokens, "tokens/s")
+	case ChartDrafts:
+		return LinesTable(name, d.res, v.drafts, "drafts/s")
+	case "compare":
+		return CompareTable(d.comparison())
+	}
+	return DataTable{Name: name}
+}
+
+// Render draws the page.
+func (d *Dashboard) Render() app.UI {
+	v := d.prepare()
+	root := app.Div().Class("dashboard", "theme-"+v.pal.Name).
+		DataSet("dashboard", "specdash").
+		DataSet("state", d.state()).
+		DataSet("theme", v.pal.Name)
+	var stats compute.Stats
+	var grid compute.Grid
+	if d.res != nil {
+		stats, grid = d.res.Stats, d.res.Grid
+		root = root.
+			DataSet("window-start", grid.Start).
+			DataSet("window-end", grid.End).
+			DataSet("step-seconds", strconv.FormatFloat(grid.StepSeconds(), 'f', -1, 64)).
+			DataSet("buckets", grid.Buckets()).
+			DataSet("complete-buckets", d.res.Complete)
+		if d.err != nil {
+			root = root.DataSet("stale", "true")
+		}
+	}
+	empty := d.emptyText()
+	chart := func(name string, h int, zoom bool) app.UI {
+		return &Chart{Name: name, Option: v.options[name], Height: h, Empty: empty, Zoom: zoom}
+	}
+	lineNote := ""
+	if v.drawn < len(v.rate) {
+		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate))
+	}
+	return root.Body(
+		app.Div().Class("wrap").Body(
+			d.renderHeader(),
+			&SourceStatus{},
+			d.renderControls(v),
+			d.renderFilters(),
+			d.renderMessages(),
+			d.renderHeadline(stats),
+			app.Div().Class("row", "row-2").Body(
+				d.panel(ChartPerPosition, "Per-position acceptance",
+					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1).",
+					true,
+					chart(ChartPerPosition, 260, false),
+					d.renderPositions(stats),
+				),
+				d.panel(ChartHeatmap, "Per-position acceptance over time",
+					"Colour: accepted at position / drafts, per "+d.stepText(grid)+" bucket; blank: no drafts. Select a span to zoom.",
+					true,
+					chart(ChartHeatmap, 290, true),
+				),
+			),
+			&InsightsPanel{Stats: stats, Ready: d.res != nil},
+			d.renderBreakdown(v),
+			app.Div().Class("row", "row-2").Body(
+				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
+					d.bucketNote(grid, "accepted / draft tokens")+lineNote, true,
+					chart(ChartAcceptanceRate, 240, true)),
+				d.panel(ChartAcceptanceLength, "Mean acceptance length over time",
+					d.bucketNote(grid, lengthFormula(d.q.Convention))+lineNote, true,
+					chart(ChartAcceptanceLength, 240, true)),
+			),
+			app.Div().Class("row", "row-2").Body(
+				d.panel(ChartThroughput, "Token throughput",
+					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds"), true,
+					chart(ChartThroughput, 240, true)),
+				d.panel(ChartDrafts, "Drafts per second",
+					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,
+					chart(ChartDrafts, 240, true)),
+			),
+			d.renderCompare(v),
+			d.renderFooter(grid),
+		),
+	)
+}
+
+// panel is a titled card with export buttons (CSV, JSON, and PNG for a
+// chart) in its header.
+func (d *Dashboard) panel(name, title, note string, isChart bool, body ...app.UI) app.UI {
+	formats := []string{"csv", "json"}
+	if isChart {
+		formats = append(formats, "png")
+	}
+	tools := app.Div().Class("tools").Body(
+		app.Range(formats).Slice(func(i int) app.UI {
+			f := formats[i]
+			return app.Button().Class("tool").Type("button").
+				DataSet("export", name+"."+f).
+				Title("Download the " + strings.ToUpper(f) + " of this panel").
+				Disabled(d.res == nil).
+				Text(strings.ToUpper(f)).
+				OnClick(d.onExport(name, f))
+		}),
+	)
+	content := append([]app.UI{
+		app.Div().Class("panel-head").Body(app.H2().Text(title), tools),
+		app.P().Class("panel-note").Text(note),
+	}, body...)
+	return app.Section().Class("panel").DataSet("panel", name).Body(content...)
+}
+
+func (d *Dashboard) emptyText() string {
+	switch d.state() {
+	case "loading":
+		return "Loading…"
+	case "error":
+		return "No data"
+	}
+	return "no drafts in window"
+}
+
+func (d *Dashboard) stepText(g compute.Grid) string {
+	if g.Step <= 0 {
+		return "step"
+	}
+	return (time.Duration(g.Step) * time.Millisecond).String()
+}
+
+func (d *Dashboard) bucketNote(g compute.Grid, formula string) string {
+	if g.Step <= 0 {
+		return formula + ", per step."
+	}
+	return fmt.Sprintf("%s, per %s bucket; gaps: no drafts; shaded: incomplete (still being scraped). Select a span to zoom.", formula, d.stepText(g))
+}
+
+func lengthFormula(c compute.Convention) string {
+	if c == compute.WithoutBonus {
+		return "accepted / drafts (without bonus token)"
+	}
+	return "1 + accepted / drafts"
+}
+
+func (d *Dashboard) renderHeader() app.UI {
+	source := d.source
+	if source == "" {
+		source = "(not configured)"
+	}
+	themeLabel := "Dark theme"
+	if d.q.Theme == ThemeDark {
+		themeLabel = "Light theme"
+	}
+	return app.Header().Class("top").Body(
+		app.Div().Class("brand").Body(
+			app.Img().Src("/web/icon.svg").Alt("").Class("logo"),
+			app.Div().Body(
+				app.H1().Text("specdash"),
+				app.Div().Class("tagline").Text("speculative decoding"),
+			),
+		),
+		app.Div().Class("source").Body(
+			app.Span().Class("source-label").Text("Source"),
+			app.Code().DataSet("source", "upstream").Text(source),
+			app.If(d.q.Source != "", func() app.UI {
+				return app.Span().Class("source-scrape").Text("view source: " + d.q.Source)
+			}),
+			app.Span().Class("source-scrape").Text("scrape "+d.scrape.String()),
+			app.Span().Class("source-scrape").Text("schema vLLM V1"),
+			app.A().Class("nav-link").Href("/logs").Text("Logs"),
+		),
+		app.Div().Class("top-actions").Body(
+			app.Button().ID("copy-link").Class("btn").Type("button").Title("Copy a link that reproduces this view").Text("Copy link").OnClick(d.onCopyLink),
+			app.Button().ID("theme").Class("btn").Type("button").Title("Switch between the light and dark theme").Text(themeLabel).OnClick(d.onTheme),
+		),
+	)
+}
+
+// selectOpt is one <option>.
+type selectOpt struct{ value, label string }
+
+func selectBox(id, label string, current string, options []selectOpt, h app.EventHandler) app.UI {
+	return selectBoxTip(id, label, "", current, options, h)
+}
+
+// selectBoxTip is a labelled <select> with a tooltip.
+func selectBoxTip(id, label, tip string, current string, options []selectOpt, h app.EventHandler) app.UI {
+	return app.Label().Class("control").For(id).Title(tip).Body(
+		app.Span().Class("control-label").Text(label),
+		app.Select().ID(id).Name(id).OnChange(h).Body(
+			app.Range(options).Slice(func(i int) app.UI {
+				o := options[i]
+				return app.Option().Value(o.value).Selected(o.value == current).Text(o.label)
+			}),
+		),
+	)
+}
+
+// labelOptions are the options of a label's multi-select: "all", then the
+// known values and the selected ones, sorted; selected holds the encoded
+// values to mark.
+func labelOptions(values, current []string) (opts []selectOpt, selected map[string]bool) {
+	opts = []selectOpt{{All, "all"}}
+	vals := slices.Clone(values)
+	for _, c := range current {
+		if !slices.Contains(vals, c) {
+			vals = append(vals, c)
+		}
+	}
+	slices.Sort(vals)
+	selected = map[string]bool{}
+	for _, v := range vals {
+		opts = append(opts, selectOpt{encodeOption(v), labelText(v)})
+	}
+	if len(current) == 0 {
+		selected[All] = true
+	}
+	for _, c := range current {
+		selected[encodeOption(c)] = true
+	}
+	return opts, selected
+}
+
+// labelNames are the label names to offer: known from the series, filtered
+// or grouped by; model_name and engine first, then the rest sorted.
+func (d *Dashboard) labelNames() []string {
+	seen := map[string]bool{}
+	var rest []string
+	add := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			if l != "model_name" && l != "engine" {
+				rest = append(rest, l)
+			}
+		}
+	}
+	add("model_name")
+	add("engine")
+	for l := range d.labels {
+		add(l)
+	}
+	for l := range d.q.Filter {
+		add(l)
+	}
+	for _, l := range d.q.GroupBy {
+		add(l)
+	}
+	slices.Sort(rest)
+	return append([]string{"model_name", "engine"}, rest...)
+}
+
+// filterID is the id of a label's filter select ("model" and "engine" for
+// the two vLLM labels, as before).
+func filterID(label string) string {
+	switch label {
+	case "model_name":
+		return "model"
+	case "engine":
+		return "engine"
+	}
+	return "f-" + label
+}
+
+func (d *Dashboard) labelValues(label string) []string {
+	switch {
+	case d.labels != nil:
+		return d.labels[label]
+	case label == "model_name":
+		return d.models
+	case label == "engine":
+		return d.engines
+	}
+	return nil
+}
+
+func (d *Dashboard) renderFilters() app.UI {
+	names := d.labelNames()
+	return app.Div().Class("filters").Body(
+		app.Span().Class("filters-title").Title("Keep only the series whose label has one of the chosen values (Ctrl/Cmd-click to choose several; \"all\" clears the filter). Values are listed for the whole window, unfiltered.").Text("Filters"),
+		app.Range(names).Slice(func(i int) app.UI {
+			l := names[i]
+			opts, selected := labelOptions(d.labelValues(l), d.q.Filter[l])
+			id := filterID(l)
+			return app.Label().Class("control", "control-filter").For(id).Body(
+				app.Span().Class("control-label", "label-name").Text(l),
+				app.Select().ID(id).Name(id).Multiple(true).Size(min(len(opts), 4)).
+					DataSet("filter", l).OnChange(d.onFilter(l)).Body(
+					app.Range(opts).Slice(func(j int) app.UI {
+						o := opts[j]
+						return app.Option().Value(o.value).Selected(selected[o.value]).Text(o.label)
+					}),
+				),
+			)
+		}),
+		app.Div().Class("control", "control-group").Title("Group the breakdown table and the per-group charts by these labels (ratio of sums within each group).").Body(
+			app.Span().Class("control-label").Text("Group by"),
+			app.Div().Class("checks").Body(
+				app.Range(names).Slice(func(i int) app.UI {
+					l := names[i]
+					id := "group-" + l
+					return app.Label().Class("check").For(id).Body(
+						app.Input().Type("checkbox").ID(id).DataSet("group", l).
+							Checked(slices.Contains(d.q.GroupBy, l)).OnChange(d.onGroup(l)),
+						app.Span().Text(l),
+					)
+				}),
+			),
+		),
+	)
+}
+
+func (d *Dashboard) renderControls(v *view) app.UI {
+	var ranges, refreshes []selectOpt
+	curRange := d.q.Range
+	if d.q.Absolute() {
+		curRange = "custom"
+		ranges = append(ranges, selectOpt{"custom", "custom window"})
+	}
+	for _, r := range Ranges {
+		ranges = append(ranges, selectOpt{r, "last " + r})
+	}
+	for _, r := range Refreshes {
+		refreshes = append(refreshes, selectOpt{r, r})
+	}
+	conv := ConventionBonus
+	if d.q.Convention == compute.WithoutBonus {
+		conv = ConventionNoBonus
+	}
+	status := "idle"
+	statusText := ""
+	switch {
+	case d.loading:
+		status, statusText = "loading", "Loading…"
+	case d.res != nil:
+		statusText = "Updated " + d.res.At.In(v.loc).Format("15:04:05")
+		status = "updated"
+	}
+	var from, to int64
+	switch {
+	case d.q.Absolute():
+		from, to = d.q.From, d.q.To
+	case d.res != nil:
+		from, to = d.res.Grid.Start, d.res.Grid.End
+	}
+	tzName := "local"
+	if d.q.TZ == TZUTC {
+		tzName = "UTC"
+	}
+	return app.Nav().Class("controls").Body(
+		selectBoxTip("range", "Time range", "Relative window ending now (live), or the custom window set below or by selecting a span on a chart.", curRange, ranges, d.onSelect("range")),
+		app.Label().Class("control").For("from").Title("Window start ("+tzName+" time)").Body(
+			app.Span().Class("control-label").Text("From ("+tzName+")"),
+			app.Input().Type("datetime-local").ID("from").Step(1).Value(formatLocalInput(from, v.loc)).OnChange(d.onTime(false)),
+		),
+		app.Label().Class("control").For("to").Title("Window end ("+tzName+" time)").Body(
+			app.Span().Class("control-label").Text("To ("+tzName+")"),
+			app.Input().Type("datetime-local").ID("to").Step(1).Value(formatLocalInput(to, v.loc)).OnChange(d.onTime(false)),
+		),
+		app.If(d.q.Absolute(), func() app.UI {
+			return app.Button().ID("live").Class("btn").Type("button").Title("Back to a relative window ending now").Text("Live").OnClick(d.onLive)
+		}),
+		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", refreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")),
+		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, []selectOpt{{TZLocal, "local"}, {TZUTC, "UTC"}}, d.onSelect("tz")),
+		selectBoxTip("convention", "Mean length", "Mean acceptance length: with the bonus token (1 + accepted / drafts, vLLM since PR 17908) or without (accepted / drafts)", conv, []selectOpt{
+			{ConventionBonus, "with bonus token"},
+			{ConventionNoBonus, "without bonus token"},
+		}, d.onSelect("convention")),
+		app.Div().Class("status").Body(
+			app.Button().Class("refresh-now").Type("button").Text("Refresh").OnClick(d.onRefreshNow),
+			app.Span().Class("status-text", "status-"+status).DataSet("loading", d.loading).Body(
+				app.If(d.loading, func() app.UI { return app.Span().Class("spinner") }),
+				app.Text(statusText),
+			),
+		),
+	)
+}
+
+func refreshOr(r string) string {
+	if r == "" {
+		return "off"
+	}
+	return r
+}
+
+func (d *Dashboard) renderMessages() app.UI {
+	var msgs []app.UI
+	if d.wasmMissing {
+		msgs = append(msgs, app.Div().Class("msg", "msg-error").Text("app.wasm not built: run make build"))
+	}
+	if d.notice != "" {
+		n := app.Div().Class("msg", "msg-note").DataSet("notice", "true").Body(app.Text(d.notice))
+		if d.link != "" {
+			n = app.Div().Class("msg", "msg-note").DataSet("notice", "true").Body(
+				app.Text(d.notice+" "),
+				app.Input().Class("link-box").ReadOnly(true).Value(d.link).DataSet("link", "true"),
+			)
+		}
+		msgs = append(msgs, n)
+	}
+	if d.err != nil {
+		text := d.err.Error()
+		class := "msg-error"
+		if d.res != nil {
+			text = "Refresh failed at " + d.errAt.Format("15:04:05") + "; showing the numbers from " + d.res.At.Format("15:04:05") + " (stale). " + text
+			class = "msg-stale"
+		}
+		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "true").Text(text))
+	}
+	if d.res != nil {
+		for _, n := range d.res.Notes {
+			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
+		}
+		for _, v := range d.res.Stats.Violations {
+			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text("Counter check: "+v))
+		}
+	}
+	return app.Div().Class("messages").Body(msgs...)
+}
+
+// plain is the data-value form of a number: a plain decimal that parses
+// back to the same float64.
+func plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// splitUnit splits "2.80 tokens/draft" into the number and its unit, so the
+// unit can be set smaller than the number.
+func splitUnit(text string) (num, unit string, ok bool) {
+	num, unit, ok = strings.Cut(text, " ")
+	if !ok || num == "" || strings.Trim(num, "0123456789.-+e") != "" {
+		return "", "", false
+	}
+	return num, unit, true
+}
+
+// metric is one headline number; tip explains it with its formula.
+func metric(name, label, tip string, v compute.Value, text, sub string) app.UI {
+	value := ""
+	if v.OK {
+		value = plain(v.V)
+	}
+	el := app.Div().Class("metric-value").
+		DataSet("metric", name).
+		DataSet("value", value)
+	if num, unit, ok := splitUnit(text); ok && v.OK {
+		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
+	} else {
+		el = el.Text(text)
+	}
+	if !v.OK {
+		el = el.DataSet("undefined", "true").Class("undefined")
+	}
+	return app.Div().Class("card").Title(tip).Body(
+		app.Div().Class("card-label").Text(label),
+		el,
+		app.Div().Class("card-sub").Text(sub),
+	)
+}
+
+// Tooltips of the numbers: what each is, with its formula.
+const (
+	tipRate     = "Acceptance rate = accepted tokens / draft tokens over the window (ratio of sums over all selected series). Counters: vllm:spec_decode_num_accepted_tokens_total, vllm:spec_decode_num_draft_tokens_total."
+	tipLength   = "Mean acceptance length = 1 + accepted tokens / drafts: tokens produced per verification step, the bonus token included (vLLM PR 17908). Without the bonus token: accepted / drafts."
+	tipK        = "k = num_speculative_tokens: the number of draft positions seen in vllm:spec_decode_num_accepted_tokens_per_pos_total."
+	tipDrafts   = "Drafts per second = increase of vllm:spec_decode_num_drafts_total / window seconds. One draft is one request in one verification step that carried draft tokens."
+	tipAccepted = "Accepted throughput = accepted tokens / window seconds (tokens/s)."
+	tipDrafted  = "Drafted throughput = draft tokens / window seconds (tokens/s)."
+)
+
+func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
+	if d.res == nil {
+		s = compute.Stats{}
+	}
+	ready := d.res != nil
+	show := func(text string) string {
+		if !ready {
+			return "—"
+		}
+		return text
+	}
+	k := compute.Value{V: float64(s.K), OK: ready && s.K > 0}
+	kText := "unknown"
+	if k.OK {
+		kText = strconv.Itoa(s.K)
+	}
+	lengthLabel := "Mean acceptance length"
+	if d.q.Convention == compute.WithoutBonus {
+		lengthLabel += " (without bonus token)"
+	}
+	return app.Div().Class("cards").Body(
+		metric("acceptance-rate", "Acceptance rate", tipRate, s.AcceptanceRate,
+			show(compute.FormatPercent(s.AcceptanceRate, 1)), "accepted / draft tokens"),
+		metric("mean-acceptance-length", lengthLabel, tipLength, s.MeanAcceptanceLength,
+			show(compute.FormatLength(s.MeanAcceptanceLength)), lengthFormula(d.q.Convention)),
+		metric("k", "k (speculative tokens)", tipK, k, show(kText), "draft positions"),
+		metric("drafts-per-second", "Drafts", tipDrafts, s.DraftsPerSecond,
+			show(compute.FormatRate(s.DraftsPerSecond, "drafts/s")), show(compute.FormatCount(s.Drafts, "drafts in window"))),
+		metric("accepted-throughput", "Accepted throughput", tipAccepted, s.AcceptedThroughput,
+			show(compute.FormatRate(s.AcceptedThroughput, "tokens/s")), show(compute.FormatCount(s.AcceptedTokens, "tokens accepted"))),
+		metric("drafted-throughput", "Drafted throughput", tipDrafted, s.DraftedThroughput,
+			show(compute.FormatRate(s.DraftedThroughput, "tokens/s")), show(compute.FormatCount(s.DraftTokens, "tokens drafted"))),
+	)
+}
+
+func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
+	return app.Div().Class("positions").Body(
+		app.Range(s.PerPositionAcceptanceRate).Slice(func(i int) app.UI {
+			v := s.PerPositionAcceptanceRate[i]
+			value := ""
+			if v.OK {
+				value = plain(v.V)
+			}
+			el := app.Span().Class("position-value").
+				DataSet("metric", "per-position-acceptance-rate").
+				DataSet("position", i+1).
+				DataSet("value", value).
+				Text(compute.FormatPercent(v, 1))
+			if !v.OK {
+				el = el.DataSet("undefined", "true")
+			}
+			return app.Div().Class("position").Title("accepted at "+PositionLabel(i)+" / drafts").Body(
+				app.Span().Class("position-label").Text(PositionLabel(i)),
+				el,
+			)
+		}),
+	)
+}
+
+func (d *Dashboard) renderFooter(g compute.Grid) app.UI {
+	window := ""
+	if d.res != nil {
+		loc := d.q.Location()
+		window = fmt.Sprintf("Window %s – %s %s (%s, step %s), %d counter series",
+			time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), zoneName(loc),
+			time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, d.res.Series)
+	}
+	version := "specdash"
+	if d.version != "" {
+		version += " " + d.version
+	}
+	return app.Footer().Class("foot").Body(
+		app.Span().Text(window),
+		app.Span().Text(version),
+	)
+}
+
+func zoneName(loc *time.Location) string {
+	if loc == time.UTC {
+		return "UTC"
+	}
+	name, _ := time.Now().In(loc).Zone()
+	return name
+}
