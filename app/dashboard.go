@@ -43,6 +43,7 @@ type Dashboard struct {
 	models  []string
 	engines []string
 	labels  map[string][]string // label name -> values, from the last load that had them
+	schema  string              // detected schema name of the last load
 	notice  string              // a transient message (link copied, export failed)
 	link    string              // the shared link shown after copy-link
 
@@ -203,6 +204,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			if res.Labels != nil {
 				d.labels = res.Labels
 			}
+			d.schema = res.Schema
 		})
 	})
 }

@@ -62,6 +62,10 @@ type Result struct {
 	Labels map[string][]string
 	// Models and Engines are Labels["model_name"] and Labels["engine"].
 	Models, Engines []string
+	// Schema is the name of the detected metric schema ("vLLM V1", ...;
+	// metricsclient.Detect); OtherSchemas are other schemas also present.
+	Schema       string
+	OtherSchemas []string
 	// Baseline is the compared window (Query.Compare == CompareWindow).
 	Baseline *Baseline
 	// Notes are non-fatal messages (metricsclient warnings, Prometheus
@@ -94,8 +98,8 @@ func completeBuckets(g compute.Grid, now time.Time, scrape time.Duration) int {
 }
 
 // Load fetches and computes the numbers for q over the window ending at
-// now (or q's absolute window): grid = q.Grid(scrape, now), the four
-// counters from FetchSeries with q's filters, compute.Aggregate by q's
+// now (or q's absolute window): grid = q.Grid(scrape, now), the schema
+// detected and its counters fetched with q's filters (FetchAuto), compute.Aggregate by q's
 // group-by labels, Sum for the total, Derive for the window and for each
 // bucket, FitGeometric for the conditional per-position rates, and the
 // label names and values of the window (SeriesLabels, unfiltered, for the
@@ -111,17 +115,22 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 	g := q.Grid(scrape, now)
 	res.Grid = g
 
-	series, notes, err := c.FetchSeries(ctx, g, q.Filters())
-	res.Notes = append(res.Notes, notes...)
+	f, err := c.FetchAuto(ctx, g, q.Filters())
 	if err != nil {
 		res.Err = err
 		res.At = time.Now()
 		return res
 	}
-	res.compute(series, q, g, now, scrape)
+	res.Schema = f.Schema().Name
+	res.OtherSchemas = f.Detection.OtherNames()
+	res.Notes = append(res.Notes, f.Warnings...)
+	if f.AveragedOverTime {
+		res.Notes = append(res.Notes, f.Schema().Name+" exposes gauges that each cover one logging window, not counters: the dashboard's counter panels stay empty; `specdash report` shows their averages over time (never rate())")
+	}
+	res.compute(f.Series, q, g, now, scrape)
 
 	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
-	if labels, err := c.SeriesLabels(ctx, nil, start, end); err == nil {
+	if labels, err := c.WithSchema(f.Schema()).SeriesLabels(ctx, nil, start, end); err == nil {
 		res.Labels = labels
 		res.Models, res.Engines = labels["model_name"], labels["engine"]
 		if res.Models == nil {
@@ -170,7 +179,11 @@ func (res *Result) compute(series []compute.Series, q Query, g compute.Grid, now
 
 func loadBaseline(ctx context.Context, c *metricsclient.Client, q Query, g compute.Grid) *Baseline {
 	b := &Baseline{Grid: q.BaselineGrid(g)}
-	series, _, err := c.FetchSeries(ctx, b.Grid, q.Filters())
+	f, err := c.FetchAuto(ctx, b.Grid, q.Filters())
+	var series []compute.Series
+	if f != nil {
+		series = f.Series
+	}
 	if err != nil {
 		var miss *metricsclient.MissingMetricsError
 		if errors.As(err, &miss) {

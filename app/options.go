@@ -381,7 +381,7 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 	hm.SetGlobalOptions(append(baseGlobalsP("", false, p),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: axisLabelP(p, ""), SplitArea: &opts.SplitArea{Show: opts.Bool(false)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys, AxisLabel: axisLabelP(p, "")}),
-		charts.WithVisualMapOpts(opts.VisualMap{Show: opts.Bool(true), Min: 0, Max: 100, Calculable: opts.Bool(true), Orient: "horizontal", Left: "center", Bottom: "0",
+		charts.WithVisualMapOpts(opts.VisualMap{Show: opts.Bool(true), Min: 0, Max: 100, Calculable: opts.Bool(false), Orient: "horizontal", Left: "center", Bottom: "0",
 			Text: []string{"100 %", "0 %"}, TextStyle: &opts.TextStyle{Color: p.Muted}, InRange: &opts.VisualMapInRange{Color: p.Heat}}),
 	)...)
 	labels := TimeLabels(g, n, loc)

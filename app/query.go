@@ -22,13 +22,18 @@
 //     accepted-throughput and drafted-throughput (tokens/s);
 //   - [data-metric=per-position-acceptance-rate][data-position=1..k]
 //     (1-based; ratio 0..1);
-//   - the breakdown table: rows [data-row] (data-group = the group's key,
-//     see GroupKey), cells [data-cell=<column>] with data-value like the
+//   - the breakdown table: rows [data-row] (data-group =
+//     encodeOption(GroupKey): "v:" + base64url of the key), cells [data-cell=<column>] with data-value like the
 //     headline numbers (columns: acceptance-rate, mean-acceptance-length,
 //     k, drafts-per-second, accepted-throughput) and [data-label=<name>]
 //     with the label value as text;
 //   - charts are [data-chart=<name>] (Chart* constants), each holding an
-//     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>].
+//     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>]
+//     (name: a chart name, "breakdown" or "compare");
+//   - filters are <select multiple> #model, #engine and #f-<label>; group-by
+//     checkboxes input[data-group=<label>]; [data-schema] names the
+//     detected schema; compare rows [data-compare][data-significant=yes|no];
+//   - after "Copy link", input[data-link] holds the view's URL.
 package app
 
 import (

@@ -261,7 +261,9 @@ func (d *Dashboard) renderHeader() app.UI {
 				return app.Span().Class("source-scrape").Text("view source: " + d.q.Source)
 			}),
 			app.Span().Class("source-scrape").Text("scrape "+d.scrape.String()),
-			app.Span().Class("source-scrape").Text("schema vLLM V1"),
+			app.If(d.schema != "", func() app.UI {
+				return app.Span().Class("source-scrape").DataSet("schema", d.schema).Title("Metric schema detected in the window").Text("schema " + d.schema)
+			}),
 			app.A().Class("nav-link").Href("/logs").Text("Logs"),
 		),
 		app.Div().Class("top-actions").Body(
