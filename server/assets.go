@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/andybalholm/brotli"
 )
 
 // built lists the files of web/dist that the build produces, with the make
@@ -39,6 +42,13 @@ type asset struct {
 	body []byte
 	etag string
 	hash string // 16 hex digits of the body's SHA-256: the h-<hash> URL part
+
+	// Precompressed sidecars from the build (dist/<name>.br, .gz; see
+	// bench/cmd/precompress), used only when they decompress to body
+	// (checked once): a stale sidecar is never served.
+	brSide, gzSide []byte
+	checkOnce      sync.Once
+	br             []byte // nil: no valid .br, brotli not offered
 
 	gzOnce sync.Once
 	gz     []byte
@@ -112,12 +122,25 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch path.Ext(name) {
 	case ".wasm", ".js", ".css", ".svg", ".json":
 		h.Add("Vary", "Accept-Encoding")
-		if acceptsGzip(r) {
+		f.checkSidecars()
+		switch {
+		case f.br != nil && accepts(r, "br"):
+			body, etag = f.br, strings.TrimSuffix(f.etag, `"`)+`-br"`
+			h.Set("Content-Encoding", "br")
+		case accepts(r, "gzip"):
 			body, etag = f.gzipped(), strings.TrimSuffix(f.etag, `"`)+`-gz"`
 			h.Set("Content-Encoding", "gzip")
 		}
 	}
 	h.Set("ETag", etag)
+	if h.Get("Content-Encoding") != "" {
+		// http.ServeContent leaves Content-Length out for encoded bodies
+		// and would apply a Range to the encoded bytes: serve the whole
+		// encoded file, with its length (304s drop it again).
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		r = r.Clone(r.Context())
+		r.Header.Del("Range")
+	}
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
 }
 
@@ -138,11 +161,36 @@ func (a *assets) file(name string) (*asset, error) {
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:8])
 	f := &asset{body: body, etag: `"` + hash + `"`, hash: hash}
+	f.brSide, _ = fs.ReadFile(a.fsys, "dist/"+name+".br")
+	f.gzSide, _ = fs.ReadFile(a.fsys, "dist/"+name+".gz")
 	a.files[name] = f
 	return f, nil
 }
 
-// gzipped compresses the body once, on first use.
+// checkSidecars keeps the precompressed .br and .gz files that decompress
+// to the body (once; a brotli decode of the 20 MB wasm takes ~0.1 s).
+func (f *asset) checkSidecars() {
+	f.checkOnce.Do(func() {
+		if f.brSide != nil && sameContent(brotli.NewReader(bytes.NewReader(f.brSide)), f.body) {
+			f.br = f.brSide
+		}
+		if f.gzSide != nil {
+			if zr, err := gzip.NewReader(bytes.NewReader(f.gzSide)); err == nil && sameContent(zr, f.body) {
+				f.gzOnce.Do(func() { f.gz = f.gzSide })
+			}
+		}
+		f.brSide, f.gzSide = nil, nil
+	})
+}
+
+// sameContent reports whether r yields exactly want.
+func sameContent(r io.Reader, want []byte) bool {
+	got, err := io.ReadAll(io.LimitReader(r, int64(len(want))+1))
+	return err == nil && bytes.Equal(got, want)
+}
+
+// gzipped compresses the body once, on first use (unless a valid
+// precompressed .gz was found).
 func (f *asset) gzipped() []byte {
 	f.gzOnce.Do(func() {
 		var b bytes.Buffer
@@ -168,12 +216,31 @@ func cleanAssetName(name string) bool {
 	return path.Clean(name) == name
 }
 
-func acceptsGzip(r *http.Request) bool {
+// accepts reports whether the request's Accept-Encoding lists coding
+// (case-insensitive) with a non-zero q (RFC 9110 12.5.3; "*" counts when
+// the coding is not listed).
+func accepts(r *http.Request, coding string) bool {
+	star := false
 	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.TrimSpace(enc) == "gzip" && strings.ReplaceAll(q, " ", "") != "q=0" {
-			return true
+		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		enc = strings.ToLower(strings.TrimSpace(enc))
+		ok := true
+		for _, p := range strings.Split(params, ";") {
+			k, v, _ := strings.Cut(strings.ReplaceAll(p, " ", ""), "=")
+			if strings.EqualFold(k, "q") {
+				if q, err := strconv.ParseFloat(v, 64); err != nil || q <= 0 {
+					ok = false
+				}
+			}
+		}
+		switch enc {
+		case coding:
+			return ok
+		case "*":
+			star = ok
 		}
 	}
-	return false
+	return star
 }
+
+func acceptsGzip(r *http.Request) bool { return accepts(r, "gzip") }
