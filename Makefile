@@ -51,8 +51,13 @@ test-host:
 test-wasm:
 	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/ ./logparse/
 
+# The performance table of docs/PERFORMANCE.md (about 20 minutes, of which
+# 10 are the embedded-mode run): BENCHFLAGS="-embedded 3m -runs 3" shortens
+# it; -only load,size,refresh,compute,proxy,viewers,embedded picks parts
+# (then nothing is written).
+BENCHFLAGS ?=
 bench: deps build
-	$(GO) test -run '^$$' -bench . -benchmem ./compute/ ./metricsclient/
+	$(GO) run ./bench/cmd/specbench $(BENCHFLAGS)
 
 # The README's run command: embedded mode on the built-in simulator (no
 # Prometheus needed). Port: SPECDASH_PORT (8080).

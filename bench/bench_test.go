@@ -1,0 +1,283 @@
+//go:build !js
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"specdash/metricsclient"
+	"specdash/simulate"
+)
+
+// promGraphURL is the Prometheus UI's graph page for the acceptance-rate
+// expression over the last rng, graph tab.
+func promGraphURL(base, rng string) string {
+	v := url.Values{}
+	v.Set("g0.expr", acceptanceRateExpr)
+	v.Set("g0.tab", "0")
+	v.Set("g0.range_input", rng)
+	return base + "/graph?" + v.Encode()
+}
+
+// BenchmarkFirstChart: navigation start to the first drawn chart in
+// headless Chromium, specdash's dashboard vs the Prometheus UI's graph page
+// for the acceptance rate over the same window of the same Prometheus.
+// Cold: a new browser context (empty HTTP cache, no service worker); warm:
+// the same page loaded again in that context. Metrics: cold-ms and warm-ms,
+// medians over SPECDASH_BENCH_RUNS runs. Run with -benchtime=1x.
+func BenchmarkFirstChart(b *testing.B) {
+	prom := startPrometheus(b)
+	spec := startSpecdash(b, prom.URL, -1, nil) // proxy cache off: every load queries Prometheus
+	browser := newBrowser(b)
+	for _, rng := range []string{"15m", "6h"} {
+		for _, site := range []struct{ name, url, cond string }{
+			{"specdash", spec + "/?range=" + rng, specdashDrawn},
+			{"prometheus", promGraphURL(prom.URL, rng), promDrawn},
+		} {
+			b.Run(site.name+"/"+rng, func(b *testing.B) {
+				var cold, warm []float64
+				for range runs(b) {
+					tab, cancel := newProfile(b, browser)
+					watchChart(b, tab, site.cond)
+					cold = append(cold, timeToChart(b, tab, site.url, time.Minute))
+					warm = append(warm, timeToChart(b, tab, site.url, time.Minute))
+					cancel()
+				}
+				b.ReportMetric(median(cold), "cold-ms")
+				b.ReportMetric(median(warm), "warm-ms")
+			})
+		}
+	}
+}
+
+// BenchmarkProxy: one dashboard fetch (metricsclient.FetchSeries: the four
+// counter families over 6 h at the dashboard's 1 min step, 176 series),
+// straight from Prometheus vs through specdash's /prom proxy with its
+// cache off, alternating; 20 fetches per side per run. Metrics:
+// direct-ms, proxy-ms (medians of all fetches) and overhead-pct.
+func BenchmarkProxy(b *testing.B) {
+	prom := startPrometheus(b)
+	spec := startSpecdash(b, prom.URL, -1, nil)
+	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+	defer tr.CloseIdleConnections()
+	direct, err := metricsclient.New(metricsclient.Config{Address: prom.URL, RoundTripper: tr, ScrapeInterval: caseScrape})
+	if err != nil {
+		b.Fatal(err)
+	}
+	proxied, err := metricsclient.New(metricsclient.Config{Address: spec + "/prom", RoundTripper: tr, ScrapeInterval: caseScrape})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := metricsclient.AlignGrid(dataEnd, 6*time.Hour, metricsclient.ChooseStep(6*time.Hour, caseScrape))
+	fetch := func(c *metricsclient.Client) float64 {
+		t0 := time.Now()
+		s, _, err := c.FetchSeries(context.Background(), g, nil)
+		if err != nil {
+			b.Fatalf("FetchSeries: %v", err)
+		}
+		if len(s) != caseEngines*(3+caseK) {
+			b.Fatalf("FetchSeries: %d series, want %d", len(s), caseEngines*(3+caseK))
+		}
+		return float64(time.Since(t0).Microseconds()) / 1000
+	}
+	fetch(direct) // warm both paths (connections, Prometheus' page cache)
+	fetch(proxied)
+	var d, p []float64
+	for range runs(b) * 20 {
+		d = append(d, fetch(direct))
+		p = append(p, fetch(proxied))
+	}
+	md, mp := median(d), median(p)
+	b.ReportMetric(md, "direct-ms")
+	b.ReportMetric(mp, "proxy-ms")
+	b.ReportMetric(100*(mp-md)/md, "overhead-pct")
+}
+
+// BenchmarkEmbedded: the built ./specdash in embedded mode (`serve` with
+// one --scrape.target per simulator, default 5 s scrape interval)
+// scraping 50 simulated vLLM targets for SPECDASH_BENCH_EMBEDDED (default
+// 10m). Sampled every 10 s from /proc and the server's /metrics. Metrics:
+// cpu-pct (one core = 100, average after the first minute), rss-mb and
+// heap-mb at one minute and at the end, heap-growth-mb-per-h (least squares
+// over the second half: flat memory is about 0), series (head series).
+func BenchmarkEmbedded(b *testing.B) {
+	dur := 10 * time.Minute
+	if s := os.Getenv("SPECDASH_BENCH_EMBEDDED"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 2*time.Minute {
+			b.Fatalf("SPECDASH_BENCH_EMBEDDED=%q: want a Go duration of at least 2m", s)
+		}
+		dur = d
+	}
+	bin, err := filepath.Abs("../specdash")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		b.Fatalf("%s not built: run `make build` first", bin)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var args []string
+	for i := range 50 {
+		sim, err := simulate.New(simulate.Config{Models: []string{"bench-model"}, Engines: 2, K: 4,
+			Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: int64(i + 1), Tick: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		go sim.Run(ctx)
+		args = append(args, "--scrape.target="+serveLoopback(b, sim)+"/metrics")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	args = append([]string{"serve", "--web.listen-address=" + addr, "--log.level=warn"}, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	logf, _ := os.Create(filepath.Join(b.TempDir(), "specdash.log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cancel(); cmd.Wait() }()
+	base := "http://" + addr
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(base + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("specdash serve not ready within a minute (log %s)", logf.Name())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	pid := cmd.Process.Pid
+	clk := 100.0 // USER_HZ on Linux
+	type sample struct {
+		t           time.Duration
+		cpu, rss    float64 // seconds, MB
+		heap, nSers float64 // MB, head series
+	}
+	var ss []sample
+	start := time.Now()
+	for {
+		el := time.Since(start)
+		cpu, rss, err := procStat(pid, clk)
+		if err != nil {
+			b.Fatalf("read /proc: %v", err)
+		}
+		m := scrapeMetrics(base + "/metrics")
+		ss = append(ss, sample{el, cpu, rss, m["go_memstats_heap_inuse_bytes"] / 1e6, m["prometheus_tsdb_head_series"]})
+		if el >= dur {
+			break
+		}
+		time.Sleep(min(10*time.Second, dur-el+time.Millisecond))
+	}
+	// After the first minute: CPU average; memory then and at the end.
+	i1 := 0
+	for i1 < len(ss)-1 && ss[i1].t < time.Minute {
+		i1++
+	}
+	last := ss[len(ss)-1]
+	b.ReportMetric(100*(last.cpu-ss[i1].cpu)/(last.t-ss[i1].t).Seconds(), "cpu-pct")
+	b.ReportMetric(ss[i1].rss, "rss-1m-mb")
+	b.ReportMetric(last.rss, "rss-end-mb")
+	b.ReportMetric(ss[i1].heap, "heap-1m-mb")
+	b.ReportMetric(last.heap, "heap-end-mb")
+	half := ss[len(ss)/2:]
+	xs, ys := make([]float64, len(half)), make([]float64, len(half))
+	for i, s := range half {
+		xs[i], ys[i] = s.t.Hours(), s.heap
+	}
+	b.ReportMetric(slope(xs, ys), "heap-growth-mb-per-h")
+	b.ReportMetric(last.nSers, "series")
+	b.ReportMetric(dur.Minutes(), "minutes")
+}
+
+// procStat returns the CPU seconds (user + system) and resident memory
+// (MB) of a process.
+func procStat(pid int, clk float64) (cpu, rssMB float64, err error) {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// Fields after the command name (which may hold spaces) in parentheses.
+	rest := string(st[strings.LastIndexByte(string(st), ')')+2:])
+	f := strings.Fields(rest)
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	stt, _ := strconv.ParseFloat(f[12], 64)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			rssMB = kb / 1024
+		}
+	}
+	return (ut + stt) / clk, rssMB, nil
+}
+
+// scrapeMetrics reads unlabelled samples of a /metrics page (0 for what
+// is missing).
+func scrapeMetrics(u string) map[string]float64 {
+	out := map[string]float64{}
+	resp, err := http.Get(u)
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "#") || strings.Contains(l, "{") {
+			continue
+		}
+		if name, v, ok := strings.Cut(l, " "); ok {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				out[name] = f
+			}
+		}
+	}
+	return out
+}
+
+// slope is the least-squares slope of ys over xs.
+func slope(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	if n < 2 {
+		return 0
+	}
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / d
+}

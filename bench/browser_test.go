@@ -1,0 +1,127 @@
+//go:build !js
+
+package bench
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+// newBrowser starts headless Chromium with the e2e flags (DEVELOPERS.md)
+// and a fresh profile; it is closed with the benchmark.
+func newBrowser(b *testing.B) context.Context {
+	b.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		b.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
+	}
+	profile := b.TempDir()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 1000),
+	)
+	ctx, cancel := chromedp.NewContext(alloc)
+	b.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		b.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// newProfile opens a tab in a new browser context: its own empty HTTP
+// cache, code cache and service workers (a cold visit).
+func newProfile(b *testing.B, browser context.Context) (context.Context, context.CancelFunc) {
+	b.Helper()
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		b.Fatalf("new browser context: %v", err)
+	}
+	return ctx, cancel
+}
+
+// Page conditions for "the first chart is drawn": the condition holds,
+// then one animation frame has run (the canvas or SVG is painted).
+const (
+	// specdash: an ECharts instance in a [data-chart] holds an option with
+	// at least one series carrying data.
+	specdashDrawn = `(() => {
+		if (!window.echarts) return false;
+		for (const el of document.querySelectorAll('[data-chart]')) {
+			const inst = echarts.getInstanceByDom(el);
+			if (!inst) continue;
+			const o = inst.getOption();
+			if (o && o.series && o.series.some(s => s.data && s.data.length > 0)) return true;
+		}
+		return false;
+	})()`
+	// Prometheus 2.42 classic UI (Debian's build): Rickshaw draws each
+	// series as an SVG path in the graph area.
+	promDrawn = `!!document.querySelector('.graph svg path')`
+)
+
+// firstChartScript records in window.__drawn the performance.now() of the
+// first animation frame after cond first holds (checked on every DOM
+// change and every frame, from the start of the document).
+func firstChartScript(cond string) string {
+	return `(() => {
+	window.__drawn = 0;
+	let seen = false;
+	const check = () => {
+		if (seen) return;
+		let ok = false;
+		try { ok = ` + cond + `; } catch (e) {}
+		if (ok) { seen = true; requestAnimationFrame(() => { window.__drawn = performance.now(); }); }
+	};
+	const loop = () => { check(); if (!seen) requestAnimationFrame(loop); };
+	new MutationObserver(check).observe(document, {subtree: true, childList: true, attributes: true});
+	requestAnimationFrame(loop);
+})();`
+}
+
+// watchChart makes every document the tab loads from now on record its
+// first drawn chart (cond) in window.__drawn.
+func watchChart(b *testing.B, tab context.Context, cond string) {
+	b.Helper()
+	_, err := chromedp.Run(tab, chromedp.Action[page.AddScriptToEvaluateOnNewDocumentResult](
+		func(ctx context.Context, t *chromedp.Target) (page.AddScriptToEvaluateOnNewDocumentResult, error) {
+			return cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument,
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: firstChartScript(cond)})
+		}))
+	if err != nil {
+		b.Fatalf("inject: %v", err)
+	}
+}
+
+// timeToChart navigates the tab (prepared with watchChart) to url and
+// returns the milliseconds from navigation start to the first drawn chart.
+func timeToChart(b *testing.B, tab context.Context, url string, timeout time.Duration) float64 {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(tab, timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		b.Fatalf("navigate %s: %v", url, err)
+	}
+	ms, err := chromedp.Run(ctx, chromedp.Poll[float64](`window.__drawn || false`,
+		chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
+		text, _ := chromedp.Run(context.WithoutCancel(tab), chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 600) : ''`))
+		b.Fatalf("%s: no chart drawn within %s: %v; page text: %q", url, timeout, err, text)
+	}
+	return ms
+}

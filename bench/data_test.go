@@ -1,0 +1,242 @@
+//go:build !js
+
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"specdash/internal/promtest"
+	"specdash/server"
+)
+
+// The benchmark data: 16 engines x k = 8 positions, one sample every 15 s
+// for 24 h ending at the run's start.
+const (
+	caseEngines = 16
+	caseK       = 8
+	caseScrape  = 15 * time.Second
+	caseHours   = 24
+)
+
+// acceptanceRateExpr is the expression the Prometheus UI is given: the
+// acceptance rate (accepted / draft tokens, ratio of sums) per step, the
+// same number as the dashboard's acceptance-rate chart.
+const acceptanceRateExpr = `sum(increase(vllm:spec_decode_num_accepted_tokens_total[1m])) / sum(increase(vllm:spec_decode_num_draft_tokens_total[1m]))`
+
+// runs is the number of runs per figure (SPECDASH_BENCH_RUNS, default 5).
+func runs(b *testing.B) int {
+	if s := os.Getenv("SPECDASH_BENCH_RUNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			b.Fatalf("SPECDASH_BENCH_RUNS=%q: want a positive integer", s)
+		}
+		return n
+	}
+	return 5
+}
+
+// median of xs (xs is sorted in place); 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// caseOpenMetrics writes the benchmark data as OpenMetrics (timestamps in
+// seconds), ending at end: per engine the three totals and eight
+// per-position counters, acceptance falling geometrically with position.
+func caseOpenMetrics(path string, end time.Time) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	n := int(caseHours * time.Hour / caseScrape)
+	endS := end.Truncate(caseScrape).Unix()
+	startS := endS - int64(n)*int64(caseScrape/time.Second)
+	type state struct {
+		drafts, draftTok, accTok float64
+		pos                      [caseK]float64
+	}
+	// Values per engine per sample, computed once.
+	vals := make([][]state, caseEngines)
+	for e := range caseEngines {
+		r := rand.New(rand.NewSource(int64(e) + 1))
+		var s state
+		vals[e] = make([]state, n+1)
+		for j := 0; j <= n; j++ {
+			vals[e][j] = s
+			d := float64(150 + r.Intn(100)) // drafts per scrape
+			s.drafts += d
+			s.draftTok += d * caseK
+			p := 0.75 + 0.1*float64(e%4)/4
+			acc := 0.0
+			for i := range caseK {
+				a := float64(int(d * pow(p, i+1) * (0.9 + 0.2*r.Float64())))
+				s.pos[i] += a
+				acc += a
+			}
+			s.accTok += acc
+		}
+	}
+	fams := []struct {
+		name string
+		pos  bool
+		v    func(s *state) float64
+	}{
+		{"vllm:spec_decode_num_drafts", false, func(s *state) float64 { return s.drafts }},
+		{"vllm:spec_decode_num_draft_tokens", false, func(s *state) float64 { return s.draftTok }},
+		{"vllm:spec_decode_num_accepted_tokens", false, func(s *state) float64 { return s.accTok }},
+	}
+	for _, fam := range fams {
+		fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s counter\n", fam.name, fam.name)
+		for e := range caseEngines {
+			for j := 0; j <= n; j++ {
+				fmt.Fprintf(w, "%s_total{engine=\"%d\",model_name=\"bench-model\"} %.0f %d\n", fam.name, e, fam.v(&vals[e][j]), startS+int64(j)*15)
+			}
+		}
+	}
+	const pp = "vllm:spec_decode_num_accepted_tokens_per_pos"
+	fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s counter\n", pp, pp)
+	for e := range caseEngines {
+		for i := range caseK {
+			for j := 0; j <= n; j++ {
+				fmt.Fprintf(w, "%s_total{engine=\"%d\",model_name=\"bench-model\",position=\"%d\"} %.0f %d\n", pp, e, i, vals[e][j].pos[i], startS+int64(j)*15)
+			}
+		}
+	}
+	fmt.Fprintln(w, "# EOF")
+	return w.Flush()
+}
+
+func pow(x float64, n int) float64 {
+	r := 1.0
+	for range n {
+		r *= x
+	}
+	return r
+}
+
+// benchData is the backfilled TSDB of the benchmark case, made once per
+// process (promtool takes about a minute for the 1M samples).
+var (
+	dataOnce sync.Once
+	dataDir  string
+	dataErr  error
+	dataEnd  time.Time
+)
+
+func caseData(b *testing.B) string {
+	b.Helper()
+	dataOnce.Do(func() {
+		work, err := os.MkdirTemp("", "specdash-bench-data-")
+		if err != nil {
+			dataErr = err
+			return
+		}
+		dataEnd = time.Now()
+		in := filepath.Join(work, "case.om")
+		if dataErr = caseOpenMetrics(in, dataEnd); dataErr != nil {
+			return
+		}
+		dataDir = filepath.Join(work, "data")
+		dataErr = backfill(in, dataDir)
+		os.Remove(in)
+	})
+	if dataErr != nil {
+		b.Fatalf("benchmark data: %v", dataErr)
+	}
+	return dataDir
+}
+
+// copyDir gives each Prometheus its own copy of the backfilled blocks
+// (Prometheus takes a lock on its data directory).
+func copyDir(b *testing.B, src string) string {
+	b.Helper()
+	dst := b.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		b.Fatalf("copy data: %v", err)
+	}
+	return dst
+}
+
+// startPrometheus runs Prometheus 2.42 over a copy of the benchmark data
+// (promtest keeps 100 years: nothing is deleted).
+func startPrometheus(b *testing.B) *promtest.Server {
+	b.Helper()
+	dir := copyDir(b, caseData(b))
+	return promtest.Start(b, promtest.Options{DataDir: dir, ScrapeInterval: caseScrape})
+}
+
+// startSpecdash serves the specdash server in process on a loopback port
+// in front of promURL. cacheTTL < 0 turns the proxy cache off.
+func startSpecdash(b *testing.B, promURL string, cacheTTL time.Duration, reg *prometheus.Registry) string {
+	b.Helper()
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	cfg := server.Config{PrometheusURL: promURL, ScrapeInterval: caseScrape, CacheTTL: cacheTTL, Registry: reg, Version: "bench"}
+	if dir := os.Getenv("SPECDASH_BENCH_WEB"); dir != "" {
+		// Another build of the front end (dist/ and static/), to compare.
+		cfg.Assets = os.DirFS(dir)
+	}
+	h, err := server.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return serveLoopback(b, h)
+}
+
+func serveLoopback(b *testing.B, h http.Handler) string {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go s.Serve(ln)
+	b.Cleanup(func() { s.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// backfill runs `promtool tsdb create-blocks-from openmetrics IN DIR`
+// (blocks of up to 6 h, like Prometheus' own compaction would leave).
+func backfill(in, dir string) error {
+	bin, err := exec.LookPath("promtool")
+	if err != nil {
+		return fmt.Errorf("promtool not found (%v): install it with `make deps`", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "tsdb", "create-blocks-from", "openmetrics", "--quiet", "--max-block-duration=6h", in, dir)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out.String())
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+//go:build !js
+
+// Package bench measures specdash side by side with the Prometheus UI: it
+// holds only benchmarks (go test -bench), each reporting the median of
+// several runs as custom metrics, and cmd/specbench runs them all and
+// writes the table of docs/PERFORMANCE.md (`make bench`).
+//
+// The benchmarks use real parts: Prometheus 2.42 (/usr/bin/prometheus, with
+// data backfilled by promtool), headless Chromium (/usr/bin/chromium via
+// chromedp), the specdash server in process, and the built ./specdash
+// binary for embedded mode. Nothing here runs in `make test` (no Test
+// functions; benchmarks run only with -bench).
+//
+// Data: 16 engines x 8 draft positions (3 + 8 counter series per engine,
+// 176 series) scraped every 15 s, over the 24 h before the run (BenchCase).
+//
+// Environment:
+//   - SPECDASH_BENCH_RUNS: runs per figure (default 5; the median is
+//     reported);
+//   - SPECDASH_BENCH_EMBEDDED: duration of the embedded-mode run (Go
+//     duration, default 10m);
+//   - SPECDASH_BENCH_WEB: a directory with dist/ and static/ to serve
+//     instead of the embedded web.FS (to compare two builds of the wasm).
+package bench
