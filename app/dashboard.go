@@ -116,6 +116,9 @@ func (d *Dashboard) OnNav(ctx app.Context) {
 
 // OnDismount cancels every request and the refresh timer.
 func (d *Dashboard) OnDismount() {
+	if d.stopRefresh != nil {
+		d.stopRefresh()
+	}
 	if d.cancel != nil {
 		d.cancel()
 	}
@@ -216,28 +219,20 @@ func (d *Dashboard) startRefresh(ctx app.Context) {
 		d.stopRefresh = nil
 	}
 	d.refreshing = d.q.Refresh
-	every := d.q.RefreshDuration()
-	if every <= 0 || d.ctx == nil {
+	period := d.q.RefreshDuration()
+	if period <= 0 || d.ctx == nil {
 		return
 	}
-	rctx, stop := context.WithCancel(d.ctx)
-	d.stopRefresh = stop
-	ctx.Async(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-rctx.Done():
-				return
-			case <-t.C:
-				ctx.Dispatch(func(ctx app.Context) {
-					if rctx.Err() == nil {
-						d.tick(ctx)
-					}
-				})
+	// A browser timer, not a time.Ticker: see every.
+	rctx, cancel := context.WithCancel(d.ctx)
+	stopTimer := every(period, func() {
+		ctx.Dispatch(func(ctx app.Context) {
+			if rctx.Err() == nil {
+				d.tick(ctx)
 			}
-		}
+		})
 	})
+	d.stopRefresh = func() { cancel(); stopTimer() }
 }
 
 // state is the root's data-state.

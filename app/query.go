@@ -12,8 +12,9 @@
 //     (Unix ms of the grid the numbers are for), data-step-seconds,
 //     data-buckets and data-complete-buckets (buckets [0, complete) are
 //     final; later ones may still change, see IncompleteLag), data-theme,
-//     and data-stale="true" when a refresh failed and older numbers are
-//     shown;
+//     data-stale="true" when a refresh failed and older numbers are
+//     shown, and data-loads, the number of loads started since the page
+//     opened (1 after the first load; each refresh or change adds one);
 //   - every headline number is an element [data-metric=<name>] with
 //     data-value, a plain decimal that parses back to the exact float64;
 //     when the number is undefined (no drafts in window) data-value is

@@ -113,6 +113,7 @@ func (d *Dashboard) Render() app.UI {
 	root := app.Div().Class("dashboard", "theme-"+v.pal.Name).
 		DataSet("dashboard", "specdash").
 		DataSet("state", d.state()).
+		DataSet("loads", d.gen).
 		DataSet("theme", v.pal.Name)
 	var stats compute.Stats
 	var grid compute.Grid

@@ -180,21 +180,26 @@ func (s *SourceStatus) OnMount(ctx app.Context) {
 		return
 	}
 	c, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
 	addr := SourceAddress()
-	ctx.Async(func() {
-		t := time.NewTicker(targetsEvery)
-		defer t.Stop()
-		for {
-			ts, err := fetchTargets(c, addr)
-			ctx.Dispatch(func(app.Context) { s.setTargets(ts, err) })
-			select {
-			case <-c.Done():
-				return
-			case <-t.C:
-			}
+	busy := false
+	poll := func() {
+		if busy || c.Err() != nil {
+			return // the previous poll is still running
 		}
-	})
+		busy = true
+		ctx.Async(func() {
+			ts, err := fetchTargets(c, addr)
+			ctx.Dispatch(func(app.Context) {
+				busy = false
+				s.setTargets(ts, err)
+			})
+		})
+	}
+	poll()
+	// A browser timer, not a time.Ticker (see every): a goroutine parked on
+	// a Go ticker delayed the page's other updates.
+	stopTimer := every(targetsEvery, func() { ctx.Dispatch(func(app.Context) { poll() }) })
+	s.cancel = func() { cancel(); stopTimer() }
 }
 
 // OnDismount stops polling.

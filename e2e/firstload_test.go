@@ -1,0 +1,95 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"specdash/internal/promtest"
+	"specdash/server"
+	"specdash/simulate"
+)
+
+// A URL with every parameter and an auto-refresh period shows its numbers
+// after its first load, not after the first refresh. The bug: the refresh
+// loop was a goroutine parked on a time.Ticker, and under js/wasm that kept
+// go-app's frame timer from firing, so the first load's result (dispatched
+// from the fetch goroutine) was drawn only when the refresh ticker fired:
+// with refresh=30s the page said "Loading…" for 30 s.
+//
+// The period here is 5m (the longest offered) and the wait is bounded far
+// below it; data-loads proves the numbers come from the first load (no
+// refresh has run).
+func TestFirstLoadNotDelayedByRefresh(t *testing.T) {
+	sim, err := simulate.New(simulate.Config{Models: []string{modelA, modelB}, Engines: 2, K: 4,
+		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go sim.Run(ctx)
+	s := httptest.NewServer(sim)
+	t.Cleanup(s.Close)
+	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(s.URL, "http://")}, ScrapeInterval: scrapeInterval})
+	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
+	start := time.Now()
+	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(10*time.Second).Unix(), 10), promtest.NonEmpty, 60*time.Second)
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	tab := newTab(t)
+
+	to := (time.Now().Add(-3*time.Second).UnixMilli() / 1000) * 1000
+	from := to - 10*1000
+	full := url.Values{
+		"source": {server.DefaultSourceName},
+		"range":  {"15m"}, "from": {time.UnixMilli(from).UTC().Format(time.RFC3339)}, "to": {time.UnixMilli(to).UTC().Format(time.RFC3339)},
+		"model": {modelA, modelB}, "engine": {"1"}, "f.job": {"vllm"},
+		"group": {"model_name"}, "convention": {"nobonus"}, "theme": {"dark"}, "tz": {"utc"},
+		"sort": {"-acceptance-rate"}, "compare": {"groups"}, "a": {mustJSON([]string{modelB})}, "b": {mustJSON([]string{modelA})},
+	}
+	cases := []struct {
+		name string
+		q    url.Values
+		rows int
+	}{
+		{"every parameter, refresh 5m", with(full, "refresh", "5m"), 2},
+		{"relative window, refresh 5m", url.Values{"range": {"5m"}, "refresh": {"5m"}}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+c.q.Encode()))
+			// Bounded well below the 5 minute period: only the first load can
+			// make the page ready in time.
+			waitReady(t, tab, 60*time.Second)
+			loads := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-dashboard]').dataset.loads`))
+			if loads != "1" {
+				t.Errorf("data-loads %q when first ready, want 1 (the first load, no refresh)", loads)
+			}
+			if n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('[data-row]').length`)); n != c.rows {
+				t.Errorf("%d breakdown rows, want %d", n, c.rows)
+			}
+		})
+	}
+}
+
+// with returns a copy of v with key set to val.
+func with(v url.Values, key, val string) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	out.Set(key, val)
+	return out
+}
