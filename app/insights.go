@@ -20,11 +20,11 @@ const CostParam = "cost"
 // ChartInsightsFit is the data-chart name of the insights chart.
 const ChartInsightsFit = "insights-fit"
 
-// Colours of the insights chart.
-const (
-	colorFit   = "#dc2626"
-	colorExtra = "#f59e0b"
-)
+// fitColours are the colours of the fitted curve and of the extrapolated
+// rates in p's theme (red and amber of its series colours).
+func fitColours(p Palette) (fit, extra string) {
+	return p.Series[6%len(p.Series)], p.Conditional
+}
 
 // ParseCost parses a draft cost ratio as typed by a user or found in the
 // URL: a finite number >= 0 (ratio of draft step time to target step
@@ -89,6 +89,8 @@ type InsightsPanel struct {
 	// NoURL keeps the cost out of the URL (for pages with their own URL
 	// state).
 	NoURL bool
+	// Theme is ThemeLight (default) or ThemeDark: the chart's colours.
+	Theme string
 
 	cost    float64
 	costSet bool
@@ -211,7 +213,7 @@ func (p *InsightsPanel) Render() app.UI {
 			}),
 		),
 		p.renderCards(d),
-		&Chart{Name: ChartInsightsFit, Option: InsightsChartOption(d), Height: 260, Empty: empty},
+		&Chart{Name: ChartInsightsFit, Option: InsightsChart(d, PaletteFor(p.Theme)), Height: 260, Empty: empty},
 		renderIntervalTable(d),
 	)
 }
@@ -400,8 +402,15 @@ func extrapolatedRate(d InsightsData, i int) compute.Value {
 // drafts), the fitted geometric curve alpha^(i+1) as a line over them, and
 // the extrapolated rates beyond k as a dashed line (marked "extrapolated").
 // Empty string when there is no fit (no drafts or no per-position counts).
-// The dashboard may use it in place of PerPositionOption.
+// The dashboard may use it in place of PerPositionOption. Light theme; see
+// InsightsChart.
 func InsightsChartOption(d InsightsData) string {
+	return InsightsChart(d, PaletteFor(ThemeLight))
+}
+
+// InsightsChart is InsightsChartOption in the colours of palette p (axis
+// labels, grid lines, legend, tooltip, bars and lines).
+func InsightsChart(d InsightsData, p Palette) string {
 	k := len(d.Fit.Observed)
 	if k == 0 || !d.Fit.Alpha.OK {
 		return ""
@@ -437,19 +446,15 @@ func InsightsChartOption(d InsightsData) string {
 			ext[k-1] = opts.LineData{Value: round(v.V*100, 1)}
 		}
 	}
+	colorFit, colorExtra := fitColours(p)
 	bar := charts.NewBar()
-	globals := baseGlobals("{b}<br/>{a0}: {c0} %<br/>{a1}: {c1} %")
-	globals = append(globals,
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Color: colorAxis}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 100, AxisLabel: axisLabel("{value} %"),
-			SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: colorGrid}}}),
-	)
-	bar.SetGlobalOptions(globals...)
+	bar.SetGlobalOptions(append(baseGlobalsP("{b}<br/>{a0}: {c0} %<br/>{a1}: {c1} %", true, p),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: axisLabelP(p, "")}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 100, AxisLabel: axisLabelP(p, "{value} %"), SplitLine: splitLine(p)}),
+	)...)
 	bar.SetXAxis(labels).AddSeries("observed (% of drafts)", bars,
 		charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "30%"}),
-		charts.WithItemStyleOpts(opts.ItemStyle{Color: colorBar}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: p.Bar}),
 	)
 	line := charts.NewLine()
 	line.SetXAxis(labels).AddSeries(fmt.Sprintf("geometric fit, α = %s", compute.FormatPercent(d.Fit.Alpha, 1)), fit,
@@ -466,5 +471,5 @@ func InsightsChartOption(d InsightsData) string {
 	}
 	bar.Overlap(line)
 	bar.Validate()
-	return marshal(bar.JSON())
+	return finish(bar, p, nil)
 }

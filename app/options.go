@@ -58,16 +58,6 @@ func PaletteFor(theme string) Palette {
 	}
 }
 
-// Colours of the light theme (PaletteFor(ThemeLight)), for panels drawn
-// without a palette.
-const (
-	colorBar    = "#2563eb"
-	colorRate   = "#2563eb"
-	colorLength = "#0d9488"
-	colorAxis   = "#6b7280"
-	colorGrid   = "#e5e7eb"
-)
-
 // marshal encodes an option; callers Validate the chart first (frontend.md:
 // without Validate the axes come out empty).
 func marshal(v any) string {
@@ -76,16 +66,6 @@ func marshal(v any) string {
 		return ""
 	}
 	return string(b)
-}
-
-// axisLabel is an axis label in the light theme's axis colour.
-func axisLabel(formatter string) *opts.AxisLabel {
-	return axisLabelP(PaletteFor(ThemeLight), formatter)
-}
-
-// baseGlobals are the light theme's common options without a legend.
-func baseGlobals(tooltip string) []charts.GlobalOpts {
-	return baseGlobalsP(tooltip, false, PaletteFor(ThemeLight))
 }
 
 // gap is ECharts' marker for a missing data point (drawn as a gap).

@@ -300,3 +300,43 @@ func TestSparkline(t *testing.T) {
 		t.Errorf("empty sparkline %s", s)
 	}
 }
+
+// The insights chart takes the theme's colours: in the dark theme no light
+// grid lines or light axis labels.
+func TestInsightsChartTheme(t *testing.T) {
+	d := ComputeInsightsData(seedStats(), 0.1)
+	for _, theme := range []string{ThemeLight, ThemeDark} {
+		p := PaletteFor(theme)
+		js := InsightsChart(d, p)
+		if js == "" {
+			t.Fatalf("%s: no option", theme)
+		}
+		var m struct {
+			YAxis []struct {
+				SplitLine struct {
+					LineStyle struct{ Color string } `json:"lineStyle"`
+				} `json:"splitLine"`
+				AxisLabel struct{ Color string } `json:"axisLabel"`
+			} `json:"yAxis"`
+			TextStyle struct{ Color string } `json:"textStyle"`
+			Series    []struct {
+				ItemStyle struct{ Color string } `json:"itemStyle"`
+			} `json:"series"`
+		}
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.YAxis) != 1 || m.YAxis[0].SplitLine.LineStyle.Color != p.Grid || m.YAxis[0].AxisLabel.Color != p.Muted {
+			t.Errorf("%s: y axis %+v, want grid %s, labels %s", theme, m.YAxis, p.Grid, p.Muted)
+		}
+		if m.TextStyle.Color != p.Text {
+			t.Errorf("%s: text colour %q, want %s", theme, m.TextStyle.Color, p.Text)
+		}
+		if len(m.Series) < 2 || m.Series[0].ItemStyle.Color != p.Bar {
+			t.Errorf("%s: series %+v, want bars in %s", theme, m.Series, p.Bar)
+		}
+	}
+	if InsightsChartOption(d) != InsightsChart(d, PaletteFor(ThemeLight)) {
+		t.Error("InsightsChartOption is not the light theme's InsightsChart")
+	}
+}
