@@ -5,6 +5,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -62,47 +63,55 @@ func BenchmarkFirstChart(b *testing.B) {
 	}
 }
 
-// BenchmarkProxy: one dashboard fetch (metricsclient.FetchSeries: the four
+// BenchmarkProxy: one dashboard fetch (metricsclient.FetchSeries: the
 // counter families over 6 h at the dashboard's 1 min step, 176 series),
 // straight from Prometheus vs through specdash's /prom proxy with its
-// cache off, alternating; 20 fetches per side per run. Metrics:
-// direct-ms, proxy-ms (medians of all fetches) and overhead-pct.
+// cache off, alternating; 20 fetches per side per run. Twice: with gzip
+// negotiated as browsers do (Prometheus and the proxy each compress their
+// answer) and with compression off. Metrics: direct-ms, proxy-ms,
+// overhead-pct (gzip) and direct-raw-ms, proxy-raw-ms, overhead-raw-pct
+// (identity); medians of all fetches.
 func BenchmarkProxy(b *testing.B) {
 	prom := startPrometheus(b)
 	spec := startSpecdash(b, prom.URL, -1, nil)
-	tr := &http.Transport{MaxIdleConnsPerHost: 4}
-	defer tr.CloseIdleConnections()
-	direct, err := metricsclient.New(metricsclient.Config{Address: prom.URL, RoundTripper: tr, ScrapeInterval: caseScrape})
-	if err != nil {
-		b.Fatal(err)
-	}
-	proxied, err := metricsclient.New(metricsclient.Config{Address: spec + "/prom", RoundTripper: tr, ScrapeInterval: caseScrape})
-	if err != nil {
-		b.Fatal(err)
-	}
 	g := metricsclient.AlignGrid(dataEnd, 6*time.Hour, metricsclient.ChooseStep(6*time.Hour, caseScrape))
-	fetch := func(c *metricsclient.Client) float64 {
-		t0 := time.Now()
-		s, _, err := c.FetchSeries(context.Background(), g, nil)
+	for _, v := range []struct {
+		suffix string
+		raw    bool
+	}{{"", false}, {"-raw", true}} {
+		tr := &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: v.raw}
+		defer tr.CloseIdleConnections()
+		direct, err := metricsclient.New(metricsclient.Config{Address: prom.URL, RoundTripper: tr, ScrapeInterval: caseScrape})
 		if err != nil {
-			b.Fatalf("FetchSeries: %v", err)
+			b.Fatal(err)
 		}
-		if len(s) != caseEngines*(3+caseK) {
-			b.Fatalf("FetchSeries: %d series, want %d", len(s), caseEngines*(3+caseK))
+		proxied, err := metricsclient.New(metricsclient.Config{Address: spec + "/prom", RoundTripper: tr, ScrapeInterval: caseScrape})
+		if err != nil {
+			b.Fatal(err)
 		}
-		return float64(time.Since(t0).Microseconds()) / 1000
+		fetch := func(c *metricsclient.Client) float64 {
+			t0 := time.Now()
+			s, _, err := c.FetchSeries(context.Background(), g, nil)
+			if err != nil {
+				b.Fatalf("FetchSeries: %v", err)
+			}
+			if len(s) != caseEngines*(3+caseK) {
+				b.Fatalf("FetchSeries: %d series, want %d", len(s), caseEngines*(3+caseK))
+			}
+			return float64(time.Since(t0).Microseconds()) / 1000
+		}
+		fetch(direct) // warm both paths (connections, Prometheus' page cache)
+		fetch(proxied)
+		var d, p []float64
+		for range runs(b) * 20 {
+			d = append(d, fetch(direct))
+			p = append(p, fetch(proxied))
+		}
+		md, mp := median(d), median(p)
+		b.ReportMetric(md, "direct"+v.suffix+"-ms")
+		b.ReportMetric(mp, "proxy"+v.suffix+"-ms")
+		b.ReportMetric(100*(mp-md)/md, "overhead"+v.suffix+"-pct")
 	}
-	fetch(direct) // warm both paths (connections, Prometheus' page cache)
-	fetch(proxied)
-	var d, p []float64
-	for range runs(b) * 20 {
-		d = append(d, fetch(direct))
-		p = append(p, fetch(proxied))
-	}
-	md, mp := median(d), median(p)
-	b.ReportMetric(md, "direct-ms")
-	b.ReportMetric(mp, "proxy-ms")
-	b.ReportMetric(100*(mp-md)/md, "overhead-pct")
 }
 
 // BenchmarkEmbedded: the built ./specdash in embedded mode (`serve` with
@@ -110,8 +119,10 @@ func BenchmarkProxy(b *testing.B) {
 // scraping 50 simulated vLLM targets for SPECDASH_BENCH_EMBEDDED (default
 // 10m). Sampled every 10 s from /proc and the server's /metrics. Metrics:
 // cpu-pct (one core = 100, average after the first minute), rss-mb and
-// heap-mb at one minute and at the end, heap-growth-mb-per-h (least squares
-// over the second half: flat memory is about 0), series (head series).
+// heap-mb at one minute and at the end, heap-growth-mb-per-h and
+// rss-growth-mb-per-h (least squares over the second half: flat memory is
+// about 0), series (in the engine at the end). Fails unless all 50 targets
+// are up at the end.
 func BenchmarkEmbedded(b *testing.B) {
 	dur := 10 * time.Minute
 	if s := os.Getenv("SPECDASH_BENCH_EMBEDDED"); s != "" {
@@ -172,9 +183,9 @@ func BenchmarkEmbedded(b *testing.B) {
 	pid := cmd.Process.Pid
 	clk := 100.0 // USER_HZ on Linux
 	type sample struct {
-		t           time.Duration
-		cpu, rss    float64 // seconds, MB
-		heap, nSers float64 // MB, head series
+		t        time.Duration
+		cpu, rss float64 // seconds, MB
+		heap     float64 // MB
 	}
 	var ss []sample
 	start := time.Now()
@@ -185,11 +196,17 @@ func BenchmarkEmbedded(b *testing.B) {
 			b.Fatalf("read /proc: %v", err)
 		}
 		m := scrapeMetrics(base + "/metrics")
-		ss = append(ss, sample{el, cpu, rss, m["go_memstats_heap_inuse_bytes"] / 1e6, m["prometheus_tsdb_head_series"]})
+		ss = append(ss, sample{el, cpu, rss, m["go_memstats_heap_inuse_bytes"] / 1e6})
 		if el >= dur {
 			break
 		}
 		time.Sleep(min(10*time.Second, dur-el+time.Millisecond))
+	}
+	// Every target scraped, and how many series the engine holds.
+	up := queryScalar(b, base, `count(up == 1)`)
+	series := queryScalar(b, base, `count({__name__=~".+"})`)
+	if up != 50 {
+		b.Fatalf("%v of 50 targets up at the end (log %s)", up, logf.Name())
 	}
 	// After the first minute: CPU average; memory then and at the end.
 	i1 := 0
@@ -208,8 +225,39 @@ func BenchmarkEmbedded(b *testing.B) {
 		xs[i], ys[i] = s.t.Hours(), s.heap
 	}
 	b.ReportMetric(slope(xs, ys), "heap-growth-mb-per-h")
-	b.ReportMetric(last.nSers, "series")
+	for i, s := range half {
+		ys[i] = s.rss
+	}
+	b.ReportMetric(slope(xs, ys), "rss-growth-mb-per-h")
+	b.ReportMetric(series, "series")
 	b.ReportMetric(dur.Minutes(), "minutes")
+}
+
+// queryScalar evaluates a PromQL expression with one result through the
+// server's proxy (the embedded engine) and returns its value.
+func queryScalar(b *testing.B, base, expr string) float64 {
+	b.Helper()
+	resp, err := http.Get(base + "/prom/api/v1/query?query=" + url.QueryEscape(expr))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Data.Result) != 1 {
+		b.Fatalf("%s: %v (%d results)", expr, err, len(r.Data.Result))
+	}
+	s, _ := r.Data.Result[0].Value[1].(string)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		b.Fatalf("%s: value %q", expr, s)
+	}
+	return v
 }
 
 // procStat returns the CPU seconds (user + system) and resident memory
