@@ -208,8 +208,22 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 				d.labels = res.Labels
 			}
 			d.schema = res.Schema
+			ctx.Defer(func(app.Context) { perfMark("rendered") })
 		})
 	})
+}
+
+// perfMark sets the performance mark "specdash:load:"+name in the browser
+// (a no-op elsewhere): the timing hooks of one load, read by bench/
+// (BenchmarkRefresh): start and fetched around metricsclient.FetchAuto,
+// computed after compute, end when Load returns, rendered once go-app has
+// updated the page with the result (charts given their new options).
+func perfMark(name string) {
+	if !app.IsClient {
+		return
+	}
+	defer func() { recover() }() // JS: never let it kill the app
+	app.Window().Get("performance").Call("mark", "specdash:load:"+name)
 }
 
 // startRefresh (re)starts the auto-refresh timer for the current period.

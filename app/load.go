@@ -115,12 +115,14 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 	g := q.Grid(scrape, now)
 	res.Grid = g
 
+	perfMark("start")
 	f, err := c.FetchAuto(ctx, g, q.Filters())
 	if err != nil {
 		res.Err = err
 		res.At = time.Now()
 		return res
 	}
+	perfMark("fetched")
 	res.Schema = f.Schema().Name
 	res.OtherSchemas = f.Detection.OtherNames()
 	res.Notes = append(res.Notes, f.Warnings...)
@@ -128,6 +130,7 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 		res.Notes = append(res.Notes, f.Schema().Name+" exposes gauges that each cover one logging window, not counters: the dashboard's counter panels stay empty; `specdash report` shows their averages over time (never rate())")
 	}
 	res.compute(f.Series, q, g, now, scrape)
+	perfMark("computed")
 
 	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
 	if labels, err := c.WithSchema(f.Schema()).SeriesLabels(ctx, nil, start, end); err == nil {
@@ -146,6 +149,7 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 	if q.Compare == CompareWindow {
 		res.Baseline = loadBaseline(ctx, c, q, g)
 	}
+	perfMark("end")
 	res.At = time.Now()
 	return res
 }
