@@ -268,7 +268,8 @@ func targetLabels(raw string) (model.LabelSet, string, error) {
 		return nil, "", fmt.Errorf("embedded: target %q: scheme must be http or https, e.g. http://gpu-host:8000/metrics", raw)
 	}
 	if u.Host == "" || u.User != nil || u.Fragment != "" {
-		return nil, "", fmt.Errorf("embedded: target %q: want http[s]://host[:port][/path][?params] (no user info or fragment)", raw)
+		// Redacted: a password given in the URL is never echoed.
+		return nil, "", fmt.Errorf("embedded: target %q: want http[s]://host[:port][/path][?params] (no user info or fragment)", u.Redacted())
 	}
 	host := u.Host
 	if u.Port() == "" {

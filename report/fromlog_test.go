@@ -48,7 +48,7 @@ func TestCLIFromLog(t *testing.T) {
 		"  derived, not printed by vLLM: drafts = drafted / k;",
 		// k = 4, accepted 464 of 828: drafts 207, L = 1 + 464/207 =
 		// 3.2415; 3.2415 / (1 + 0.05·4) = 2.7013 -> 2.70x.
-		"  speedup: 2.70x = mean acceptance length 3.24 tokens / (1 + c 0.05 x k 4)",
+		"  speedup: 2.70x = tokens per target pass 3.24 (1 + accepted/drafts) / (1 + c 0.05 x k 4)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

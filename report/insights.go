@@ -251,7 +251,7 @@ func trimNum(v float64, dec int) string {
 // WriteInsightsText writes the insight lines of in, each indented by two
 // spaces (nothing when in is nil):
 //
-//	speedup: 2.43x = mean acceptance length 2.80 tokens / (1 + c 0.05 x k 3) (estimate for sequential drafting; c = draft step time / target step time)
+//	speedup: 2.43x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0.05 x k 3) (estimate for sequential drafting; c = draft step time / target step time)
 //	best k: 4 (2.45x, extrapolated beyond the observed k = 3 with the fitted decay) vs current k = 3 (2.43x)
 //	fit: per-token acceptance alpha = 0.692 (geometric, pos i rate = alpha^i); chi-square 0.21 on 2 df, p = 0.9; R² 0.97
 //	95% intervals (Wilson): acceptance rate 60.0 % [35.7 %, 80.2 %] of 15 draft tokens; pos 1 100.0 % [56.6 %, 100.0 %], ... of 5 drafts
@@ -268,7 +268,7 @@ func WriteInsightsText(w io.Writer, in *Insights) error {
 		if s.KFromDraftTokens {
 			kText += " (draft tokens / drafts)"
 		}
-		fmt.Fprintf(&b, "  speedup: %s = mean acceptance length %s tokens / (1 + c %s x k %s) (estimate for sequential drafting; c = draft step time / target step time)\n",
+		fmt.Fprintf(&b, "  speedup: %s = tokens per target pass %s (1 + accepted/drafts) / (1 + c %s x k %s) (estimate for sequential drafting; c = draft step time / target step time)\n",
 			times(s.Speedup), strconv.FormatFloat(s.TokensPerTargetPass.V, 'f', 2, 64), trimNum(s.DraftCostRatio, 6), kText)
 	} else {
 		fmt.Fprintf(&b, "  speedup: %s (c = %s)\n", reasonOr(in, "speedup"), trimNum(in.DraftCostRatio, 6))

@@ -220,9 +220,9 @@ func TestResultInsights(t *testing.T) {
 	for _, want := range []string{
 		"\n  speedup: no drafts in window (c = 0.05)\n",
 		// 2.8 / (1 + 0 x 3) = 2.80x for the seed group at c = 0.
-		"\n  speedup: 2.80x = mean acceptance length 2.80 tokens / (1 + c 0 x k 3) (estimate for sequential drafting",
+		"\n  speedup: 2.80x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0 x k 3) (estimate for sequential drafting",
 		// Total at c = 0.05: 2.8 / 1.15 = 2.43x; best k 4 = 2.448718 -> 2.45x.
-		"\n  speedup: 2.43x = mean acceptance length 2.80 tokens / (1 + c 0.05 x k 3)",
+		"\n  speedup: 2.43x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0.05 x k 3)",
 		"\n  best k: 4 (2.45x, extrapolated beyond the observed k = 3 with the fitted decay) vs current k = 3 (2.43x)\n",
 		// alpha = 9/13 = 0.692; chi² 572/135 = 4.237; p = exp(-2.1185) = 0.120.
 		"\n  fit: per-token acceptance alpha = 0.692 (geometric: pos i rate = alpha^i); chi-square 4.237 on 2 df, p = 0.12",

@@ -27,6 +27,7 @@ type reportArgs struct {
 	fromLog                                                  string
 	costs                                                    []string
 	insights                                                 bool
+	insightsSet                                              bool // --insights or --no-insights given
 }
 
 // registerReport adds the "report" command: the numbers of one window, per
@@ -37,7 +38,7 @@ func registerReport(a *kingpin.Application, cmds map[string]func() error) {
 	cmd.Flag("prometheus.url", "Prometheus HTTP API root, e.g. http://127.0.0.1:9090 (Mimir: add the /prometheus prefix). Required unless --from-log.").StringVar(&r.url)
 	cmd.Flag("from-log", "Read vLLM log text (SpecDecoding metrics lines, any format) or a raw /metrics scrape from FILE ('-' for stdin) instead of Prometheus.").PlaceHolder("FILE").StringVar(&r.fromLog)
 	cmd.Flag("draft-cost-ratio", fmt.Sprintf("Draft cost ratio c = draft step time / target step time for the speedup estimate (default %g); VALUE=c sets it for the groups with a label value VALUE (e.g. a model name). Repeatable.", compute.DefaultDraftCostRatio)).StringsVar(&r.costs)
-	cmd.Flag("insights", "Text output: also print estimated speedup, best k, the geometric acceptance fit and 95% intervals (always in JSON; on by default with --from-log or --draft-cost-ratio).").BoolVar(&r.insights)
+	cmd.Flag("insights", "Text output: also print estimated speedup, best k, the geometric acceptance fit and 95% intervals (always in JSON; on by default with --from-log or --draft-cost-ratio).").IsSetByUser(&r.insightsSet).BoolVar(&r.insights)
 	cmd.Flag("range", "Window length, e.g. 10m, 1h, 1d (Prometheus duration syntax).").Default("10m").StringVar(&r.rng)
 	cmd.Flag("end", "Window end, RFC 3339 (e.g. 2025-05-01T12:00:00Z); default now. Rounded down to the step.").StringVar(&r.end)
 	cmd.Flag("step", "Query step (default: the smallest of 1s..1d >= the scrape interval giving at most 600 steps).").StringVar(&r.step)
@@ -124,6 +125,6 @@ func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
 	if r.format == "json" {
 		return res.WriteJSON(w)
 	}
-	res.TextInsights = r.insights || len(r.costs) > 0
+	res.TextInsights = r.insights || (!r.insightsSet && len(r.costs) > 0)
 	return res.WriteText(w)
 }

@@ -49,7 +49,7 @@ func runReportFromLog(r reportArgs, stdin io.Reader, w, errw io.Writer) error {
 		return fmt.Errorf("--from-log: %s is larger than %d MiB: cut it first (e.g. grep 'SpecDecoding metrics')", name, maxLogBytes>>20)
 	}
 	res := report.ParseInput(name, string(b), conv, costs)
-	res.TextInsights = true
+	res.TextInsights = r.insights || !r.insightsSet // on unless --no-insights
 	if err := res.WriteProblems(errw); err != nil {
 		return err
 	}
