@@ -61,6 +61,7 @@ func TestDashboardFull(t *testing.T) {
 
 	prom := promtest.Start(t, promtest.Options{Targets: []string{inst1, inst2}, ScrapeInterval: scrapeInterval})
 	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 5`, promtest.NonEmpty, 60*time.Second)
+	firstScrape := time.Now()
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +88,10 @@ func TestDashboardFull(t *testing.T) {
 	// 1. Live, grouped by model: screenshots of both themes.
 	live := url.Values{"range": {"5m"}, "refresh": {"5s"}, "group": {"model_name"}}
 	open(live, testStart.Add(30*time.Second).UnixMilli())
-	// The screenshots show the window since the simulators started (an
-	// absolute window, so the charts are filled edge to edge).
-	shotFrom := time.UnixMilli(testStart.UnixMilli()/1000*1000 + 2000).UTC().Format(time.RFC3339)
+	// The screenshots show the window since Prometheus holds two scrapes
+	// of the simulators (an absolute window, so the charts are filled edge
+	// to edge, without the empty start).
+	shotFrom := time.UnixMilli(firstScrape.UnixMilli()/1000*1000 + 2000).UTC().Format(time.RFC3339)
 	shotTo := time.Now().UTC().Format(time.RFC3339)
 	for _, theme := range []string{"light", "dark"} {
 		q := url.Values{"range": {"5m"}, "from": {shotFrom}, "to": {shotTo}, "group": {"model_name"}, "theme": {theme}}
@@ -126,7 +128,9 @@ func TestDashboardFull(t *testing.T) {
 	sim2.Pause()
 	pausedAt := time.Now().UnixMilli()
 	settled := time.Now().Add(3 * scrapeInterval).UnixMilli()
-	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 30*time.Second)
+	// Whole seconds, rounded up: a page loaded after this holds a window
+	// ending (aligned down to the 1 s step) at or after settled.
+	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, (settled+999)/1000), promtest.NonEmpty, 30*time.Second)
 
 	t.Run("grouping equals report", func(t *testing.T) {
 		open(url.Values{"range": {"5m"}, "group": {"model_name,engine"}}, settled)

@@ -403,16 +403,8 @@ func saveScreenshot(t *testing.T, png []byte) {
 		t.Fatalf("save screenshot: %v", err)
 	}
 	t.Logf("screenshot: %s", p)
-	if os.Getenv("SPECDASH_UPDATE_SCREENSHOT") == "1" {
-		docs, err := filepath.Abs(filepath.Join("..", "docs", "screenshot.png"))
-		if err != nil {
-			t.Fatalf("docs path: %v", err)
-		}
-		if err := os.WriteFile(docs, png, 0o644); err != nil {
-			t.Fatalf("save screenshot: %v", err)
-		}
-		t.Logf("screenshot updated: %s", docs)
-	}
+	// docs/screenshot.png is written by TestDashboardFull only (its light
+	// theme, SPECDASH_UPDATE_SCREENSHOT=1).
 }
 
 // run runs one action with a bounded wait and fails the test on error.
