@@ -80,10 +80,10 @@ type groupAcc struct {
 
 // Aggregate groups series by the values of the groupBy labels (a missing
 // label counts as "") and sums, per group, the exact increases
-// (BucketIncreases) of each counter family per grid bucket and over the
-// whole grid. Sums are ratios' numerators and denominators: derive each
-// group with Derive or Group.BucketStats (ratio of sums, never an average of
-// ratios).
+// (BucketIncreasesSince, with each series' Created as its start time) of
+// each counter family per grid bucket and over the whole grid. Sums are
+// ratios' numerators and denominators: derive each group with Derive or
+// Group.BucketStats (ratio of sums, never an average of ratios).
 //
 // Groups come sorted by their label values in groupBy order. With an empty
 // groupBy every series lands in one group with empty Labels. No series gives
@@ -126,7 +126,7 @@ func Aggregate(series []Series, groupBy []string, g Grid) []Group {
 			continue
 		}
 		acc.ids[identity(s.Labels)] = struct{}{}
-		inc := BucketIncreases(s.Points, g)
+		inc := BucketIncreasesSince(s.Points, s.Created, g)
 		if s.Family == AcceptedPerPosition {
 			for len(acc.perPos) <= s.Position {
 				acc.perPos = append(acc.perPos, nil)

@@ -196,3 +196,37 @@ func TestCountsAdd(t *testing.T) {
 		t.Errorf("inputs modified: %v %v", a.AcceptedPerPosition, b.AcceptedPerPosition)
 	}
 }
+
+// TestAggregateCreated: an engine that starts (created at 5 s) inside the
+// grid {0, 30 s, 15 s} and is first seen at 15 s counts from 0; without a
+// start time its first values are only the base.
+func TestAggregateCreated(t *testing.T) {
+	labels := map[string]string{"model_name": "a", "engine": "2"}
+	mk := func(created int64) []Series {
+		c := func(f Family, pos int, v1, v2 float64) Series {
+			return Series{Family: f, Position: pos, Labels: labels, Created: created, Points: []Point{{15000, v1}, {30000, v2}}}
+		}
+		// At 15 s: 3 drafts, 9 draft tokens, 4 accepted, [3, 1, 0];
+		// at 30 s: 5, 15, 7, [5, 2, 0].
+		return []Series{c(Drafts, -1, 3, 5), c(DraftTokens, -1, 9, 15), c(AcceptedTokens, -1, 4, 7),
+			c(AcceptedPerPosition, 0, 3, 5), c(AcceptedPerPosition, 1, 1, 2), c(AcceptedPerPosition, 2, 0, 0)}
+	}
+	g := Aggregate(mk(5000), nil, aggGrid)
+	// Bucket 0 (0, 15 s]: 0 -> the values at 15 s. Bucket 1: the differences.
+	want := []Counts{
+		{Drafts: 3, DraftTokens: 9, AcceptedTokens: 4, AcceptedPerPosition: []float64{3, 1, 0}},
+		{Drafts: 2, DraftTokens: 6, AcceptedTokens: 3, AcceptedPerPosition: []float64{2, 1, 0}},
+	}
+	wantTotal := Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 7, AcceptedPerPosition: []float64{5, 2, 0}}
+	if len(g) != 1 || !reflect.DeepEqual(g[0].Buckets, want) || !reflect.DeepEqual(g[0].Total, wantTotal) {
+		t.Errorf("created inside: %+v, want buckets %+v total %+v", g, want, wantTotal)
+	}
+	// Unknown start, or a start before the grid: only the second bucket.
+	for _, created := range []int64{0, -1000} {
+		g = Aggregate(mk(created), nil, aggGrid)
+		wantTotal = Counts{Drafts: 2, DraftTokens: 6, AcceptedTokens: 3, AcceptedPerPosition: []float64{2, 1, 0}}
+		if len(g) != 1 || !reflect.DeepEqual(g[0].Total, wantTotal) {
+			t.Errorf("created %d: total %+v, want %+v", created, g[0].Total, wantTotal)
+		}
+	}
+}

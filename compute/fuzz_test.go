@@ -17,6 +17,7 @@ func decodeSeries(data []byte, g Grid) []Series {
 	models := []string{"a", "b b", `c"`}
 	for len(data) >= 4 && len(out) < 64 {
 		fam := Family(int8(data[0]) % 6)
+		startByte := data[2]
 		pos := int(int16(binary.LittleEndian.Uint16(data[1:3])))
 		if data[0]&0x80 == 0 {
 			pos = int(data[1] % 8)
@@ -28,6 +29,10 @@ func decodeSeries(data []byte, g Grid) []Series {
 		n := int(data[3]>>4) + 1
 		data = data[4:]
 		s := Series{Family: fam, Position: pos, Labels: labels}
+		if startByte&1 == 1 {
+			// A start time around the grid's start (before, at or inside).
+			s.Created = g.Start + (int64(startByte)-64)*max(g.Step/8, 1)
+		}
 		t := g.Start - g.Step
 		for i := 0; i < n && len(data) >= 3; i++ {
 			t += int64(data[0]) * max(g.Step/16, 1)
@@ -85,7 +90,7 @@ func FuzzAggregate(f *testing.F) {
 		g.End = start + step*int64(nb%300)
 		series := decodeSeries(data, g)
 		for _, s := range series {
-			b := BucketIncreases(s.Points, g)
+			b := BucketIncreasesSince(s.Points, s.Created, g)
 			sum, abs := 0.0, 0.0
 			for _, v := range b {
 				if !(v >= 0) {
@@ -94,7 +99,7 @@ func FuzzAggregate(f *testing.F) {
 				sum += v
 				abs += math.Abs(v)
 			}
-			total := Increase(s.Points, g.Start, g.Start+int64(len(b))*g.Step)
+			total := IncreaseSince(s.Points, s.Created, g.Start, g.Start+int64(len(b))*g.Step)
 			if !(total >= 0) {
 				t.Fatalf("increase %v", total)
 			}

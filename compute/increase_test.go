@@ -161,3 +161,154 @@ func TestTiling(t *testing.T) {
 		}
 	}
 }
+
+// TestIncreaseSince: a counter that started at 0 inside the window (created >
+// from, no point at or before from) counts its first point in full; an
+// unknown start or one before the window keeps Increase's rule.
+func TestIncreaseSince(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name              string
+		points            []Point
+		created, from, to int64
+		want              float64
+	}{
+		// Started at t=10 from 0: 3 (0 -> 3) + 12 (3 -> 15) + 7 (15 -> 22).
+		{"started inside", pts(20, 3, 50, 15, 100, 22), 10, 0, 100, 22},
+		// Unknown start: the first point (3) is the base: 12 + 7.
+		{"unknown start", pts(20, 3, 50, 15, 100, 22), 0, 0, 100, 19},
+		// Started before the window, first scraped inside it: 3 may hold
+		// counts from before 0, so it is the base: 12 + 7.
+		{"started before window", pts(20, 3, 50, 15, 100, 22), -5, 0, 100, 19},
+		// The window is (from, to]: a start exactly at from is not inside.
+		{"started at from", pts(20, 3, 50, 15, 100, 22), 0, 0, 100, 19},
+		{"started at from, nonzero from", pts(20, 3, 50, 15, 100, 22), 10, 10, 100, 19},
+		// A short-lived series seen at one point only: all 40 counted.
+		{"one point", pts(90, 40), 60, 0, 100, 40},
+		{"one point after window", pts(90, 40), 60, 0, 80, 0},
+		// Started at 60, before the window (80, 100]: the 40 may partly
+		// be from before 80, so nothing is counted.
+		{"one point, window after start", pts(90, 40), 60, 80, 100, 0},
+		// A point at or before from is the base; created does not matter.
+		{"base before window wins", pts(-10, 2, 50, 9), 30, 0, 100, 7},
+		// Started at 5: 10, reset 10 -> 4 counts 4, then +2: 16.
+		{"start then reset", pts(20, 10, 50, 4, 100, 6), 5, 0, 100, 16},
+		// NaN stale marker first: the first usable point (15) counts.
+		{"NaN first", pts(20, nan, 50, 15), 10, 0, 100, 15},
+		{"start after to (clock skew)", pts(90, 40), 150, 0, 100, 40},
+		{"empty window", pts(20, 3), 10, 50, 50, 0},
+		{"no points", nil, 10, 0, 100, 0},
+	} {
+		if got := IncreaseSince(tc.points, tc.created, tc.from, tc.to); got != tc.want {
+			t.Errorf("%s: IncreaseSince = %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.created == 0 {
+			if got := Increase(tc.points, tc.from, tc.to); got != tc.want {
+				t.Errorf("%s: Increase = %v, want %v", tc.name, got, tc.want)
+			}
+		}
+	}
+}
+
+func TestBucketIncreasesSince(t *testing.T) {
+	g := Grid{Start: 0, End: 40, Step: 10}
+	for _, tc := range []struct {
+		name    string
+		points  []Point
+		created int64
+		want    []float64
+		// exception: the bucket that holds the first point but starts
+		// after created counts more than IncreaseSince over it (-1: none).
+		exception int
+	}{
+		// Started at 12 (bucket 1): 100 + 4 in bucket 1, 6 in bucket 3.
+		{"started in first point's bucket", pts(15, 100, 20, 104, 40, 110), 12, []float64{0, 104, 0, 6}, -1},
+		// Started at 5 (bucket 0), first seen at 15 (bucket 1): the 100 it
+		// counted in between go to the first point's bucket.
+		{"started in an earlier bucket", pts(15, 100, 20, 104, 40, 110), 5, []float64{0, 104, 0, 6}, 1},
+		// Started before the grid: the first point is the base.
+		{"started before grid", pts(15, 100, 20, 104, 40, 110), -3, []float64{0, 4, 0, 6}, -1},
+		{"unknown start", pts(15, 100, 20, 104, 40, 110), 0, []float64{0, 4, 0, 6}, -1},
+		// Lives within bucket 2 only, seen once.
+		{"short-lived", pts(30, 25), 21, []float64{0, 0, 25, 0}, -1},
+		// A base at the grid start: created is ignored.
+		{"base at start", pts(0, 7, 40, 9), 12, []float64{0, 0, 0, 2}, -1},
+	} {
+		got := BucketIncreasesSince(tc.points, tc.created, g)
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: %d buckets", tc.name, len(got))
+		}
+		sum := 0.0
+		for j := range got {
+			if got[j] != tc.want[j] {
+				t.Errorf("%s: bucket %d = %v, want %v (all %v)", tc.name, j, got[j], tc.want[j], got)
+			}
+			inc := IncreaseSince(tc.points, tc.created, g.BucketStart(j), g.BucketEnd(j))
+			if (inc == got[j]) == (j == tc.exception) {
+				t.Errorf("%s: bucket %d = %v, IncreaseSince over it = %v (exception bucket %d)", tc.name, j, got[j], inc, tc.exception)
+			}
+			sum += got[j]
+		}
+		if total := IncreaseSince(tc.points, tc.created, g.Start, g.End); total != sum {
+			t.Errorf("%s: buckets sum to %v, IncreaseSince = %v", tc.name, sum, total)
+		}
+	}
+}
+
+// TestTilingSince: with a start time (before, inside or after the grid, or
+// unknown) and series that may start inside the grid, the buckets still sum
+// exactly to the window's IncreaseSince, and every bucket but the first
+// point's equals IncreaseSince over it.
+func TestTilingSince(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 1000 {
+		step := int64(1 + r.IntN(20_000))
+		g := Grid{Start: int64(r.IntN(1e9)) - 5e8, Step: step}
+		g.End = g.Start + step*int64(r.IntN(50))
+		p := randomCounter(r, g, r.IntN(200))
+		if r.IntN(2) == 0 {
+			// Drop the points at or before the start: a series that
+			// appears inside the grid.
+			k := 0
+			for k < len(p) && p[k].T <= g.Start {
+				k++
+			}
+			p = p[k:]
+		}
+		var created int64
+		switch r.IntN(4) {
+		case 1:
+			created = g.Start - int64(r.IntN(int(3*step)))
+		case 2, 3:
+			created = g.Start + int64(r.IntN(int(step*int64(max(1, g.Buckets()))+1)))
+		}
+		b := BucketIncreasesSince(p, created, g)
+		first := -1 // bucket of the first usable point inside the grid
+		for _, q := range p {
+			if usable(q.V) && q.T > g.Start {
+				if q.T <= g.End {
+					first = int((q.T - g.Start - 1) / step)
+				}
+				break
+			}
+		}
+		sum := 0.0
+		for j, v := range b {
+			if v < 0 {
+				t.Fatalf("case %d: negative bucket %v", i, v)
+			}
+			if inc := IncreaseSince(p, created, g.BucketStart(j), g.BucketEnd(j)); inc != v && j != first {
+				t.Fatalf("case %d bucket %d: %v != IncreaseSince %v", i, j, v, inc)
+			}
+			sum += v
+		}
+		if total := IncreaseSince(p, created, g.Start, g.End); total != sum {
+			t.Fatalf("case %d: sum of buckets %v != IncreaseSince %v", i, sum, total)
+		}
+		if created == 0 || created <= g.Start {
+			if total, old := IncreaseSince(p, created, g.Start, g.End), Increase(p, g.Start, g.End); total != old {
+				t.Fatalf("case %d: start %d before the grid changed the increase: %v != %v", i, created, total, old)
+			}
+		}
+	}
+}

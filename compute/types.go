@@ -59,6 +59,13 @@ type Series struct {
 	Position int
 	// Points are in ascending T.
 	Points []Point
+	// Created is when the counter (its process) started counting from 0,
+	// Unix milliseconds; 0 means unknown. It comes from the series'
+	// <name>_created gauge (prometheus_client exports one per counter; its
+	// value is Unix seconds), read at the series' first point. It is used
+	// only as a start time, never summed into a count. See IncreaseSince
+	// for when it matters.
+	Created int64
 }
 
 // Counts holds the increases of the four counters over one interval, summed
