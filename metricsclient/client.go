@@ -143,13 +143,20 @@ func ValidateGrid(g compute.Grid) error {
 	return nil
 }
 
-// FetchSeries returns the client schema's counter families (never
-// _created; vLLM V1 by default) matching filters, as their values at the
-// grid's points Start, Start+Step, ..., End (Unix ms), with one query_range.
-// Values are raw counter values (drafts or tokens); NaN points are left out.
-// The second result holds Prometheus' warnings and specdash's own (a family
-// of the schema with no series while others have some). It reads neither a
-// schema's Extra metrics nor a gauge schema: use FetchAuto for those.
+// FetchSeries returns the client schema's counter families (vLLM V1 by
+// default) matching filters, as their values at the grid's points Start,
+// Start+Step, ..., End (Unix ms), with one query_range (Schema.CounterQuery):
+// at each point the last sample in the step's lookback window (Lookback:
+// max(step, 5 m)), so a series that lives less than one step still shows
+// at the step point after it. The counters' _created gauges come in the
+// same query and set each series' start time (compute.Series.Created), so
+// a series that started inside the window counts from 0 whatever the step
+// (compute.IncreaseSince). Values are raw counter values (drafts or
+// tokens); NaN points are left out. The second result holds Prometheus'
+// warnings and specdash's own: a family of the schema with no series while
+// others have some, and series that started inside the window without a
+// start time (startWarnings). It reads neither a schema's Extra metrics nor
+// a gauge schema: use FetchAuto for those.
 //
 // Errors: an invalid grid (see ValidateGrid: more than MaxPoints points is
 // refused, not silently re-stepped), an invalid filter, a gauge schema (no
@@ -166,28 +173,12 @@ func (c *Client) FetchSeries(ctx context.Context, g compute.Grid, filters []Filt
 	if err != nil {
 		return nil, nil, err
 	}
-	r := v1.Range{
-		Start: time.UnixMilli(g.Start),
-		End:   time.UnixMilli(g.End),
-		Step:  time.Duration(g.Step) * time.Millisecond,
-	}
-	val, warns, _, err := c.api.QueryRange(ctx, sel, r)
-	warnings := append([]string(nil), warns...)
-	if err != nil {
-		return nil, warnings, wrapErr("query_range", c.address, err)
-	}
-	m, ok := val.(model.Matrix)
-	if !ok {
-		return nil, warnings, &APIError{Op: "query_range", Address: c.address, Kind: BadResponse,
-			Msg: fmt.Sprintf("expected a matrix, got %v", typeName(val))}
-	}
-	series, w, err := SeriesFromMatrix(m, c.schema)
-	warnings = append(warnings, w...)
+	series, warnings, err := c.fetchCounters(ctx, c.schema, g, filters)
 	if err != nil {
 		return nil, warnings, err
 	}
 	if len(series) == 0 {
-		return nil, warnings, c.diagnose(ctx, c.schema.Names(), sel, filters, r.Start, r.End)
+		return nil, warnings, c.diagnose(ctx, c.schema.Names(), sel, filters, time.UnixMilli(g.Start), time.UnixMilli(g.End))
 	}
 	return series, warnings, nil
 }
@@ -208,7 +199,11 @@ const MaxPosition = compute.MaxPosition
 // (AcceptedPerPosition only; -1 otherwise), Labels without __name__ and
 // position, Points in ascending time with T in Unix ms. NaN values (and
 // series left without points) are dropped; series of other metrics are
-// skipped. The result is sorted by family, labels and position. Warnings name
+// skipped. The matrix may hold the counters' _created gauges (CreatedNames):
+// they are not series of their own; each counter series' Created (Unix ms)
+// is its _created series' value (seconds x 1000) at the counter's first point
+// or, failing that, just after it (0 when the source exports none, as
+// prometheus_client's multiprocess mode and vLLM V0 do). The result is sorted by family, labels and position. Warnings name
 // schema families that have no series while others have some (for example
 // vLLM V0, which has no drafts counter). Errors: a per-position series whose
 // position label is missing, not an integer, negative or above MaxPosition.
@@ -217,8 +212,21 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 	var warnings []string
 	seen := map[compute.Family]bool{}
 	skipped := map[string]bool{}
+	createdNames := map[string]bool{}
+	for _, n := range schema.CreatedNames() {
+		createdNames[n] = true
+	}
+	created := map[string][]model.SamplePair{}
+	for _, ss := range m {
+		if name := string(ss.Metric[model.MetricNameLabel]); createdNames[name] {
+			created[createdKey(ss.Metric, name)] = ss.Values
+		}
+	}
 	for _, ss := range m {
 		name := string(ss.Metric[model.MetricNameLabel])
+		if createdNames[name] {
+			continue
+		}
 		fam, ok := schema.Family(name)
 		if !ok {
 			skipped[name] = true
@@ -250,6 +258,11 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 			continue
 		}
 		sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T })
+		if cn := CreatedName(name); cn != "" {
+			if cv, ok := created[createdKey(ss.Metric, cn)]; ok {
+				s.Created = createdAt(cv, s.Points[0].T)
+			}
+		}
 		seen[fam] = true
 		out = append(out, s)
 	}

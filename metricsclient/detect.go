@@ -267,9 +267,12 @@ type Fetched struct {
 func (f *Fetched) Schema() Schema { return f.Detection.Schema }
 
 // FetchAuto detects the schema in the grid's window (Detect, ignoring the
-// client's own schema) and fetches all its metrics matching filters with one
-// query_range over the grid: counter families as compute.Series (exactly as
-// FetchSeries), Extra metrics as ExtraSeries. Two requests when all is well.
+// client's own schema) and fetches all its metrics matching filters over the
+// grid: counter families as compute.Series exactly as FetchSeries does (one
+// query_range of the counters and their _created gauges, start times set),
+// Extra metrics as ExtraSeries with one query_range of their plain selector
+// (values at the step points). Two requests for vLLM V1 and SGLang, three
+// for vLLM V0 (counters and gauges).
 //
 // Errors: an invalid grid or filter, an *APIError, a malformed position
 // label, and a *MissingMetricsError when no schema is found (see Detect) or
@@ -288,60 +291,65 @@ func (c *Client) FetchAuto(ctx context.Context, g compute.Grid, filters []Filter
 	if err != nil {
 		return nil, err
 	}
-	r := v1.Range{Start: start, End: end, Step: time.Duration(g.Step) * time.Millisecond}
-	val, warns, _, err := c.api.QueryRange(ctx, sel, r)
 	out := &Fetched{Detection: det, AveragedOverTime: s.Kind == Gauges}
 	out.Warnings = append(out.Warnings, det.Warnings()...)
-	out.Warnings = append(out.Warnings, warns...)
-	if err != nil {
-		return nil, wrapErr("query_range", c.address, err)
-	}
-	m, ok := val.(model.Matrix)
-	if !ok {
-		return nil, &APIError{Op: "query_range", Address: c.address, Kind: BadResponse,
-			Msg: fmt.Sprintf("expected a matrix, got %v", typeName(val))}
-	}
-	var counters model.Matrix
-	seenRole := map[Role]bool{}
-	for _, ss := range m {
-		name := string(ss.Metric[model.MetricNameLabel])
-		role, isExtra := s.Role(name)
-		if !isExtra {
-			counters = append(counters, ss)
-			continue
-		}
-		es := ExtraSeries{Role: role, Name: name, Labels: map[string]string{}}
-		for k, v := range ss.Metric {
-			if k != model.MetricNameLabel {
-				es.Labels[string(k)] = string(v)
-			}
-		}
-		for _, sp := range ss.Values {
-			if v := float64(sp.Value); !math.IsNaN(v) {
-				es.Points = append(es.Points, compute.Point{T: int64(sp.Timestamp), V: v})
-			}
-		}
-		if len(es.Points) == 0 {
-			continue
-		}
-		sort.SliceStable(es.Points, func(i, j int) bool { return es.Points[i].T < es.Points[j].T })
-		seenRole[role] = true
-		out.Extra = append(out.Extra, es)
-	}
-	sort.SliceStable(out.Extra, func(i, j int) bool {
-		a, b := out.Extra[i], out.Extra[j]
-		if a.Role != b.Role {
-			return a.Role < b.Role
-		}
-		return labelString(a.Labels) < labelString(b.Labels)
-	})
 	if len(s.Metrics) > 0 {
-		series, w, err := SeriesFromMatrix(counters, s)
+		series, w, err := c.fetchCounters(ctx, s, g, filters)
 		out.Warnings = append(out.Warnings, w...)
 		if err != nil {
 			return nil, err
 		}
 		out.Series = series
+	}
+	var extraNames []string
+	for _, r := range roles {
+		if n := s.Extra[r]; n != "" {
+			extraNames = append(extraNames, n)
+		}
+	}
+	seenRole := map[Role]bool{}
+	if len(extraNames) > 0 {
+		esel, err := Selector(extraNames, filters)
+		if err != nil {
+			return nil, err
+		}
+		r := v1.Range{Start: start, End: end, Step: time.Duration(g.Step) * time.Millisecond}
+		m, warns, err := c.queryMatrix(ctx, esel, r)
+		out.Warnings = append(out.Warnings, warns...)
+		if err != nil {
+			return nil, err
+		}
+		for _, ss := range m {
+			name := string(ss.Metric[model.MetricNameLabel])
+			role, isExtra := s.Role(name)
+			if !isExtra {
+				continue
+			}
+			es := ExtraSeries{Role: role, Name: name, Labels: map[string]string{}}
+			for k, v := range ss.Metric {
+				if k != model.MetricNameLabel {
+					es.Labels[string(k)] = string(v)
+				}
+			}
+			for _, sp := range ss.Values {
+				if v := float64(sp.Value); !math.IsNaN(v) {
+					es.Points = append(es.Points, compute.Point{T: int64(sp.Timestamp), V: v})
+				}
+			}
+			if len(es.Points) == 0 {
+				continue
+			}
+			sort.SliceStable(es.Points, func(i, j int) bool { return es.Points[i].T < es.Points[j].T })
+			seenRole[role] = true
+			out.Extra = append(out.Extra, es)
+		}
+		sort.SliceStable(out.Extra, func(i, j int) bool {
+			a, b := out.Extra[i], out.Extra[j]
+			if a.Role != b.Role {
+				return a.Role < b.Role
+			}
+			return labelString(a.Labels) < labelString(b.Labels)
+		})
 	}
 	if len(out.Series) == 0 && len(out.Extra) == 0 {
 		return nil, c.WithSchema(s).diagnose(ctx, s.AllNames(), sel, filters, start, end)
