@@ -428,22 +428,22 @@ func InsightsChart(d InsightsData, p Palette) string {
 		ext[i] = opts.LineData{Value: gap}
 		if i < k {
 			if v := d.Fit.Observed[i]; v.OK {
-				bars[i] = opts.BarData{Value: round(v.V*100, 1)}
+				bars[i] = opts.BarData{Value: pct(v)}
 			}
 			if v := d.Fit.Curve[i]; v.OK {
-				fit[i] = opts.LineData{Value: round(v.V*100, 1)}
+				fit[i] = opts.LineData{Value: pct(v)}
 			}
 		} else {
 			labels[i] += " (extrapolated)"
 			if v := extrapolatedRate(d, i); v.OK {
-				ext[i] = opts.LineData{Value: round(v.V*100, 1)}
+				ext[i] = opts.LineData{Value: pct(v)}
 			}
 		}
 	}
 	if len(extra) > 0 {
 		// Join the dashed line to the last observed bar.
 		if v := d.Fit.Observed[k-1]; v.OK {
-			ext[k-1] = opts.LineData{Value: round(v.V*100, 1)}
+			ext[k-1] = opts.LineData{Value: pct(v)}
 		}
 	}
 	colorFit, colorExtra := fitColours(p)

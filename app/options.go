@@ -75,11 +75,13 @@ const gap = "-"
 func PositionLabel(i int) string { return "pos " + strconv.Itoa(i+1) }
 
 // round keeps d decimals (chart data only; the exact numbers are in the
-// data-value attributes and the exports).
+// data-value attributes and the exports). It rounds as compute's format
+// helpers do (strconv.FormatFloat of the float64, so 34.25 -> 34.2 like
+// compute.FormatPercent), so a chart label never differs from the number
+// printed next to it; -0 and NaN/Inf give 0.
 func round(v float64, d int) float64 {
-	p := math.Pow(10, float64(d))
-	r := math.Round(v*p) / p
-	if math.IsNaN(r) || math.IsInf(r, 0) {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', min(max(d, 0), 9), 64), 64)
+	if err != nil || math.IsNaN(r) || math.IsInf(r, 0) || r == 0 {
 		return 0
 	}
 	return r
@@ -269,11 +271,21 @@ func PerPositionChart(s compute.Stats, fit compute.GeometricFit, p Palette) stri
 	return finish(bar, p, nil)
 }
 
+// pct is a ratio as a chart value in percent with one decimal: the number
+// compute.FormatPercent(v, 1) prints (one formatting path for bar labels,
+// heatmap cells and the chips); the gap marker when undefined.
 func pct(v compute.Value) any {
 	if !v.OK {
 		return gap
 	}
-	return round(v.V*100, 1)
+	r, err := strconv.ParseFloat(strings.TrimSuffix(compute.FormatPercent(v, 1), " %"), 64)
+	if err != nil {
+		return gap
+	}
+	if r == 0 {
+		return 0.0 // no -0
+	}
+	return r
 }
 
 // Line is one line of a time chart: a name (shown as text: legend on the
@@ -350,7 +362,7 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 			if !v.OK {
 				continue
 			}
-			it := item{Value: []any{j, i, round(v.V*100, 1)}}
+			it := item{Value: []any{j, i, pct(v)}}
 			if j >= complete {
 				it.ItemStyle = map[string]any{"opacity": 0.45}
 			}
