@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -128,12 +130,27 @@ func CompareTable(c CompareResult) DataTable {
 	return t
 }
 
-// signedPoints formats a difference of ratios in percentage points.
+// signedPoints formats a difference of ratios in percentage points
+// ("+1.5 pp", "0.0 pp").
 func signedPoints(v compute.Value) string {
 	if !v.OK {
 		return compute.Undefined
 	}
-	return fmt.Sprintf("%+.1f pp", v.V*100)
+	return signed(v.V*100, 1) + " pp"
+}
+
+// signed prints a difference with decimals decimals and an explicit sign,
+// except for a value that rounds to zero (and -0): "0.00", never "-0.00"
+// or "+0.00".
+func signed(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Trim(s, "-+0.") == "" {
+		return strings.TrimPrefix(s, "-")
+	}
+	if v > 0 {
+		return "+" + s
+	}
+	return s
 }
 
 func verdict(c compute.Comparison) (string, string) {
@@ -214,7 +231,7 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 		text, sig := verdict(cmp)
 		ci := compute.Undefined
 		if cmp.Lower.OK && cmp.Upper.OK {
-			ci = fmt.Sprintf("%+.1f … %+.1f pp", cmp.Lower.V*100, cmp.Upper.V*100)
+			ci = signed(cmp.Lower.V*100, 1) + " … " + signed(cmp.Upper.V*100, 1) + " pp"
 		}
 		p := compute.Undefined
 		if cmp.PValue.OK {
@@ -232,7 +249,7 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 	}
 	lenDiff := compute.Undefined
 	if c.AStats.MeanAcceptanceLength.OK && c.BStats.MeanAcceptanceLength.OK {
-		lenDiff = fmt.Sprintf("%+.2f tokens/draft", c.BStats.MeanAcceptanceLength.V-c.AStats.MeanAcceptanceLength.V)
+		lenDiff = signed(c.BStats.MeanAcceptanceLength.V-c.AStats.MeanAcceptanceLength.V, 2) + " tokens/draft"
 	}
 	rows := []app.UI{row("acceptance-rate", "acceptance rate", c.Rate)}
 	rows = append(rows, app.Tr().DataSet("compare", "mean-acceptance-length").Body(

@@ -1,7 +1,10 @@
 package app
 
 import (
+	"math"
+
 	"encoding/json"
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,4 +53,36 @@ func TestPercentLabelsMatchChips(t *testing.T) {
 			t.Errorf("round(%v, %d) = %v, want %v (as strconv.FormatFloat)", c.v, c.d, got, c.want)
 		}
 	}
+}
+
+// Differences that round to zero print without a sign: "0.00", not
+// "-0.00" (compare groups showed "-0.00 tokens/draft").
+func TestSignedZero(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		d    int
+		want string
+	}{{-0.001, 2, "0.00"}, {math.Copysign(0, -1), 2, "0.00"}, {0.001, 2, "0.00"}, {-0.04, 1, "0.0"},
+		{0.05, 2, "+0.05"}, {-0.05, 2, "-0.05"}, {1.5, 1, "+1.5"}, {-12.25, 1, "-12.2"}} {
+		if got := signed(c.v, c.d); got != c.want {
+			t.Errorf("signed(%v, %d) = %q, want %q", c.v, c.d, got, c.want)
+		}
+	}
+	if got := signedPoints(compute.Defined(-0.0001)); got != "0.0 pp" {
+		t.Errorf("signedPoints(-0.0001) = %q, want 0.0 pp", got)
+	}
+	// Two groups with the same mean acceptance length up to rounding.
+	a := compute.Derive(compute.Counts{Drafts: 3, DraftTokens: 9, AcceptedTokens: 4, AcceptedPerPosition: []float64{2, 1, 1}}, 10, compute.WithBonus)
+	b := compute.Derive(compute.Counts{Drafts: 3000, DraftTokens: 9000, AcceptedTokens: 3999, AcceptedPerPosition: []float64{2000, 1000, 999}}, 10, compute.WithBonus)
+	d := &Dashboard{}
+	html := renderHTML(t, d.renderCompareTable(CompareResult{AName: "a", BName: "b", AStats: a, BStats: b}))
+	if strings.Contains(html, "-0.00") || !strings.Contains(html, "0.00 tokens/draft") {
+		t.Errorf("compare table: want \"0.00 tokens/draft\" without sign:\n%s", html)
+	}
+}
+
+// renderHTML is ui's HTML as go-app's server renders it.
+func renderHTML(t *testing.T, ui app.UI) string {
+	t.Helper()
+	return app.HTMLString(ui)
 }
