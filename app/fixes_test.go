@@ -86,3 +86,28 @@ func renderHTML(t *testing.T, ui app.UI) string {
 	t.Helper()
 	return app.HTMLString(ui)
 }
+
+// /logs: a throughput without a window says so; "no drafts in window" is
+// only for no drafts.
+func TestLogCardsThroughputWithoutWindow(t *testing.T) {
+	s := compute.Derive(compute.Counts{Drafts: 5, DraftTokens: 17620, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 0, compute.WithBonus)
+	html := renderHTML(t, logCards(s, true, compute.WithBonus))
+	if strings.Contains(html, compute.Undefined) {
+		t.Errorf("cards with 17620 draft tokens say %q:\n%s", compute.Undefined, html)
+	}
+	if strings.Count(html, "throughput n/a (log window unknown)") != 2 || !strings.Contains(html, `data-reason="no-window"`) {
+		t.Errorf("want both throughputs \"throughput n/a (log window unknown)\":\n%s", html)
+	}
+	html = renderHTML(t, logCards(s, false, compute.WithBonus))
+	if strings.Count(html, "throughput n/a (a scrape has no window)") != 2 {
+		t.Errorf("scrape: want \"throughput n/a (a scrape has no window)\":\n%s", html)
+	}
+	timed := compute.Derive(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 10, compute.WithBonus)
+	if html := renderHTML(t, logCards(timed, true, compute.WithBonus)); !strings.Contains(html, "0.9 tokens/s") || !strings.Contains(html, "1.5 tokens/s") {
+		t.Errorf("timed log: want 0.9 and 1.5 tokens/s:\n%s", html)
+	}
+	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0}}, 0, compute.WithBonus)
+	if html := renderHTML(t, logCards(none, true, compute.WithBonus)); strings.Contains(html, "n/a (log window") {
+		t.Errorf("no drafts: want %q, not the window note:\n%s", compute.Undefined, html)
+	}
+}

@@ -288,16 +288,34 @@ func logCards(s compute.Stats, derived bool, conv compute.Convention) app.UI {
 	}
 	k := compute.Value{V: float64(s.K), OK: s.K > 0}
 	kText := strconv.Itoa(s.K) + " positions"
+	window := "log window unknown"
+	if !derived {
+		window = "a scrape has no window"
+	}
 	return app.Div().Class("cards").Body(
 		card("Acceptance rate", logMetric("acceptance-rate", s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), app.Text("accepted / draft tokens")),
 		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(lengthFormula(conv))),
 		card("k (speculative tokens)", logMetric("k", k, kText), app.Text("draft positions")),
 		card("Drafts", drafts, app.Text(draftsSub)),
 		card("Accepted", logMetric("accepted-tokens", compute.Defined(s.AcceptedTokens), compute.FormatCount(s.AcceptedTokens, "tokens")),
-			logMetric("accepted-throughput", s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s"))),
+			throughputMetric("accepted-throughput", s.AcceptedThroughput, s.DraftTokens, window)),
 		card("Drafted", logMetric("draft-tokens", compute.Defined(s.DraftTokens), compute.FormatCount(s.DraftTokens, "tokens")),
-			logMetric("drafted-throughput", s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s"))),
+			throughputMetric("drafted-throughput", s.DraftedThroughput, s.DraftTokens, window)),
 	)
+}
+
+// throughputMetric is a throughput (tokens/s) of the logs page. Log lines
+// carry no window unless vLLM printed throughputs on every line, and a
+// scrape has none: then the number is undefined for want of a window, not
+// for want of drafts, and says so ("throughput n/a (log window unknown)",
+// data-reason="no-window"); compute.Undefined only when nothing was
+// drafted.
+func throughputMetric(name string, v compute.Value, draftTokens float64, why string) app.HTMLSpan {
+	if v.OK || draftTokens == 0 {
+		return logMetric(name, v, compute.FormatRate(v, "tokens/s"))
+	}
+	return app.Span().Class("metric-number", "undefined").DataSet("metric", name).
+		DataSet("undefined", "true").DataSet("reason", "no-window").Text("throughput n/a (" + why + ")")
 }
 
 func positionsList(s compute.Stats) app.UI {
