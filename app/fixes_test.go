@@ -2,6 +2,7 @@ package app
 
 import (
 	"math"
+	"os"
 
 	"encoding/json"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -109,5 +110,27 @@ func TestLogCardsThroughputWithoutWindow(t *testing.T) {
 	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0}}, 0, compute.WithBonus)
 	if html := renderHTML(t, logCards(none, true, compute.WithBonus)); strings.Contains(html, "n/a (log window") {
 		t.Errorf("no drafts: want %q, not the window note:\n%s", compute.Undefined, html)
+	}
+}
+
+// /logs on the seed log (seven k = 4 lines, one k = 3): a warning about
+// the mixed k and one source row per k.
+func TestLogsPageMixedK(t *testing.T) {
+	b, err := os.ReadFile("../logparse/testdata/seed_000.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &LogsPage{conv: "auto", text: string(b)}
+	l.parse()
+	if l.rep == nil || len(l.rep.Groups) != 2 {
+		t.Fatalf("report %+v, want two groups (k = 3, k = 4)", l.rep)
+	}
+	html := renderHTML(t, l.renderMessages())
+	if !strings.Contains(html, "the log mixes lines with different k (k = 3: 1 line from line 8; k = 4: 7 lines from line 1)") {
+		t.Errorf("messages lack the mixed-k warning:\n%s", html)
+	}
+	html = renderHTML(t, l.renderSources())
+	if !strings.Contains(html, "k 3") || !strings.Contains(html, "k 4") || strings.Count(html, "data-source=") != 2 {
+		t.Errorf("sources: want rows named k 3 and k 4:\n%s", html)
 	}
 }

@@ -333,7 +333,7 @@ func positionsList(s compute.Stats) app.UI {
 // engine 0", or "(no container or engine in the prefix)".
 func sourceName(labels map[string]string) string {
 	var parts []string
-	for _, n := range []string{"container", "model_name", "engine", "prefix", "format"} {
+	for _, n := range []string{"container", "model_name", "engine", "prefix", "format", "k"} {
 		if v := labels[n]; v != "" {
 			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+v)
 		}

@@ -98,7 +98,10 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		derived logparse.Derived
 	}
 	var groups []*acc
-	idx := map[[3]string]*acc{}
+	idx := map[[4]string]*acc{}
+	kLines := map[int]int{} // k -> number of lines
+	kFirst := map[int]int{} // k -> first line
+	kBySource := map[[3]string]map[int]bool{}
 	var all logparse.Derived
 	var otherConv []int
 	hasV0, hasV1 := false, false
@@ -108,10 +111,19 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		}
 		v0 := e.Format == logparse.FormatV0
 		hasV0, hasV1 = hasV0 || v0, hasV1 || !v0
-		key := [3]string{e.Container, e.Engine, strconv.FormatBool(v0)}
+		if kLines[e.K] == 0 {
+			kFirst[e.K] = e.Line
+		}
+		kLines[e.K]++
+		src := [3]string{e.Container, e.Engine, strconv.FormatBool(v0)}
+		if kBySource[src] == nil {
+			kBySource[src] = map[int]bool{}
+		}
+		kBySource[src][e.K] = true
+		key := [4]string{e.Container, e.Engine, strconv.FormatBool(v0), strconv.Itoa(e.K)}
 		a := idx[key]
 		if a == nil {
-			a = &acc{labels: map[string]string{"container": e.Container, "engine": e.Engine}, v0: v0, timed: true, counts: compute.Counts{AcceptedPerPosition: []float64{}}}
+			a = &acc{labels: map[string]string{"container": e.Container, "engine": e.Engine, "k": strconv.Itoa(e.K)}, v0: v0, timed: true, counts: compute.Counts{AcceptedPerPosition: []float64{}}}
 			idx[key] = a
 			groups = append(groups, a)
 		}
@@ -130,6 +142,21 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 			r.Warnings = append(r.Warnings, fmt.Sprintf("line %d: %s", e.Line, n))
 		}
 	}
+	// k is a group label only when the lines of one source differ in k (a
+	// change of num_speculative_tokens between restarts); sources with
+	// different k are groups anyway.
+	splitK := false
+	for _, ks := range kBySource {
+		splitK = splitK || len(ks) > 1
+	}
+	mixedK := len(kLines) > 1
+	if splitK {
+		r.GroupBy = append(r.GroupBy, "k")
+	} else {
+		for _, a := range groups {
+			delete(a.labels, "k")
+		}
+	}
 	if hasV0 {
 		r.GroupBy = append(r.GroupBy, "format")
 		for _, a := range groups {
@@ -140,9 +167,9 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		}
 	}
 	slices.SortStableFunc(groups, func(a, b *acc) int {
-		for _, n := range []string{"container", "engine", "format"} {
+		for _, n := range []string{"container", "engine", "format", "k"} {
 			if c := strings.Compare(a.labels[n], b.labels[n]); c != 0 {
-				if n == "engine" {
+				if n == "engine" || n == "k" {
 					if x, y, ok := bothInts(a.labels[n], b.labels[n]); ok {
 						return x - y
 					}
@@ -165,10 +192,36 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		g.Insights.Derived = derivedNames(a.derived)
 		r.Groups = append(r.Groups, g)
 	}
-	if len(r.Groups) == 1 {
-		r.WindowSeconds = r.Groups[0].WindowSeconds
-	} else if len(r.Groups) > 1 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d sources: the total has no throughput (their windows may overlap in time; the log does not say over which wall time)", len(r.Groups)))
+	// Groups of one source (they differ only in k) follow each other in
+	// time: their windows add up. Several sources may overlap.
+	sources := map[[3]string]bool{}
+	timed := true
+	window := 0.0
+	for _, g := range r.Groups {
+		sources[[3]string{g.Labels["container"], g.Labels["engine"], g.Labels["format"]}] = true
+		timed = timed && g.WindowSeconds > 0
+		window += g.WindowSeconds
+	}
+	if len(sources) == 1 && timed {
+		r.WindowSeconds = window
+	} else if len(sources) > 1 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d sources: the total has no throughput (their windows may overlap in time; the log does not say over which wall time)", len(sources)))
+	}
+	if mixedK {
+		ks := make([]int, 0, len(kLines))
+		for k := range kLines {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		parts := make([]string, len(ks))
+		for i, k := range ks {
+			parts[i] = fmt.Sprintf("k = %d: %s from line %d", k, plural(kLines[k], "line"), kFirst[k])
+		}
+		if splitK {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the log mixes lines with different k (%s): each k is a group of its own; the total sums them, so its k, per-position rates, fit and best k mix different k: read them per group", strings.Join(parts, "; ")))
+		} else {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the sources have different k (%s): the total sums them, so its k, per-position rates, fit and best k mix different k: read them per group", strings.Join(parts, "; ")))
+		}
 	}
 	if hasV0 && hasV1 {
 		r.Warnings = append(r.Warnings, "the log mixes vLLM V0 lines (no per-position counts) with V1 lines: the total's per-position numbers, fit and best k are inconsistent; read them per group")
@@ -179,6 +232,13 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 	}
 	r.Total = totalJSON{compute.Derive(res.Total, r.WindowSeconds, conv), ComputeInsights(res.Total, total)}
 	r.Total.Insights.Derived = derivedNames(all)
+	if mixedK {
+		if f := r.Total.Insights.Fit; f != nil {
+			// Not drafts shorter than k: lines with a smaller k.
+			f.Notes = slices.DeleteFunc(f.Notes, func(n string) bool { return strings.Contains(n, "shorter than k") })
+			f.Notes = append(f.Notes, "the total sums lines with different k: read the fit per group")
+		}
+	}
 	if len(otherConv) > 0 {
 		other := compute.WithoutBonus
 		if conv == compute.WithoutBonus {
@@ -284,8 +344,21 @@ func (r *LogReport) WriteText(w io.Writer) error {
 	if r.Input == "log" && r.Entries > 0 {
 		b.WriteString("drafts are derived as drafted / k (vLLM's log does not print them)\n")
 	}
-	for _, g := range r.Groups {
-		fmt.Fprintf(&b, "%s: %s\n", LabelString(g.Labels), compute.FormatLogLine(g.Stats))
+	// One group is the total: print it once (naming its source when the
+	// prefixes named one).
+	groups := r.Groups
+	if len(groups) == 1 {
+		if name := sourceLabels(groups[0].Labels); name != "" {
+			fmt.Fprintf(&b, "one source: %s\n", name)
+		}
+		groups = nil
+	}
+	for _, g := range groups {
+		name := sourceLabels(g.Labels)
+		if name == "" {
+			name = "(no container or engine in the line prefix)"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", name, compute.FormatLogLine(g.Stats))
 		for _, v := range g.Violations {
 			fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
 		}
@@ -305,6 +378,29 @@ func (r *LogReport) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// sourceLabels prints a group's labels as LabelString does, without the
+// empty ones (a log line without a container prefix has container ""):
+// {engine="0"}; "" when all are empty.
+func sourceLabels(labels map[string]string) string {
+	set := make(map[string]string, len(labels))
+	for n, v := range labels {
+		if v != "" {
+			set[n] = v
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return LabelString(set)
 }
 
 // WriteProblems writes one line per problem: "line N: reason: text" (line

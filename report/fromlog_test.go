@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
 )
 
 // runCLIStdin runs the built specdash with args and stdin.
@@ -106,5 +109,63 @@ func TestCLIFromLog(t *testing.T) {
 	_, errOut, code = runCLIStdin(t, "", "report", "--from-log", ref, "--draft-cost-ratio=cheap")
 	if code == 0 || !strings.Contains(errOut, `draft cost ratio "cheap": want a number >= 0`) {
 		t.Errorf("bad cost: exit %d stderr %q", code, errOut)
+	}
+}
+
+// The seed log holds seven k = 4 lines and one k = 3 line: one group per
+// k, a warning naming both, no "shorter than k" note on the total (the
+// drafts were not shorter: the lines had different k); labels without a
+// value are not printed; a single group is printed once (as the total).
+func TestFromLogGroupsByK(t *testing.T) {
+	r := ParseInput("seed.log", readLog(t, "seed_000.log"), compute.WithBonus, nil)
+	if len(r.Groups) != 2 || r.Groups[0].K != 3 || r.Groups[1].K != 4 || r.Groups[0].Labels["k"] != "3" || !slices.Contains(r.GroupBy, "k") {
+		t.Fatalf("groups %+v (group by %q), want k = 3 and k = 4", r.Groups, r.GroupBy)
+	}
+	// k = 3: 754 of 2574 drafted, drafts 2574/3 = 858; k = 4: the other
+	// seven lines, 21961 - 754 = 21207 of 69622 - 2574 = 67048, drafts
+	// 67048/4 = 16762.
+	g3, g4 := r.Groups[0], r.Groups[1]
+	if g3.Drafts != 858 || g3.AcceptedTokens != 754 || g4.Drafts != 16762 || g4.AcceptedTokens != 21207 || g4.DraftTokens != 67048 {
+		t.Errorf("k = 3: %v drafts %v accepted; k = 4: %v drafts %v accepted of %v", g3.Drafts, g3.AcceptedTokens, g4.Drafts, g4.AcceptedTokens, g4.DraftTokens)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "different k (k = 3: 1 line from line 8; k = 4: 7 lines from line 1)") {
+		t.Errorf("warnings %q, want the mixed-k warning first", r.Warnings)
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "sources") {
+			t.Errorf("one source split by k is not several sources: %q", w)
+		}
+	}
+	r.TextInsights = true
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, bad := range []string{"shorter than k", `container=""`, `engine=""`} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text holds %q:\n%s", bad, text)
+		}
+	}
+	for _, want := range []string{"\n{k=\"3\"}: SpecDecoding metrics: Mean acceptance length: 1.88,", "\n{k=\"4\"}: SpecDecoding metrics: Mean acceptance length: 2.27,", "\ntotal: "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+
+	// One line: one group, printed once, as the total.
+	one := strings.SplitN(readLog(t, "seed_000.log"), "\n", 2)[0]
+	r = ParseInput("one.log", one, compute.WithoutBonus, nil)
+	b.Reset()
+	r.WriteText(&b)
+	if n := strings.Count(b.String(), "SpecDecoding metrics:"); n != 1 || strings.Contains(b.String(), "{") || len(r.Groups) != 1 || r.Groups[0].Labels["k"] != "" {
+		t.Errorf("one group: %d metrics lines, labels %v:\n%s", n, r.Groups[0].Labels, b.String())
+	}
+	// One named source: named once, its numbers once.
+	r = ParseInput("c.log", "vllm-0  | "+one, compute.WithoutBonus, nil)
+	b.Reset()
+	r.WriteText(&b)
+	if n := strings.Count(b.String(), "SpecDecoding metrics:"); n != 1 || !strings.Contains(b.String(), "\none source: {container=\"vllm-0\"}\ntotal: ") {
+		t.Errorf("one named source: %d metrics lines:\n%s", n, b.String())
 	}
 }

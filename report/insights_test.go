@@ -288,12 +288,13 @@ func TestFromLogReproducesVLLM(t *testing.T) {
 	// The whole seed log: one source, 8 entries; accepted 686 + 2951 +
 	// 3345 + 4029 + 3682 + 2969 + 3545 + 754 = 21961 of 2384 + 7264 +
 	// 10984 + 13024 + 12084 + 9260 + 12048 + 2574 = 69622 drafted.
+	// Its last line has k = 3, the others k = 4: two groups (by k).
 	r := ParseInput("seed.log", readLog(t, "seed_000.log"), compute.WithBonus, nil)
-	if r.Entries != 8 || len(r.Groups) != 1 || r.Total.AcceptedTokens != 21961 || r.Total.DraftTokens != 69622 || !closeTo(r.Total.AcceptanceRate.V, 21961.0/69622) {
+	if r.Entries != 8 || len(r.Groups) != 2 || r.Total.AcceptedTokens != 21961 || r.Total.DraftTokens != 69622 || !closeTo(r.Total.AcceptanceRate.V, 21961.0/69622) {
 		t.Errorf("seed log: %+v", r.Total.Stats)
 	}
 	// With the bonus convention the report says the lines did not use it.
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "8 lines (first: line 1) printed the mean acceptance length without bonus token: use --convention no-bonus") {
+	if len(r.Warnings) != 2 || !strings.Contains(r.Warnings[1], "8 lines (first: line 1) printed the mean acceptance length without bonus token: use --convention no-bonus") {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	// The V0 reference line: accepted 8547 of 13311, k = 3 -> drafts 4437,
