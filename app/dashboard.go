@@ -131,6 +131,9 @@ func (d *Dashboard) OnDismount() {
 // period changed.
 func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 	old := d.q
+	if writeURL {
+		q.Warn = "" // a user's choice replaces the refused URL window
+	}
 	d.q = q
 	d.notice, d.link = "", ""
 	if writeURL {
@@ -360,17 +363,17 @@ func (d *Dashboard) onTime(base bool) app.EventHandler {
 		from, to := read(fromID), read(toID)
 		q := d.q
 		if base {
-			if from > 0 && to > from {
-				q.BaseFrom, q.BaseTo = from, to
-			} else if from == 0 && to == 0 {
+			if from == 0 && to == 0 {
 				q.BaseFrom, q.BaseTo = 0, 0
-			} else {
-				d.notice = "Baseline window: give a start before the end."
+			} else if err := CheckWindow(from, to, time.Now()); err != nil {
+				d.notice = "Baseline window: " + err.Error() + "."
 				return
+			} else {
+				q.BaseFrom, q.BaseTo = from, to
 			}
 		} else {
-			if from <= 0 || to <= from {
-				d.notice = "Time window: give a start before the end."
+			if err := CheckWindow(from, to, time.Now()); err != nil {
+				d.notice = "Time window: " + err.Error() + "."
 				return
 			}
 			q.From, q.To = from, to

@@ -2,6 +2,7 @@ package app
 
 import (
 	"math"
+	"net/url"
 	"os"
 
 	"encoding/json"
@@ -132,5 +133,58 @@ func TestLogsPageMixedK(t *testing.T) {
 	html = renderHTML(t, l.renderSources())
 	if !strings.Contains(html, "k 3") || !strings.Contains(html, "k 4") || strings.Count(html, "data-source=") != 2 {
 		t.Errorf("sources: want rows named k 3 and k 4:\n%s", html)
+	}
+}
+
+// Absurd absolute windows in the URL are refused with a readable message
+// and the relative range is shown; odd refresh values fall back to off.
+func TestURLHardening(t *testing.T) {
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		raw, warn string
+	}{
+		{"from=1&to=99999999999999999", "Time window in the URL ignored (the start 1970-01-01T00:00:00Z is before 2000-01-01): showing the last 15m."},
+		{"from=2025-03-01T10:00:00Z&to=99999999999999999", "the end 99999999999999999 ms is more than 1 day in the future"},
+		{"from=2025-03-01T10:00:00Z&to=3000-01-01T00:00:00Z", "the end 3000-01-01T00:00:00Z is more than 1 day in the future"},
+		{"range=1h&from=2024-01-01T00:00:00Z&to=2025-03-01T00:00:00Z", "the window spans 425.0 days, more than the longest range offered (7d)): showing the last 1h."},
+		{"from=2025-03-01T11:00:00Z&to=2025-03-01T10:00:00Z", "the start 2025-03-01T11:00:00Z is not before the end 2025-03-01T10:00:00Z"},
+	} {
+		v, _ := url.ParseQuery(c.raw)
+		q := ParseQueryAt(v, now)
+		if q.Absolute() || !strings.Contains(q.Warn, c.warn) {
+			t.Errorf("%s: absolute %v, warn %q, want it to contain %q", c.raw, q.Absolute(), q.Warn, c.warn)
+		}
+		if q.Values().Has("from") || q.Values().Has("warn") {
+			t.Errorf("%s: refused window written back: %s", c.raw, q.Values().Encode())
+		}
+	}
+	// Within the limits: accepted, no warning (7 days exactly; ending a
+	// day ahead).
+	v, _ := url.ParseQuery("from=2025-02-22T12:00:00Z&to=2025-03-01T12:00:00Z")
+	if q := ParseQueryAt(v, now); !q.Absolute() || q.Warn != "" {
+		t.Errorf("7-day window refused: %+v", q)
+	}
+	v, _ = url.ParseQuery("from=2025-03-01T11:00:00Z&to=2025-03-02T12:00:00Z")
+	if q := ParseQueryAt(v, now); !q.Absolute() || q.Warn != "" {
+		t.Errorf("window ending a day ahead refused: %+v", q)
+	}
+	v, _ = url.ParseQuery("compare=window&base_from=1&base_to=2")
+	if q := ParseQueryAt(v, now); q.BaseFrom != 0 || !strings.Contains(q.Warn, "Baseline window in the URL ignored") {
+		t.Errorf("absurd baseline: %+v", q)
+	}
+	// Refresh: only the offered periods; 0s, negative, tiny or garbage is off.
+	for _, r := range []string{"0s", "0", "-5s", "1ms", "1ns", "abc", "5", "1h", "999999h"} {
+		v := url.Values{"refresh": {r}}
+		if q := ParseQueryAt(v, now); q.Refresh != "off" || q.RefreshDuration() != 0 {
+			t.Errorf("refresh=%s gives %q (%v), want off", r, q.Refresh, q.RefreshDuration())
+		}
+	}
+	if q := ParseQueryAt(url.Values{"refresh": {"5s"}}, now); q.RefreshDuration() != 5*time.Second {
+		t.Errorf("refresh=5s: %v", q.RefreshDuration())
+	}
+	// The message is shown on the page.
+	d := &Dashboard{q: ParseQueryAt(url.Values{"from": {"1"}, "to": {"99999999999999999"}}, now)}
+	if html := renderHTML(t, d.renderMessages()); !strings.Contains(html, `data-url-warning`) || !strings.Contains(html, "Time window in the URL ignored") {
+		t.Errorf("messages:\n%s", html)
 	}
 }

@@ -39,6 +39,8 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"sort"
@@ -153,6 +155,52 @@ type Query struct {
 	BaseFrom, BaseTo int64
 	// CompareA and CompareB are the group keys of CompareGroups.
 	CompareA, CompareB string
+	// Warn says why a window given in the URL was refused (not part of
+	// the view: never written back, ignored by SameData).
+	Warn string
+}
+
+// Limits of an absolute window (URL from/to, base_from/base_to, the time
+// inputs): it starts at or after MinTime, ends at most MaxAhead after now
+// and spans at most the longest of Ranges.
+var (
+	MinTime  = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxAhead = 24 * time.Hour
+)
+
+// MaxSpan is the longest window offered (the last of Ranges, 7 days).
+func MaxSpan() time.Duration {
+	d, _ := ParseRange(Ranges[len(Ranges)-1])
+	return d
+}
+
+// CheckWindow reports why the absolute window from..to (Unix ms) is not
+// usable at now: a start not before the end, a start before MinTime, an
+// end more than MaxAhead after now, or a span longer than MaxSpan. nil
+// when it is usable.
+func CheckWindow(from, to int64, now time.Time) error {
+	show := func(ms int64) string {
+		t := time.UnixMilli(ms).UTC()
+		if t.Year() < 1 || t.Year() > 9999 {
+			return strconv.FormatInt(ms, 10) + " ms"
+		}
+		return t.Format(time.RFC3339)
+	}
+	switch {
+	case from <= 0 || to <= 0:
+		return errors.New("give both a start and an end")
+	case to <= from:
+		return fmt.Errorf("the start %s is not before the end %s", show(from), show(to))
+	case from < MinTime.UnixMilli():
+		return fmt.Errorf("the start %s is before %s", show(from), MinTime.Format("2006-01-02"))
+	case to > now.Add(MaxAhead).UnixMilli():
+		return fmt.Errorf("the end %s is more than %s in the future", show(to), "1 day")
+	case time.Duration(to-from)*time.Millisecond > MaxSpan():
+		span := time.Duration(to-from) * time.Millisecond
+		return fmt.Errorf("the window spans %s days, more than the longest range offered (%s)",
+			strconv.FormatFloat(span.Hours()/24, 'f', 1, 64), Ranges[len(Ranges)-1])
+	}
+	return nil
 }
 
 // DefaultQuery is the view of a URL without parameters.
@@ -206,14 +254,23 @@ func filterParam(label string) string {
 
 // ParseQuery reads a Query from URL parameters; unknown or invalid values
 // fall back to the defaults (invalid label names are dropped).
-func ParseQuery(v url.Values) Query {
+func ParseQuery(v url.Values) Query { return ParseQueryAt(v, time.Now()) }
+
+// ParseQueryAt is ParseQuery with absolute windows checked against now
+// (CheckWindow): a refused window falls back to the relative range and
+// Warn says why.
+func ParseQueryAt(v url.Values, now time.Time) Query {
 	q := DefaultQuery()
 	q.Source = v.Get("source")
 	if r := v.Get("range"); slices.Contains(Ranges, r) {
 		q.Range = r
 	}
-	if from, to := parseTime(v.Get("from")), parseTime(v.Get("to")); from > 0 && to > from {
-		q.From, q.To = from, to
+	if from, to := parseTime(v.Get("from")), parseTime(v.Get("to")); from > 0 && to > 0 {
+		if err := CheckWindow(from, to, now); err != nil {
+			q.Warn = "Time window in the URL ignored (" + err.Error() + "): showing the last " + q.Range + "."
+		} else {
+			q.From, q.To = from, to
+		}
 	}
 	if r := v.Get("refresh"); slices.Contains(Refreshes, r) {
 		q.Refresh = r
@@ -256,8 +313,12 @@ func ParseQuery(v url.Values) Query {
 	switch v.Get("compare") {
 	case CompareWindow:
 		q.Compare = CompareWindow
-		if from, to := parseTime(v.Get("base_from")), parseTime(v.Get("base_to")); from > 0 && to > from {
-			q.BaseFrom, q.BaseTo = from, to
+		if from, to := parseTime(v.Get("base_from")), parseTime(v.Get("base_to")); from > 0 && to > 0 {
+			if err := CheckWindow(from, to, now); err != nil {
+				q.Warn = strings.TrimSpace(q.Warn + " Baseline window in the URL ignored (" + err.Error() + "): comparing with the window just before.")
+			} else {
+				q.BaseFrom, q.BaseTo = from, to
+			}
 		}
 	case CompareGroups:
 		q.Compare = CompareGroups

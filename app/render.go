@@ -495,6 +495,9 @@ func (d *Dashboard) renderMessages() app.UI {
 		}
 		msgs = append(msgs, n)
 	}
+	if d.q.Warn != "" {
+		msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("url-warning", "true").Text(d.q.Warn))
+	}
 	if d.err != nil {
 		text := d.err.Error()
 		class := "msg-error"
