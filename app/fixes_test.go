@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 
+	"encoding/csv"
 	"encoding/json"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 	"strconv"
@@ -186,5 +187,74 @@ func TestURLHardening(t *testing.T) {
 	d := &Dashboard{q: ParseQueryAt(url.Values{"from": {"1"}, "to": {"99999999999999999"}}, now)}
 	if html := renderHTML(t, d.renderMessages()); !strings.Contains(html, `data-url-warning`) || !strings.Contains(html, "Time window in the URL ignored") {
 		t.Errorf("messages:\n%s", html)
+	}
+}
+
+// A 15 min window whose series start 65 s before its end (step 15 s):
+// buckets before the first point are gaps in the throughput and drafts/s
+// charts and empty in their CSV; the page says the data covers only the
+// last 1m 15s (from the first bucket with data) and that the cards'
+// rates average over the whole window. The cards' formula is unchanged.
+func TestPartialWindow(t *testing.T) {
+	g := compute.Grid{Start: 1_000_000_000, End: 1_000_900_000, Step: 15_000}
+	q := DefaultQuery()
+	q.GroupBy = []string{"model_name"}
+	first := g.End - 65_000 // 999_835_000 + ...: inside bucket 55 (825 s, 840 s]
+	res := &Result{Query: q}
+	res.compute(fleet(first, g.End, 5_000), q, g, time.UnixMilli(g.End+time.Hour.Milliseconds()), time.Second)
+	if res.FirstBucket != 55 || res.DataFrom != g.Start+825_000 {
+		t.Fatalf("first bucket %d from %d, want 55 from %d", res.FirstBucket, res.DataFrom, g.Start+825_000)
+	}
+	for _, gr := range res.Groups {
+		if gr.FirstBucket != 55 {
+			t.Errorf("group %s: first bucket %d, want 55", gr.Name, gr.FirstBucket)
+		}
+	}
+	// Cards: increase / window seconds (900 s), as before.
+	if !res.Stats.DraftsPerSecond.OK || math.Abs(res.Stats.DraftsPerSecond.V-res.Total.Total.Drafts/900) > 1e-12 {
+		t.Errorf("drafts/s %v, want drafts %v / 900 s", res.Stats.DraftsPerSecond, res.Total.Total.Drafts)
+	}
+	want := "Data covers the last 1m 15s of this 15m window; rates (drafts/s, tokens/s) are averaged over the whole window"
+	if note := CoverageNote(res); !strings.HasPrefix(note, want) {
+		t.Errorf("note %q, want it to start with %q", note, want)
+	}
+	d := &Dashboard{q: q, res: res}
+	if html := renderHTML(t, d.renderMessages()); !strings.Contains(html, want) || !strings.Contains(html, `data-coverage-seconds="75"`) {
+		t.Errorf("messages lack the coverage note:\n%s", html)
+	}
+	v := d.prepare()
+	for _, name := range []string{ChartThroughput, ChartDrafts} {
+		var o echartsOption
+		if err := json.Unmarshal([]byte(v.options[name]), &o); err != nil {
+			t.Fatal(err)
+		}
+		for si, s := range o.Series {
+			for j, p := range s.Data {
+				if gapWant := j < 55; (p.Value == "-") != gapWant {
+					t.Errorf("%s series %d bucket %d = %v, want gap %v", name, si, j, p.Value, gapWant)
+				}
+			}
+		}
+		recs, err := csv.NewReader(strings.NewReader(d.exportTable(name).CSV())).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 61 || recs[1][3] != "" || recs[55][3] != "" || recs[56][3] == "" {
+			t.Errorf("%s CSV: rows %d, bucket 0 %q, bucket 54 %q, bucket 55 %q: want empty before the data", name, len(recs), recs[1][3], recs[55][3], recs[56][3])
+		}
+	}
+	// Data over the whole window: no note.
+	full := &Result{Query: q}
+	full.compute(fleet(g.Start-g.Step, g.End, 5_000), q, g, time.UnixMilli(g.End), time.Second)
+	if full.FirstBucket != 0 || CoverageNote(full) != "" {
+		t.Errorf("full window: first bucket %d, note %q", full.FirstBucket, CoverageNote(full))
+	}
+	for _, c := range []struct {
+		ms   int64
+		want string
+	}{{65_000, "1m 05s"}, {900_000, "15m"}, {45_000, "45s"}, {3_780_000, "1h 03m"}, {7 * 86_400_000, "7d"}, {93_600_000, "1d 2h"}} {
+		if got := spanText(c.ms); got != c.want {
+			t.Errorf("spanText(%d) = %q, want %q", c.ms, got, c.want)
+		}
 	}
 }

@@ -22,6 +22,9 @@ type GroupResult struct {
 	// Stats over the window and per bucket.
 	Stats   compute.Stats
 	Buckets []compute.Stats
+	// FirstBucket is the index of the group's first bucket with data (see
+	// Result.FirstBucket).
+	FirstBucket int
 }
 
 // Baseline is the "before" window of a before/after comparison.
@@ -57,6 +60,13 @@ type Result struct {
 	Complete int
 	// Series is the number of counter series the numbers come from.
 	Series int
+	// FirstBucket is the index of the first bucket with data: the first
+	// bucket ending at or after the earliest point of any series (Buckets()
+	// when there is none). Buckets before it have no series at all: the
+	// time charts of rates leave them as gaps, not zeros. DataFrom is the
+	// grid time (Unix ms) where the data starts, BucketStart(FirstBucket).
+	FirstBucket int
+	DataFrom    int64
 	// Labels maps every label name on the spec-decode series in the window
 	// (unfiltered) to its values; nil when the look-up failed.
 	Labels map[string][]string
@@ -167,18 +177,72 @@ func (res *Result) compute(series []compute.Series, q Query, g compute.Grid, now
 	res.Buckets = res.Total.BucketStats(g, q.Convention)
 	res.Fit = compute.FitGeometric(res.Total.Total)
 	res.Series = len(series)
+	first := firstPoints(series, q.GroupBy)
+	res.FirstBucket = firstBucket(g, first[allKey])
+	res.DataFrom = g.BucketStart(res.FirstBucket)
 	res.Groups = make([]GroupResult, len(groups))
 	for i, gr := range groups {
+		key := GroupKey(gr.Labels, q.GroupBy)
 		res.Groups[i] = GroupResult{
-			Key:     GroupKey(gr.Labels, q.GroupBy),
-			Name:    GroupName(gr.Labels, q.GroupBy),
-			Labels:  gr.Labels,
-			Counts:  gr,
-			Stats:   gr.TotalStats(g, q.Convention),
-			Buckets: gr.BucketStats(g, q.Convention),
+			FirstBucket: firstBucket(g, first[key]),
+			Key:         GroupKey(gr.Labels, q.GroupBy),
+			Name:        GroupName(gr.Labels, q.GroupBy),
+			Labels:      gr.Labels,
+			Counts:      gr,
+			Stats:       gr.TotalStats(g, q.Convention),
+			Buckets:     gr.BucketStats(g, q.Convention),
 		}
 	}
 	res.Complete = completeBuckets(g, now, scrape)
+}
+
+// allKey is the key of all series in firstPoints (no group key is "").
+const allKey = ""
+
+// firstPoints maps each group key (GroupKey of the series' labels by
+// groupBy) and allKey to the earliest point time (Unix ms) of its series;
+// groups without points are absent.
+func firstPoints(series []compute.Series, groupBy []string) map[string]int64 {
+	out := map[string]int64{}
+	set := func(k string, t int64) {
+		if cur, ok := out[k]; !ok || t < cur {
+			out[k] = t
+		}
+	}
+	for _, s := range series {
+		if len(s.Points) == 0 {
+			continue
+		}
+		t := s.Points[0].T
+		set(allKey, t)
+		set(GroupKey(s.Labels, groupBy), t)
+	}
+	return out
+}
+
+// firstBucket is the index of the first bucket of g ending at or after t
+// (a point at t belongs to it); g.Buckets() when t is 0 (no points) or
+// after the grid.
+func firstBucket(g compute.Grid, t int64) int {
+	n := g.Buckets()
+	if t == 0 {
+		return n
+	}
+	for j := 0; j < n; j++ {
+		if g.BucketEnd(j) >= t {
+			return j
+		}
+	}
+	return n
+}
+
+// gapsBefore returns vals with the values before bucket first undefined
+// (drawn as gaps, empty in exports): no series existed there.
+func gapsBefore(vals []compute.Value, first int) []compute.Value {
+	for j := 0; j < first && j < len(vals); j++ {
+		vals[j] = compute.Value{}
+	}
+	return vals
 }
 
 func loadBaseline(ctx context.Context, c *metricsclient.Client, q Query, g compute.Grid) *Baseline {

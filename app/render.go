@@ -59,7 +59,7 @@ func (d *Dashboard) prepare() *view {
 			}
 			v.rate = append(v.rate, Line{rn, rate})
 			v.length = append(v.length, Line{ln, length})
-			v.drafts = append(v.drafts, Line{dn, drafts})
+			v.drafts = append(v.drafts, Line{dn, gapsBefore(drafts, g.FirstBucket)})
 		}
 		v.drawn = min(len(v.rate), MaxLines)
 		drafted, accepted, rejected := make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets))
@@ -69,7 +69,8 @@ func (d *Dashboard) prepare() *view {
 				rejected[j] = compute.Defined(max(0, b.DraftedThroughput.V-b.AcceptedThroughput.V))
 			}
 		}
-		v.tokens = []Line{{"drafted", drafted}, {"accepted", accepted}, {"rejected", rejected}}
+		f := r.FirstBucket
+		v.tokens = []Line{{"drafted", gapsBefore(drafted, f)}, {"accepted", gapsBefore(accepted, f)}, {"rejected", gapsBefore(rejected, f)}}
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
 		v.options[ChartPerPosition] = PerPositionChart(r.Stats, r.Fit, p)
@@ -508,6 +509,10 @@ func (d *Dashboard) renderMessages() app.UI {
 		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "true").Text(text))
 	}
 	if d.res != nil {
+		if note := CoverageNote(d.res); note != "" {
+			msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("coverage", "true").
+				DataSet("coverage-seconds", strconv.FormatInt((d.res.Grid.End-d.res.DataFrom)/1000, 10)).Text(note))
+		}
 		for _, n := range d.res.Notes {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
 		}
@@ -516,6 +521,47 @@ func (d *Dashboard) renderMessages() app.UI {
 		}
 	}
 	return app.Div().Class("messages").Body(msgs...)
+}
+
+// CoverageNote says when the data starts well inside the window (after
+// its first tenth; counted from the first bucket with data): the rates of
+// the cards (drafts/s, tokens/s) are increase / window seconds, vLLM's
+// interval rule, so they average over the whole window, also the part
+// without data, and read lower than the charts' per-bucket rates. "" when
+// the data covers (almost) the whole window or there is none.
+func CoverageNote(res *Result) string {
+	g := res.Grid
+	n := g.Buckets()
+	if n == 0 || res.FirstBucket <= 0 || res.FirstBucket >= n {
+		return ""
+	}
+	window, covered := g.End-g.Start, g.End-res.DataFrom
+	if covered*10 > window*9 {
+		return ""
+	}
+	return "Data covers the last " + spanText(covered) + " of this " + spanText(window) +
+		" window; rates (drafts/s, tokens/s) are averaged over the whole window, so they read lower than the charts' rates per bucket."
+}
+
+// spanText prints a span of ms as "1m 05s", "2h 03m", "45s", "15m", "2d 3h".
+func spanText(ms int64) string {
+	s := ms / 1000
+	d, h, m, sec := s/86400, s%86400/3600, s%3600/60, s%60
+	switch {
+	case d > 0 && h > 0:
+		return fmt.Sprintf("%dd %dh", d, h)
+	case d > 0:
+		return fmt.Sprintf("%dd", d)
+	case h > 0 && m > 0:
+		return fmt.Sprintf("%dh %02dm", h, m)
+	case h > 0:
+		return fmt.Sprintf("%dh", h)
+	case m > 0 && sec > 0:
+		return fmt.Sprintf("%dm %02ds", m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%ds", sec)
 }
 
 // plain is the data-value form of a number: a plain decimal that parses
