@@ -106,7 +106,7 @@ func TestLogCardsThroughputWithoutWindow(t *testing.T) {
 		t.Errorf("scrape: want \"throughput n/a (a scrape has no window)\":\n%s", html)
 	}
 	timed := compute.Derive(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 10, compute.WithBonus)
-	if html := renderHTML(t, logCards(timed, true, compute.WithBonus)); !strings.Contains(html, "0.9 tokens/s") || !strings.Contains(html, "1.5 tokens/s") {
+	if html := renderHTML(t, logCards(timed, true, compute.WithBonus)); !strings.Contains(html, `<span class="num">0.9</span>`) || !strings.Contains(html, `<span class="num">1.5</span>`) || strings.Count(html, `<span class="unit">tokens/s</span>`) != 2 {
 		t.Errorf("timed log: want 0.9 and 1.5 tokens/s:\n%s", html)
 	}
 	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0}}, 0, compute.WithBonus)

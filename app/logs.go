@@ -181,8 +181,8 @@ func (l *LogsPage) state() string {
 
 // Render draws the page.
 func (l *LogsPage) Render() app.UI {
-	root := app.Div().Class("dashboard", "logs").DataSet("logs", "specdash").DataSet("state", l.state())
-	return root.Body(
+	root := app.Div().Class("dashboard", "logs", "theme-light").DataSet("logs", "specdash").DataSet("state", l.state())
+	return root.Body(app.Div().Class("wrap").Body(
 		app.Header().Class("top").Body(
 			app.Div().Class("brand").Body(
 				app.Img().Src("/web/icon.svg").Alt("").Class("logo"),
@@ -198,7 +198,7 @@ func (l *LogsPage) Render() app.UI {
 		l.renderInput(),
 		l.renderMessages(),
 		l.renderResult(),
-	)
+	))
 }
 
 func (l *LogsPage) renderInput() app.UI {
@@ -274,7 +274,13 @@ func (l *LogsPage) renderResult() app.UI {
 func logMetric(name string, v compute.Value, text string) app.HTMLSpan {
 	el := app.Span().Class("metric-number").DataSet("metric", name)
 	if v.OK {
-		return el.DataSet("value", plain(v.V)).Text(text)
+		el = el.DataSet("value", plain(v.V))
+		if num, unit, ok := splitUnit(text); ok {
+			// The unit set smaller and allowed to wrap below the number,
+			// as on the dashboard's cards.
+			return el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
+		}
+		return el.Text(text)
 	}
 	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
 }

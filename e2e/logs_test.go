@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,8 +240,17 @@ func TestLogsPage(t *testing.T) {
 	numEq(t, "total drafts", v.Total["drafts"], 17620)
 	numEq(t, "total acceptance-rate", v.Total["acceptance-rate"], 21961.0/69622)
 	numEq(t, "total mean length", v.Total["mean-acceptance-length"], 21961.0/17620)
-	if len(v.Sources) != 1 || v.Sources[0]["draft-tokens"] != "69622" || len(v.Problems) != 0 {
+	// The last line has k = 3: a group of its own (2574 drafted), the
+	// seven k = 4 lines another (69622 - 2574 = 67048), and a warning.
+	if len(v.Sources) != 2 || v.Sources[0]["draft-tokens"] != "2574" || v.Sources[0]["k"] != "3" || v.Sources[1]["draft-tokens"] != "67048" || len(v.Problems) != 0 {
 		t.Errorf("sources %+v problems %q", v.Sources, v.Problems)
+	}
+	if got := run(t, browser, 10*time.Second, chromedp.Evaluate[string](`Array.from(document.querySelectorAll('[data-warning]')).map(e => e.textContent).join('\n')`)); !strings.Contains(got, "the log mixes lines with different k (k = 3: 1 line from line 8; k = 4: 7 lines from line 1)") {
+		t.Errorf("no mixed-k warning; warnings:\n%s", got)
+	}
+	// Throughput: the log has no window (not "no drafts").
+	if got := run(t, browser, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-scope=total] [data-metric=accepted-throughput]').textContent`)); got != "throughput n/a (log window unknown)" {
+		t.Errorf("accepted throughput shows %q", got)
 	}
 
 	// Reference lines with container and engine prefixes: one row per
@@ -279,4 +289,53 @@ func TestLogsPage(t *testing.T) {
 	if n := run(t, browser, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('.logs b').length`)); n != 0 {
 		t.Errorf("input markup became %d elements", n)
 	}
+}
+
+// TestLogsLayout: /logs sits in the dashboard's .wrap container (padded,
+// centred) and its paste box takes the panel's width (it was 182 px wide
+// and flush left). A screenshot is written for a look.
+func TestLogsLayout(t *testing.T) {
+	browser := startBrowser(t)
+	base := startSpecdash(t, "http://127.0.0.1:9")
+	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/logs"))
+	waitJS(t, browser, 120*time.Second, `!!document.getElementById('log-text') && getComputedStyle(document.body).fontFamily !== ''`)
+	type box struct {
+		Wrap, WrapPadLeft, TopLeft, PanelWidth, TextWidth, TextLeft, PanelLeft, ViewWidth float64
+	}
+	b := run(t, browser, 10*time.Second, chromedp.Evaluate[box](`(() => {
+	  const r = e => e ? e.getBoundingClientRect() : {left: -1, width: -1};
+	  const wrap = document.querySelector('[data-logs] > .wrap');
+	  const ta = document.getElementById('log-text');
+	  const panel = ta.closest('.panel');
+	  const cs = getComputedStyle(panel);
+	  return {Wrap: wrap ? 1 : 0, WrapPadLeft: wrap ? parseFloat(getComputedStyle(wrap).paddingLeft) : 0,
+	    TopLeft: r(document.querySelector('.top')).left,
+	    PanelWidth: panel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight),
+	    TextWidth: r(ta).width, TextLeft: r(ta).left, PanelLeft: r(panel).left, ViewWidth: window.innerWidth};
+	})()`))
+	t.Logf("layout %+v", b)
+	if b.Wrap != 1 || b.WrapPadLeft < 16 || b.TopLeft < 16 {
+		t.Errorf("no padded .wrap around the page: %+v", b)
+	}
+	if b.TextWidth < b.PanelWidth-2 || b.TextWidth < 0.8*b.ViewWidth-100 {
+		t.Errorf("paste box %.0f px wide in a panel of %.0f px (window %.0f)", b.TextWidth, b.PanelWidth, b.ViewWidth)
+	}
+	seed, err := os.ReadFile("../logparse/testdata/seed_000.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(120 * time.Second)
+	for run(t, browser, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-logs]').dataset.state`)) != "ready" {
+		_ = pasteAndParse(t, browser, string(seed))
+		if time.Now().After(deadline) {
+			t.Fatal("/logs never showed numbers")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	png := run(t, browser, 30*time.Second, chromedp.FullScreenshot(100))
+	p := filepath.Join(os.TempDir(), "specdash-logs-layout.png")
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
 }
