@@ -35,10 +35,13 @@ var (
 	onlyFlag     = flag.String("only", "", "comma-separated subset: load,size,refresh,compute,proxy,viewers,embedded (default all)")
 )
 
-// row is one line of the table.
+// row is one line of the table; part is the -only name that produces it.
 type row struct {
-	what, value, budget, cmd string
+	part, what, value, budget, cmd string
 }
+
+// parts in table order.
+var parts = []string{"size", "load", "refresh", "compute", "proxy", "viewers", "embedded"}
 
 func main() {
 	flag.Parse()
@@ -61,8 +64,11 @@ func main() {
 		rs, err := f()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "specbench: %s: %v\n", part, err)
-			rs = append(rs, row{part, "FAILED: " + firstLine(err.Error()), "", ""})
+			rs = append(rs, row{what: part, value: "FAILED: " + firstLine(err.Error())})
 			failed = true
+		}
+		for i := range rs {
+			rs[i].part = part
 		}
 		fmt.Fprintf(os.Stderr, "specbench: %s done in %s\n", part, time.Since(t0).Round(time.Second))
 		rows = append(rows, rs...)
@@ -76,9 +82,34 @@ func main() {
 	add("viewers", viewers)
 	add("embedded", func() ([]row, error) { return embedded(env) })
 
-	table := render(rows)
+	header := fmt.Sprintf("Measured %s on %s (%d CPUs, %s, shared with other work: figures are medians of %d runs unless said otherwise).\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), runtime.NumCPU(), runtime.Version(), *runsFlag)
+	if len(only) > 0 && *outFlag != "" {
+		// Keep the other parts' rows (and the first header) of the file.
+		old, oldHeader := readSection(*outFlag)
+		if oldHeader != "" {
+			var names []string
+			for _, p := range parts {
+				if only[p] {
+					names = append(names, p)
+				}
+			}
+			header = strings.TrimRight(oldHeader, "\n") + "\n" + strings.TrimPrefix(header, "Measured ") + "  (re-run: " + strings.Join(names, ", ") + ")\n"
+			header = strings.Replace(header, "\n", "\n\nRe-run ", 1)
+		}
+		var merged []row
+		for _, p := range parts {
+			for _, r := range append(old, rows...) {
+				if r.part == p && (only[p] == contains(rows, r)) {
+					merged = append(merged, r)
+				}
+			}
+		}
+		rows = merged
+	}
+	table := render(header, rows)
 	fmt.Print(table)
-	if *outFlag != "" && len(only) == 0 {
+	if *outFlag != "" {
 		if err := writeSection(*outFlag, table); err != nil {
 			fmt.Fprintln(os.Stderr, "specbench:", err)
 			failed = true
@@ -99,21 +130,55 @@ func firstLine(s string) string {
 	return s
 }
 
-// render formats the rows as a Markdown table with a header naming the
-// machine and the date.
-func render(rows []row) string {
+func contains(rows []row, r row) bool {
+	for _, x := range rows {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// render formats the rows as a Markdown table under header; each row's
+// first cell starts with an HTML comment naming its part (kept by later
+// -only runs).
+func render(header string, rows []row) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured %s on %s (%d CPUs, %s, shared with other work: figures are medians of %d runs unless said otherwise).\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), runtime.NumCPU(), runtime.Version(), *runsFlag)
+	b.WriteString(header + "\n")
 	b.WriteString("| Figure | Value | Budget | Reproduce |\n|---|---|---|---|\n")
 	for _, r := range rows {
-		cmd := ""
-		if r.cmd != "" {
-			cmd = "`" + strings.ReplaceAll(r.cmd, "|", `\|`) + "`"
+		cmd := r.cmd
+		if cmd != "" && !strings.HasPrefix(cmd, "`") {
+			cmd = "`" + strings.ReplaceAll(cmd, "|", `\|`) + "`"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.what, r.value, r.budget, cmd)
+		fmt.Fprintf(&b, "| <!--%s--> %s | %s | %s | %s |\n", r.part, r.what, r.value, r.budget, cmd)
 	}
 	return b.String()
+}
+
+var rowLine = regexp.MustCompile(`^\| <!--(\w+)--> (.*?) \| (.*?) \| (.*?) \| (.*?) \|$`)
+
+// readSection returns the rows and the header (text before the table) of
+// the bench section of path, if any.
+func readSection(path string) ([]row, string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, ""
+	}
+	s := string(b)
+	i, j := strings.Index(s, "<!-- bench:begin -->"), strings.Index(s, "<!-- bench:end -->")
+	if i < 0 || j < i {
+		return nil, ""
+	}
+	sec := s[i+len("<!-- bench:begin -->") : j]
+	header, _, _ := strings.Cut(strings.TrimLeft(sec, "\n"), "| Figure")
+	var rows []row
+	for _, l := range strings.Split(sec, "\n") {
+		if m := rowLine.FindStringSubmatch(l); m != nil {
+			rows = append(rows, row{part: m[1], what: m[2], value: m[3], budget: m[4], cmd: m[5]})
+		}
+	}
+	return rows, strings.TrimSpace(header)
 }
 
 func cpuModel() string {
@@ -243,9 +308,9 @@ func sizes() ([]row, error) {
 	}
 	cmd := "make assets && ls -l web/dist/app.wasm*"
 	return []row{
-		{"wasm size raw", mb(n[0]), "", cmd},
-		{"wasm size gzip -9 (served for Accept-Encoding: gzip)", mb(n[1]), "", cmd},
-		{"wasm size brotli q11 (served for Accept-Encoding: br)", mb(n[2]), "≤ 3 MB brotli, precompressed: " + ok(float64(n[2]) <= 3e6), cmd},
+		{"", "wasm size raw", mb(n[0]), "", cmd},
+		{"", "wasm size gzip -9 (served for Accept-Encoding: gzip)", mb(n[1]), "", cmd},
+		{"", "wasm size brotli q11 (served for Accept-Encoding: br)", mb(n[2]), "≤ 3 MB brotli, precompressed: " + ok(float64(n[2]) <= 3e6), cmd},
 	}, nil
 }
 
@@ -276,7 +341,7 @@ func firstChart(env []string) ([]row, error) {
 			if kind == "cold" {
 				budget = "≤ 1000 ms: " + ok(s <= 1000) + "; ≤ Prometheus UI: " + ok(s <= p)
 			}
-			rows = append(rows, row{
+			rows = append(rows, row{"",
 				fmt.Sprintf("first chart, %s, %s window: specdash / Prometheus UI", kind, rng),
 				fmt.Sprintf("%.0f ms / %.0f ms = **%.2f×**", s, p, s/p), budget, cmd})
 		}
@@ -307,7 +372,7 @@ func refresh(env []string) ([]row, error) {
 		if rng == "6h" {
 			budget = "≤ 100 ms: " + ok(v[0] <= 100)
 		}
-		rows = append(rows, row{
+		rows = append(rows, row{"",
 			"one refresh in the browser, 16 engines × 8 positions, 15 s scrape, " + rng + " window",
 			fmt.Sprintf("**%.0f ms** = query %.0f + decode %.0f + compute %.0f + render %.0f", v[0], v[1], v[2], v[3], v[4]),
 			budget, cmd})
@@ -343,9 +408,9 @@ func computeBench() ([]row, error) {
 			return rows, fmt.Errorf("%v %v", err1, err2)
 		}
 		rows = append(rows,
-			row{"compute (Aggregate + Sum + BucketStats), 176 raw 15 s series, " + rng + ", host",
+			row{"", "compute (Aggregate + Sum + BucketStats), 176 raw 15 s series, " + rng + ", host",
 				fmt.Sprintf("%.1f M samples/s", h/1e6), "", "go test " + shellJoin(args)},
-			row{"compute, same, wasm in Node 20",
+			row{"", "compute, same, wasm in Node 20",
 				fmt.Sprintf("%.1f M samples/s (%.1f ms per call)", w/1e6, ms/1e6), "",
 				`GOOS=js GOARCH=wasm PATH="$PATH:$(go env GOROOT)/lib/wasm" go test ` + shellJoin(args)})
 	}
@@ -371,7 +436,7 @@ func proxy(env []string) ([]row, error) {
 		if err1 != nil || err2 != nil || err3 != nil {
 			return rows, fmt.Errorf("%v %v %v", err1, err2, err3)
 		}
-		rows = append(rows, row{"proxy overhead, " + v.what + ": dashboard fetch (176 series, 6 h at 1 m) direct / through /prom (cache off)",
+		rows = append(rows, row{"", "proxy overhead, " + v.what + ": dashboard fetch (176 series, 6 h at 1 m) direct / through /prom (cache off)",
 			fmt.Sprintf("%.1f ms / %.1f ms: **%+.1f %%**", d, p, o), "≤ 5 %: " + ok(o <= 5), cmd})
 	}
 	return rows, nil
@@ -394,7 +459,7 @@ func viewers() ([]row, error) {
 	n, _ := strconv.ParseFloat(m[1], 64)
 	reqs, _ := strconv.ParseFloat(m[3], 64)
 	up, _ := strconv.ParseFloat(m[5], 64)
-	return []row{{fmt.Sprintf("upstream queries with %s viewers refreshing every 5 s for %s", m[1], m[2]),
+	return []row{{"", fmt.Sprintf("upstream queries with %s viewers refreshing every 5 s for %s", m[1], m[2]),
 		fmt.Sprintf("%.0f upstream for %.0f viewer requests (%s failed): **%.3f upstream queries per viewer request**, %.2f per viewer over the run", up, reqs, m[4], up/reqs, up/n),
 		"", "SPECDASH_LOAD_SECONDS=" + strconv.Itoa(*loadFlag) + " go test " + shellJoin(args)}}, nil
 }
@@ -408,7 +473,7 @@ func embedded(env []string) ([]row, error) {
 	}
 	m := metrics(out)
 	v := map[string]float64{}
-	for _, u := range []string{"cpu-pct", "rss-1m-mb", "rss-end-mb", "heap-1m-mb", "heap-end-mb", "heap-growth-mb-per-h", "rss-growth-mb-per-h", "series", "minutes"} {
+	for _, u := range []string{"cpu-pct", "rss-1m-mb", "rss-end-mb", "live-1m-mb", "live-end-mb", "live-growth-mb-per-h", "rss-growth-mb-per-h", "series", "minutes"} {
 		x, err := get(m, "BenchmarkEmbedded", u)
 		if err != nil {
 			return nil, err
@@ -418,9 +483,9 @@ func embedded(env []string) ([]row, error) {
 	cmd := "make build && SPECDASH_BENCH_EMBEDDED=" + embeddedFlag.String() + " go test " + shellJoin(args)
 	what := fmt.Sprintf("embedded mode, 50 simulated targets at 5 s, %.0f min run (one run)", v["minutes"])
 	return []row{
-		{what + ": CPU", fmt.Sprintf("%.1f %% of one core", v["cpu-pct"]), "", cmd},
-		{what + ": memory", fmt.Sprintf("RSS %.0f → %.0f MB, Go heap in use %.0f → %.0f MB (1 min → end); trend over the second half: RSS %+.1f MB/h, heap %+.1f MB/h; %.0f series",
-			v["rss-1m-mb"], v["rss-end-mb"], v["heap-1m-mb"], v["heap-end-mb"], v["rss-growth-mb-per-h"], v["heap-growth-mb-per-h"], v["series"]),
-			"flat", cmd},
+		{"", what + ": CPU", fmt.Sprintf("%.1f %% of one core", v["cpu-pct"]), "", cmd},
+		{"", what + ": memory", fmt.Sprintf("RSS %.0f → %.0f MB, live Go heap %.1f → %.1f MB (1 min → end); trend over the second half: RSS %+.1f MB/h, live heap %+.1f MB/h; %.0f series",
+			v["rss-1m-mb"], v["rss-end-mb"], v["live-1m-mb"], v["live-end-mb"], v["rss-growth-mb-per-h"], v["live-growth-mb-per-h"], v["series"]),
+			"flat (see below)", cmd},
 	}, nil
 }
