@@ -32,7 +32,7 @@ var (
 	embeddedFlag = flag.Duration("embedded", 10*time.Minute, "duration of the embedded-mode run (at least 2m)")
 	loadFlag     = flag.Int("load-seconds", 60, "duration of the 200-viewer load test in seconds")
 	outFlag      = flag.String("out", "docs/PERFORMANCE.md", "file whose bench:begin/bench:end section receives the table (\"\": print only)")
-	onlyFlag     = flag.String("only", "", "comma-separated subset: load,size,refresh,compute,proxy,viewers,embedded (default all)")
+	onlyFlag     = flag.String("only", "", "comma-separated subset: size,load,refresh,decode,compute,proxy,viewers,embedded (default all); the file keeps the other parts' rows")
 )
 
 // row is one line of the table; part is the -only name that produces it.
@@ -41,7 +41,7 @@ type row struct {
 }
 
 // parts in table order.
-var parts = []string{"size", "load", "refresh", "compute", "proxy", "viewers", "embedded"}
+var parts = []string{"size", "load", "refresh", "decode", "compute", "proxy", "viewers", "embedded"}
 
 func main() {
 	flag.Parse()
@@ -77,6 +77,7 @@ func main() {
 	add("size", sizes)
 	add("load", func() ([]row, error) { return firstChart(env) })
 	add("refresh", func() ([]row, error) { return refresh(env) })
+	add("decode", decodeBench)
 	add("compute", computeBench)
 	add("proxy", func() ([]row, error) { return proxy(env) })
 	add("viewers", viewers)
@@ -380,6 +381,50 @@ func refresh(env []string) ([]row, error) {
 	return rows, nil
 }
 
+// wasmEnv is the environment of `go test` under js/wasm in Node.
+func wasmEnv() ([]string, error) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, err
+	}
+	return []string{"GOOS=js", "GOARCH=wasm", "PATH=" + os.Getenv("PATH") + ":" + filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm")}, nil
+}
+
+const wasmPrefix = `GOOS=js GOARCH=wasm PATH="$PATH:$(go env GOROOT)/lib/wasm" `
+
+// decodeBench runs bench/decode on the host and in wasm.
+func decodeBench() ([]row, error) {
+	args := []string{"-run", "^$", "-bench", "^BenchmarkDecode$", "-count", strconv.Itoa(*runsFlag), "./bench/decode/"}
+	host, err := goTest(nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	we, err := wasmEnv()
+	if err != nil {
+		return nil, err
+	}
+	wasm, err := goTest(we, args...)
+	if err != nil {
+		return nil, err
+	}
+	hm, wm := metrics(host), metrics(wasm)
+	var rows []row
+	for _, v := range []struct{ name, what string }{
+		{"FetchSeries", "decode of one refresh's query_range answer (176 series × 361 points, 1.5 MB JSON) by metricsclient.FetchSeries (client_golang)"},
+		{"encoding-json-any", "floor: the same bytes by encoding/json into any"},
+	} {
+		h, err1 := get(hm, "BenchmarkDecode/"+v.name, "ns/op")
+		w, err2 := get(wm, "BenchmarkDecode/"+v.name, "ns/op")
+		if err1 != nil || err2 != nil {
+			return rows, fmt.Errorf("%v %v", err1, err2)
+		}
+		rows = append(rows, row{"", v.what + ": host / wasm in Node",
+			fmt.Sprintf("%.0f ms / **%.0f ms**", h/1e6, w/1e6), "",
+			"go test " + shellJoin(args) + "; " + wasmPrefix + "go test " + shellJoin(args)})
+	}
+	return rows, nil
+}
+
 // computeBench runs compute's BenchmarkAggregate on the host and under
 // js/wasm in Node (go_js_wasm_exec from GOROOT/lib/wasm).
 func computeBench() ([]row, error) {
@@ -389,12 +434,11 @@ func computeBench() ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	we, err := wasmEnv()
 	if err != nil {
 		return nil, err
 	}
-	wasmEnv := []string{"GOOS=js", "GOARCH=wasm", "PATH=" + os.Getenv("PATH") + ":" + filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm")}
-	wasm, err := goTest(wasmEnv, args...)
+	wasm, err := goTest(we, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +456,7 @@ func computeBench() ([]row, error) {
 				fmt.Sprintf("%.1f M samples/s", h/1e6), "", "go test " + shellJoin(args)},
 			row{"", "compute, same, wasm in Node 20",
 				fmt.Sprintf("%.1f M samples/s (%.1f ms per call)", w/1e6, ms/1e6), "",
-				`GOOS=js GOARCH=wasm PATH="$PATH:$(go env GOROOT)/lib/wasm" go test ` + shellJoin(args)})
+				wasmPrefix + "go test " + shellJoin(args)})
 	}
 	return rows, nil
 }
