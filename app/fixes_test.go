@@ -258,3 +258,71 @@ func TestPartialWindow(t *testing.T) {
 		}
 	}
 }
+
+// Legends and axis labels of every chart stay readable in both themes:
+// contrast ratio (WCAG) at least 4.5 against the panel colour. The
+// insights chart's legend was nearly invisible in the dark theme before it
+// took the theme's palette.
+func TestChartTextContrast(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 30_000, Step: 10_000}
+	s := seedStats()
+	vals := []compute.Value{s.AcceptanceRate, s.AcceptanceRate, s.AcceptanceRate}
+	for _, theme := range []string{ThemeLight, ThemeDark} {
+		p := PaletteFor(theme)
+		for name, js := range map[string]string{
+			"insights":     InsightsChart(ComputeInsightsData(s, 0.1), p),
+			"per-position": PerPositionChart(s, compute.FitGeometric(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}), p),
+			"lines":        LinesOption(g, []Line{{"a", vals}, {"b", vals}}, 3, 100, 1, "%", 0, 100, time.UTC, p),
+		} {
+			var m struct {
+				Legend struct {
+					Show      bool `json:"show"`
+					TextStyle struct{ Color string } `json:"textStyle"`
+				} `json:"legend"`
+				TextStyle struct{ Color string } `json:"textStyle"`
+			}
+			if err := json.Unmarshal([]byte(js), &m); err != nil {
+				t.Fatalf("%s %s: %v", theme, name, err)
+			}
+			if !m.Legend.Show {
+				t.Errorf("%s %s: no legend", theme, name)
+			}
+			for what, c := range map[string]string{"legend": m.Legend.TextStyle.Color, "text": m.TextStyle.Color} {
+				if r := contrast(c, p.Panel); r < 4.5 {
+					t.Errorf("%s %s: %s colour %q on panel %s: contrast %.2f, want >= 4.5", theme, name, what, c, p.Panel, r)
+				}
+			}
+		}
+	}
+}
+
+// contrast is the WCAG 2 contrast ratio of two #rrggbb colours (1 when one
+// does not parse: fails the check).
+func contrast(a, b string) float64 {
+	lum := func(c string) (float64, bool) {
+		if len(c) != 7 || c[0] != '#' {
+			return 0, false
+		}
+		var l float64
+		for i, w := range []float64{0.2126, 0.7152, 0.0722} {
+			v, err := strconv.ParseUint(c[1+2*i:3+2*i], 16, 8)
+			if err != nil {
+				return 0, false
+			}
+			x := float64(v) / 255
+			if x <= 0.03928 {
+				x /= 12.92
+			} else {
+				x = math.Pow((x+0.055)/1.055, 2.4)
+			}
+			l += w * x
+		}
+		return l, true
+	}
+	la, ok1 := lum(a)
+	lb, ok2 := lum(b)
+	if !ok1 || !ok2 {
+		return 1
+	}
+	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+}
