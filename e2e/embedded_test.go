@@ -195,6 +195,9 @@ func TestReadmeRunCommand(t *testing.T) {
 	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 	t.Logf("README mode: %+v", p)
 	checkShown(t, p, 4)
+	// The target list is polled on its own clock (every 5 s): the first
+	// poll may predate the first scrape (health "unknown"); wait for "up".
+	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('[data-source-status] [data-target][data-health="up"]').length === 1`)
 	src := readSource(t, tab)
 	t.Logf("source: %+v", src)
 	if src.Kind != "embedded" || !strings.Contains(src.Summary, "embedded, scraping 1 target") {
