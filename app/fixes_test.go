@@ -276,7 +276,7 @@ func TestChartTextContrast(t *testing.T) {
 		} {
 			var m struct {
 				Legend struct {
-					Show      bool `json:"show"`
+					Show      bool                   `json:"show"`
 					TextStyle struct{ Color string } `json:"textStyle"`
 				} `json:"legend"`
 				TextStyle struct{ Color string } `json:"textStyle"`
