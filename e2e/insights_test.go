@@ -79,12 +79,15 @@ func TestInsightsPanel(t *testing.T) {
 	// paused values: the window's counts then stay put.
 	prom.WaitFor(t, `sum(vllm:spec_decode_num_drafts_total) > 150`, promtest.NonEmpty, 60*time.Second)
 	sim.Pause()
+	// The page's window end is aligned down to its step (1 s here), so the
+	// wait below compares with settled aligned down too (it loads once:
+	// refresh is off).
 	settled := time.Now().Add(3 * scrapeInterval).UnixMilli()
 	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 30*time.Second)
 
 	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/?range=5m&cost=0.1"))
 	waitJS(t, browser, 120*time.Second, fmt.Sprintf(`(() => { const r = document.querySelector('[data-dashboard]'); const i = document.querySelector('[data-insights] [data-metric=speedup]');
-	  return r && r.dataset.state === 'ready' && +r.dataset.windowEnd >= %d && i && i.dataset.value !== undefined; })()`, settled))
+	  return r && r.dataset.state === 'ready' && +r.dataset.windowEnd >= %d && i && i.dataset.value !== undefined; })()`, settled/1000*1000))
 	v := run(t, browser, 10*time.Second, chromedp.Evaluate[insightsView](readInsightsJS))
 	t.Logf("insights: %+v", v)
 	checkInsights(t, client, v, 0.1)
