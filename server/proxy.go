@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -82,6 +83,9 @@ type proxy struct {
 	metrics  *metrics
 	now      func() time.Time
 	maxBytes string
+	// defAnswered is set once the default source answered a request with
+	// a 2xx status (readiness, ready.go).
+	defAnswered atomic.Bool
 }
 
 func newProxy(sources map[string]*upstream, def *upstream, cfg Config, m *metrics) *proxy {
@@ -243,6 +247,9 @@ func (p *proxy) fetch(src *upstream, api, method, rawQuery string, body []byte, 
 		switch {
 		case a.status < 300:
 			result = "ok"
+			if src == p.def {
+				p.defAnswered.Store(true)
+			}
 		case a.status < 500:
 			result = "4xx"
 		default:

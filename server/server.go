@@ -62,7 +62,9 @@ type Config struct {
 	// Registry receives the server's metrics, served at /metrics (default:
 	// a new registry with the Go and process collectors).
 	Registry *prometheus.Registry
-	// Ready reports readiness for /-/ready (default: always ready).
+	// Ready reports readiness for /-/ready (default: not ready until the
+	// default source has answered once, a viewer's query or a probe
+	// query=1 sent by /-/ready; see ready.go).
 	Ready func() error
 	// Logger receives one line per proxy failure (default slog.Default()).
 	Logger *slog.Logger
@@ -192,7 +194,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	ready := cfg.Ready
 	if ready == nil {
-		ready = func() error { return nil }
+		ready = (&sourceReady{p: proxy, answered: &proxy.defAnswered}).check
 	}
 	r := &root{
 		proxy:   m.instrument("proxy", proxy),
