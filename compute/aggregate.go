@@ -56,8 +56,10 @@ func identity(labels map[string]string) string {
 	return b.String()
 }
 
-// describeLabels prints a label set as {a="x", b="y"}, sorted by name.
-func describeLabels(labels map[string]string) string {
+// LabelString prints a label set as {a="x", b="y"}: sorted by name, values
+// quoted with Go/PromQL escapes (a newline in a model name prints as \n).
+// The one label formatter of report, logparse and compute's own messages.
+func LabelString(labels map[string]string) string {
 	names := make([]string, 0, len(labels))
 	for n := range labels {
 		names = append(names, n)
@@ -116,10 +118,10 @@ func Aggregate(series []Series, groupBy []string, g Grid) []Group {
 		var skip string
 		switch {
 		case s.Family < Drafts || s.Family > AcceptedPerPosition:
-			skip = fmt.Sprintf("series %s of unknown counter family %d skipped", describeLabels(s.Labels), int(s.Family))
+			skip = fmt.Sprintf("series %s of unknown counter family %d skipped", LabelString(s.Labels), int(s.Family))
 		case s.Family == AcceptedPerPosition && (s.Position < 0 || s.Position > MaxPosition):
 			skip = fmt.Sprintf("accepted-per-position series %s with position %d skipped: positions must be 0..%d",
-				describeLabels(s.Labels), s.Position, MaxPosition)
+				LabelString(s.Labels), s.Position, MaxPosition)
 		}
 		if skip != "" {
 			acc.group.Skipped = append(acc.group.Skipped, skip)

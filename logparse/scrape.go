@@ -223,19 +223,11 @@ func ParseScrape(text string) Scrape {
 	return out
 }
 
-// describeLabels prints labels as {a="x", b="y"}, sorted by name.
+// describeLabels prints labels as {a="x", b="y"}, sorted by name ("" for
+// none).
 func describeLabels(labels map[string]string) string {
 	if len(labels) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(labels))
-	for n := range labels {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = n + "=" + strconv.Quote(labels[n])
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return compute.LabelString(labels)
 }

@@ -17,8 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -297,16 +295,5 @@ func seconds(s float64) string {
 }
 
 // LabelString prints labels as {a="x", b="y"}, sorted by name, values quoted
-// with Go/PromQL escapes (a newline in a model name prints as \n).
-func LabelString(labels map[string]string) string {
-	names := make([]string, 0, len(labels))
-	for n := range labels {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = n + "=" + strconv.Quote(labels[n])
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
+// with Go/PromQL escapes; it is compute.LabelString.
+func LabelString(labels map[string]string) string { return compute.LabelString(labels) }
