@@ -25,14 +25,14 @@ import (
 // scraping the simulator. No viewer request fails, and the upstream sees
 // about one request per distinct query per refresh, not 200.
 //
-// Duration: SPECDASH_LOAD_SECONDS (default 30 s in CI to keep `make test`
-// reasonable; the issue's full run is SPECDASH_LOAD_SECONDS=60).
+// Duration: SPECDASH_LOAD_SECONDS (default 60 s, the issue's full minute;
+// set it lower for a quick local run).
 func TestManyViewers(t *testing.T) {
 	const viewers = 200
 	const refresh = 5 * time.Second
 	const scrape = 5 * time.Second
 	const rng = 15 * time.Minute
-	dur := 30 * time.Second
+	dur := 60 * time.Second
 	if s := os.Getenv("SPECDASH_LOAD_SECONDS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {
