@@ -76,6 +76,8 @@ type Result struct {
 	// metricsclient.Detect); OtherSchemas are other schemas also present.
 	Schema       string
 	OtherSchemas []string
+	// SchemaView is the schema's limits and own numbers (applySchema).
+	SchemaView *SchemaView
 	// Baseline is the compared window (Query.Compare == CompareWindow).
 	Baseline *Baseline
 	// Notes are non-fatal messages (metricsclient warnings, Prometheus
@@ -137,9 +139,10 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 	res.OtherSchemas = f.Detection.OtherNames()
 	res.Notes = append(res.Notes, f.Warnings...)
 	if f.AveragedOverTime {
-		res.Notes = append(res.Notes, f.Schema().Name+" exposes gauges that each cover one logging window, not counters: the dashboard's counter panels stay empty; `specdash report` shows their averages over time (never rate())")
+		res.Notes = append(res.Notes, f.Schema().Name+" exposes gauges that each cover one logging window, not counters: the counter panels stay empty; the cards below show the gauges averaged over time (never rate())")
 	}
 	res.compute(f.Series, q, g, now, scrape)
+	res.applySchema(f, q, g)
 	perfMark("computed")
 
 	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)

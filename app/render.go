@@ -145,6 +145,7 @@ func (d *Dashboard) Render() app.UI {
 			d.renderControls(v),
 			d.renderFilters(),
 			d.renderMessages(),
+			d.renderSchema(),
 			d.renderHeadline(stats),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartPerPosition, "Per-position acceptance",
