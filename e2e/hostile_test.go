@@ -4,8 +4,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +92,88 @@ func TestHostileModelName(t *testing.T) {
 	if !strings.Contains(text, hostileModel) && !strings.Contains(f.Model, hostileModel) {
 		t.Errorf("the name does not show as typed")
 	}
+
+	// Grouped by model: the per-group time charts draw one line per model,
+	// and their tooltips name it. Hover the hostile model's last point in
+	// every chart that has such a line: the tooltip's text holds the name
+	// exactly as typed (markup and quotes as literal text) and no element
+	// was made of it.
+	u = base + "/?" + url.Values{"range": {"5m"}, "group": {"model_name"}}.Encode()
+	step(t, tab, 30*time.Second, chromedp.Navigate(u))
+	waitReady(t, tab, 120*time.Second)
+	nameJS, _ := json.Marshal(hostileModel)
+	waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => {
+	  for (const el of document.querySelectorAll('[data-chart]')) {
+	    const inst = window.echarts && window.echarts.getInstanceByDom(el);
+	    if (inst && (inst.getOption().series || []).some(s => s.name === %s)) return true;
+	  }
+	  return false;
+	})()`, nameJS))
+	hovered := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](fmt.Sprintf(`(() => {
+	  const name = %s, out = [];
+	  for (const el of document.querySelectorAll('[data-chart]')) {
+	    const inst = window.echarts && window.echarts.getInstanceByDom(el);
+	    if (!inst) continue;
+	    const series = inst.getOption().series || [];
+	    const si = series.findIndex(s => s.name === name);
+	    if (si < 0) continue;
+	    const data = series[si].data || [];
+	    const val = d => (d !== null && typeof d === 'object' && !Array.isArray(d)) ? d.value : d;
+	    let di = data.length - 1;
+	    while (di > 0 && (val(data[di]) === '-' || val(data[di]) == null)) di--;
+	    inst.dispatchAction({type: 'showTip', seriesIndex: si, dataIndex: di});
+	    out.push(el.dataset.chart);
+	  }
+	  return out;
+	})()`, nameJS)))
+	t.Logf("charts with a %q line (hovered): %v", "<img ...>", hovered)
+	for _, want := range []string{"acceptance-rate", "acceptance-length"} {
+		if !slices.Contains(hovered, want) {
+			t.Errorf("chart %s has no line named after the hostile model (charts with one: %v)", want, hovered)
+		}
+	}
+	// The tooltip is ECharts' HTML element inside the chart's element.
+	const readTipsJS = `(() => {
+	  const out = [];
+	  for (const el of document.querySelectorAll('[data-chart]')) {
+	    const inst = window.echarts && window.echarts.getInstanceByDom(el);
+	    if (!inst) continue;
+	    for (const d of el.querySelectorAll(':scope > div')) {
+	      if (d.querySelector('canvas')) continue;
+	      out.push({chart: el.dataset.chart, text: d.textContent, html: d.innerHTML,
+	        visible: getComputedStyle(d).display !== 'none' && d.textContent !== '',
+	        elements: Array.from(d.querySelectorAll('img,script,iframe,svg,object')).map(e => e.outerHTML)});
+	    }
+	  }
+	  return out;
+	})()`
+	type tip struct {
+		Chart, Text, HTML string
+		Visible           bool
+		Elements          []string
+	}
+	waitJS(t, tab, 30*time.Second, fmt.Sprintf(`(() => { const want = %s; return %s.filter(t => t.visible && t.text.includes(want)).length >= %d; })()`,
+		nameJS, readTipsJS, len(hovered)))
+	tips := run(t, tab, 10*time.Second, chromedp.Evaluate[[]tip](readTipsJS))
+	shown := map[string]bool{}
+	for _, tp := range tips {
+		if !tp.Visible {
+			continue
+		}
+		if strings.Contains(tp.Text, hostileModel) {
+			shown[tp.Chart] = true
+		}
+		if len(tp.Elements) > 0 {
+			t.Errorf("tooltip of chart %s holds elements made of the name: %v", tp.Chart, tp.Elements)
+		}
+		t.Logf("tooltip of %s: %q", tp.Chart, tp.Text)
+	}
+	for _, c := range hovered {
+		if !shown[c] {
+			t.Errorf("tooltip of chart %s does not show the name as typed %q (tooltips: %+v)", c, hostileModel, tips)
+		}
+	}
+	checkNoScript(t, tab)
 }
 
 func hoverCharts(t *testing.T, tab context.Context) {
