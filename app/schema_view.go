@@ -165,7 +165,12 @@ func averagedCard(name, label, tip string, a compute.GaugeAverage, text, sub str
 		value = plain(a.Value.V)
 	}
 	el := app.Div().Class("metric-value").DataSet("metric", name).DataSet("value", value).
-		DataSet("samples", a.Samples).Text(text)
+		DataSet("samples", a.Samples)
+	if num, unit, ok := splitUnit(text); ok && a.Value.OK {
+		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
+	} else {
+		el = el.Text(text)
+	}
 	if !a.Value.OK {
 		el = el.DataSet("undefined", "true").Class("undefined")
 	}
@@ -184,7 +189,7 @@ func (d *Dashboard) renderSchema() app.UI {
 	sv := d.res.SchemaView
 	var body []app.UI
 	for _, l := range sv.Schema.Limits {
-		body = append(body, app.Div().Class("msg", "msg-note").DataSet("schema-limit", "true").Text(sv.Schema.Name+": "+l))
+		body = append(body, app.Div().Class("msg", "msg-note").DataSet("schema-limit", "true").Text("Schema limit: "+l))
 	}
 	lengthUnit := "tokens/draft, bonus token included"
 	if d.q.Convention == compute.WithoutBonus {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,6 +276,10 @@ func TestSchemasInBrowser(t *testing.T) {
 				t.Errorf("the header does not say %q", "schema "+f.Schema)
 			}
 			checkLimits(t, p, f.ID)
+			if dir := os.Getenv("SPECDASH_SCREENSHOT_DIR"); dir != "" {
+				shot := run(t, tab, 30*time.Second, chromedp.FullScreenshot(100))
+				_ = os.WriteFile(filepath.Join(dir, "schema-"+f.ID+".png"), shot, 0o644)
+			}
 			a := f.Total
 			switch f.ID {
 			case metricsclient.SGLang.ID:
