@@ -205,6 +205,7 @@ func BenchmarkEmbedded(b *testing.B) {
 			gogc = 100
 		}
 		ss = append(ss, sample{el, cpu, rss, m["go_memstats_next_gc_bytes"] / (1 + gogc/100) / 1e6})
+		b.Logf("%4.0fs cpu %.1fs rss %.1f MB live heap %.1f MB heap in use %.1f MB", el.Seconds(), cpu, rss, ss[len(ss)-1].live, m["go_memstats_heap_inuse_bytes"]/1e6)
 		if el >= dur {
 			break
 		}

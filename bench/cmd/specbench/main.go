@@ -95,8 +95,8 @@ func main() {
 					names = append(names, p)
 				}
 			}
-			header = strings.TrimRight(oldHeader, "\n") + "\n" + strings.TrimPrefix(header, "Measured ") + "  (re-run: " + strings.Join(names, ", ") + ")\n"
-			header = strings.Replace(header, "\n", "\n\nRe-run ", 1)
+			header = oldHeader + "\n\n" + fmt.Sprintf("Re-run %s: %s (%d runs).\n",
+				time.Now().UTC().Format("2006-01-02 15:04 MST"), strings.Join(names, ", "), *runsFlag)
 		}
 		var merged []row
 		for _, p := range parts {
