@@ -359,16 +359,7 @@ func (e *Engine) labelNames(r *http.Request) apiResult {
 			set[n] = struct{}{}
 		}
 	}
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	if limit > 0 && len(names) > limit {
-		names = names[:limit]
-		warnings = warnings.Add(errors.New("results truncated due to limit"))
-	}
-	return apiResult{data: names, warnings: warnings}
+	return sortedResult(set, limit, warnings)
 }
 
 func (e *Engine) labelValues(r *http.Request) apiResult {
@@ -412,16 +403,7 @@ func (e *Engine) labelValues(r *http.Request) apiResult {
 			set[v] = struct{}{}
 		}
 	}
-	vals := make([]string, 0, len(set))
-	for v := range set {
-		vals = append(vals, v)
-	}
-	slices.Sort(vals)
-	if limit > 0 && len(vals) > limit {
-		vals = vals[:limit]
-		warnings = warnings.Add(errors.New("results truncated due to limit"))
-	}
-	return apiResult{data: vals, warnings: warnings}
+	return sortedResult(set, limit, warnings)
 }
 
 func (e *Engine) series(r *http.Request) apiResult {
@@ -734,4 +716,19 @@ func encodeVector(v promql.Vector) []jsonSample {
 		out = append(out, js)
 	}
 	return out
+}
+
+// sortedResult answers a set of label names or values as Prometheus does:
+// sorted, cut to limit (> 0) with a warning saying so.
+func sortedResult(set map[string]struct{}, limit int, warnings annotations.Annotations) apiResult {
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+		warnings = warnings.Add(errors.New("results truncated due to limit"))
+	}
+	return apiResult{data: out, warnings: warnings}
 }
