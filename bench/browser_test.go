@@ -11,9 +11,11 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"specdash/internal/browsertest"
 )
 
-const chromiumPath = "/usr/bin/chromium"
+const chromiumPath = browsertest.ChromiumPath
 
 // newBrowser starts headless Chromium with the e2e flags (DEVELOPERS.md)
 // and a fresh profile; it is closed with the benchmark.
@@ -23,18 +25,7 @@ func newBrowser(b *testing.B) context.Context {
 		b.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
 	}
 	profile := b.TempDir()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1440, 1000),
-	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(profile)...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	b.Cleanup(func() { cancel(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil {

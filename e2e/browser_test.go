@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"specdash/internal/browsertest"
 	"specdash/web"
 )
 
@@ -58,18 +59,7 @@ func newTab(t *testing.T) context.Context {
 		if browserErr != nil {
 			return
 		}
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			chromedp.ExecPath(chromiumPath),
-			chromedp.Flag("headless", true),
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.NoFirstRun,
-			chromedp.UserDataDir(profileDir),
-			chromedp.WindowSize(1440, 1000),
-		)
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(profileDir)...)
 		b, cancelB := chromedp.NewContext(alloc)
 		browserCtx = b
 		browserCancel = func() { cancelB(); cancelAlloc() }

@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/compute"
+	"specdash/internal/browsertest"
 	"specdash/internal/promtest"
 	"specdash/metricsclient"
 	"specdash/report"
@@ -32,7 +33,7 @@ import (
 )
 
 // chromiumPath is the browser the test drives (Debian package chromium).
-const chromiumPath = "/usr/bin/chromium"
+const chromiumPath = browsertest.ChromiumPath
 
 const scrapeInterval = time.Second
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"specdash/internal/browsertest"
 	"specdash/server"
 	"specdash/web"
 )
@@ -32,18 +33,7 @@ func startBrowser(t *testing.T) context.Context {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1440, 1000),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(t.TempDir())...)
 	t.Cleanup(cancelAlloc)
 	browser, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
 	t.Cleanup(cancelBrowser)
