@@ -12,6 +12,7 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/promtest"
+	"specdash/internal/simtest"
 	"specdash/metricsclient"
 	"specdash/simulate"
 )
@@ -151,30 +152,10 @@ func TestLiveSimulator(t *testing.T) {
 	checkCounts(t, "filtered", res3.Total, m1, res3.WindowSeconds)
 }
 
-// checkCounts compares a report's stats with true counts: counts exactly,
-// ratios to 1e-12.
+// checkCounts is simtest.CheckCounts.
 func checkCounts(t *testing.T, what string, s compute.Stats, c simulate.Counts, window float64) {
 	t.Helper()
-	if s.Drafts != float64(c.Drafts) || s.DraftTokens != float64(c.DraftTokens) || s.AcceptedTokens != float64(c.AcceptedTokens) {
-		t.Errorf("%s: drafts/draft/accepted = %v/%v/%v, want %d/%d/%d", what, s.Drafts, s.DraftTokens, s.AcceptedTokens, c.Drafts, c.DraftTokens, c.AcceptedTokens)
-	}
-	if s.K != len(c.AcceptedPerPosition) {
-		t.Errorf("%s: k = %d, want %d", what, s.K, len(c.AcceptedPerPosition))
-		return
-	}
-	for i, v := range c.AcceptedPerPosition {
-		if s.AcceptedPerPosition[i] != float64(v) {
-			t.Errorf("%s: accepted at position %d = %v, want %d", what, i, s.AcceptedPerPosition[i], v)
-		}
-		near(t, what+" per-position rate", s.PerPositionAcceptanceRate[i], float64(v)/float64(c.Drafts))
-	}
-	near(t, what+" acceptance rate", s.AcceptanceRate, float64(c.AcceptedTokens)/float64(c.DraftTokens))
-	near(t, what+" mean acceptance length", s.MeanAcceptanceLength, 1+float64(c.AcceptedTokens)/float64(c.Drafts))
-	near(t, what+" accepted throughput", s.AcceptedThroughput, float64(c.AcceptedTokens)/window)
-	near(t, what+" drafted throughput", s.DraftedThroughput, float64(c.DraftTokens)/window)
-	if len(s.Violations) != 0 {
-		t.Errorf("%s: violations %q", what, s.Violations)
-	}
+	simtest.CheckCounts(t, what, s, c, window)
 }
 
 func near(t *testing.T, what string, got compute.Value, want float64) {
