@@ -124,6 +124,15 @@ func BenchmarkProxy(b *testing.B) {
 // rss-growth-mb-per-h (least squares over the second half: flat memory is
 // about 0), series (in the engine at the end). Fails unless all 50 targets
 // are up at the end.
+//
+// SPECDASH_BENCH_EMBEDDED_BLOCK and SPECDASH_BENCH_EMBEDDED_RETENTION (Go
+// durations) pass --storage.block-duration and --storage.retention: with
+// 10m and 30m the head is compacted into a block every 10 minutes from
+// minute 15 (WAL truncated, chunks of the head released) and blocks older
+// than 30 minutes are deleted, so an hour goes through the cycles that
+// take Prometheus' defaults (2 h blocks, 6 h retention) a day. Metrics
+// then also: blocks (persisted blocks at the end) and blocks-written (all
+// seen during the run).
 func BenchmarkEmbedded(b *testing.B) {
 	dur := 10 * time.Minute
 	if s := os.Getenv("SPECDASH_BENCH_EMBEDDED"); s != "" {
@@ -158,7 +167,30 @@ func BenchmarkEmbedded(b *testing.B) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	args = append([]string{"serve", "--web.listen-address=" + addr, "--log.level=warn"}, args...)
+	storage := b.TempDir()
+	args = append([]string{"serve", "--web.listen-address=" + addr, "--log.level=warn", "--storage.path=" + storage}, args...)
+	for env, flag := range map[string]string{"SPECDASH_BENCH_EMBEDDED_BLOCK": "--storage.block-duration=", "SPECDASH_BENCH_EMBEDDED_RETENTION": "--storage.retention="} {
+		if s := os.Getenv(env); s != "" {
+			if _, err := time.ParseDuration(s); err != nil {
+				b.Fatalf("%s=%q: want a Go duration", env, s)
+			}
+			args = append(args, flag+s)
+		}
+	}
+	blocksSeen := map[string]bool{}
+	// blocks lists the persisted TSDB blocks (directories named by a
+	// 26-character ULID) and records each in blocksSeen.
+	blocks := func() int {
+		ents, _ := os.ReadDir(storage)
+		n := 0
+		for _, e := range ents {
+			if e.IsDir() && len(e.Name()) == 26 {
+				n++
+				blocksSeen[e.Name()] = true
+			}
+		}
+		return n
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	logf, _ := os.Create(filepath.Join(b.TempDir(), "specdash.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -205,7 +237,7 @@ func BenchmarkEmbedded(b *testing.B) {
 			gogc = 100
 		}
 		ss = append(ss, sample{el, cpu, rss, m["go_memstats_next_gc_bytes"] / (1 + gogc/100) / 1e6})
-		b.Logf("%4.0fs cpu %.1fs rss %.1f MB live heap %.1f MB heap in use %.1f MB", el.Seconds(), cpu, rss, ss[len(ss)-1].live, m["go_memstats_heap_inuse_bytes"]/1e6)
+		b.Logf("%4.0fs cpu %.1fs rss %.1f MB live heap %.1f MB heap in use %.1f MB blocks %d", el.Seconds(), cpu, rss, ss[len(ss)-1].live, m["go_memstats_heap_inuse_bytes"]/1e6, blocks())
 		if el >= dur {
 			break
 		}
@@ -240,6 +272,8 @@ func BenchmarkEmbedded(b *testing.B) {
 	b.ReportMetric(slope(xs, ys), "rss-growth-mb-per-h")
 	b.ReportMetric(series, "series")
 	b.ReportMetric(dur.Minutes(), "minutes")
+	b.ReportMetric(float64(blocks()), "blocks")
+	b.ReportMetric(float64(len(blocksSeen)), "blocks-written")
 }
 
 // queryScalar evaluates a PromQL expression with one result through the

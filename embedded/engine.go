@@ -51,6 +51,7 @@ import (
 const (
 	DefaultScrapeInterval = 5 * time.Second
 	DefaultRetention      = 6 * time.Hour
+	DefaultBlockDuration  = 2 * time.Hour
 	// DefaultSeriesLimit is the default Config.SeriesLimit. A vLLM server
 	// exposes a few hundred series (the spec-decode families are 4 + k
 	// per engine and model); 100,000 leaves room for many targets while
@@ -83,6 +84,14 @@ type Config struct {
 	// Retention is how long persisted data is kept (default 6 h; at
 	// least 1 min).
 	Retention time.Duration
+	// BlockDuration is the time range of one persisted TSDB block (default
+	// DefaultBlockDuration, 2 h, as Prometheus; at least 1 min). The head
+	// (in memory) is compacted into a block once it spans 1.5 blocks, so
+	// it also bounds how much recent data is held in memory. Shorter blocks
+	// run the head's compaction, WAL truncation and retention cycle more
+	// often: the memory soak (bench BenchmarkEmbedded) uses that to go
+	// through many cycles in an hour.
+	BlockDuration time.Duration
 	// SeriesLimit bounds memory (default DefaultSeriesLimit): a scrape of
 	// one target that exposes more samples than this fails with Prometheus'
 	// "sample limit exceeded" (up=0, the error in TargetStatus.LastError),
@@ -179,6 +188,12 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Retention < time.Minute {
 		return nil, fmt.Errorf("embedded: retention %v: must be at least 1m", cfg.Retention)
 	}
+	if cfg.BlockDuration == 0 {
+		cfg.BlockDuration = DefaultBlockDuration
+	}
+	if cfg.BlockDuration < time.Minute || cfg.BlockDuration%time.Millisecond != 0 {
+		return nil, fmt.Errorf("embedded: block duration %v: must be at least 1m and a whole number of milliseconds", cfg.BlockDuration)
+	}
 	if cfg.SeriesLimit == 0 {
 		cfg.SeriesLimit = DefaultSeriesLimit
 	}
@@ -229,9 +244,9 @@ func New(cfg Config) (*Engine, error) {
 	e.reg = prometheus.NewRegistry()
 	opts := tsdb.DefaultOptions()
 	opts.RetentionDuration = cfg.Retention.Milliseconds()
-	// As Prometheus does for short retentions: blocks of 2 h, never
-	// merged into larger ones, so retention can drop them one by one.
-	opts.MinBlockDuration = int64(2 * time.Hour / time.Millisecond)
+	// As Prometheus does for short retentions: blocks of 2 h (BlockDuration),
+	// never merged into larger ones, so retention can drop them one by one.
+	opts.MinBlockDuration = cfg.BlockDuration.Milliseconds()
 	opts.MaxBlockDuration = opts.MinBlockDuration
 	opts.NoLockfile = false
 	db, err := tsdb.Open(e.dir, cfg.Logger.With("component", "tsdb"), e.reg, opts, nil)

@@ -34,6 +34,7 @@ func TestNewValidates(t *testing.T) {
 		{Config{Targets: []string{"http://a/metrics", "http://a:80/metrics"}}, "given twice"},
 		{Config{ScrapeInterval: time.Millisecond}, "at least 100ms"},
 		{Config{Retention: time.Second}, "at least 1m"},
+		{Config{BlockDuration: 30 * time.Second}, "block duration 30s: must be at least 1m"},
 		{Config{SeriesLimit: -1}, "must be positive"},
 	} {
 		e, err := New(c.cfg)

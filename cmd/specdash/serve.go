@@ -39,6 +39,7 @@ type serveFlags struct {
 	scrape        time.Duration
 	storagePath   string
 	retention     time.Duration
+	blockDuration time.Duration
 	seriesLimit   int
 	listen        string
 	timeout       time.Duration
@@ -61,6 +62,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) {
 	cmd.Flag("scrape.interval", "Embedded mode: scrape interval.").Default("5s").DurationVar(&f.scrape)
 	cmd.Flag("storage.path", "Embedded mode: TSDB directory (default: a temporary directory, removed on exit).").StringVar(&f.storagePath)
 	cmd.Flag("storage.retention", "Embedded mode: how long data is kept.").Default("6h").DurationVar(&f.retention)
+	cmd.Flag("storage.block-duration", "Embedded mode: time range of one TSDB block; the in-memory head is compacted into a block once it spans 1.5 of them (Prometheus' hidden --storage.tsdb.min-block-duration). For tests and soaks.").Default("2h").Hidden().DurationVar(&f.blockDuration)
 	cmd.Flag("storage.series-limit", "Embedded mode: most series held in memory (bounds memory; a scrape adding more fails, its target shows the error).").Default(fmt.Sprint(embedded.DefaultSeriesLimit)).IntVar(&f.seriesLimit)
 	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default :8080, or web.listen_address of the config file).").StringVar(&f.listen)
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
@@ -246,6 +248,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 			ScrapeInterval: f.scrape,
 			StoragePath:    f.storagePath,
 			Retention:      f.retention,
+			BlockDuration:  f.blockDuration,
 			SeriesLimit:    f.seriesLimit,
 		})
 		if err != nil {
