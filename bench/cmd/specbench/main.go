@@ -30,6 +30,8 @@ import (
 var (
 	runsFlag     = flag.Int("runs", 5, "runs per figure; the table shows the median")
 	embeddedFlag = flag.Duration("embedded", 10*time.Minute, "duration of the embedded-mode run (at least 2m)")
+	blockFlag    = flag.Duration("embedded-block", 0, "embedded run: --storage.block-duration (0: the default 2h); e.g. 10m to go through head compactions within the run")
+	retainFlag   = flag.Duration("embedded-retention", 0, "embedded run: --storage.retention (0: the default 6h); e.g. 30m to delete blocks within the run")
 	loadFlag     = flag.Int("load-seconds", 60, "duration of the 200-viewer load test in seconds")
 	outFlag      = flag.String("out", "docs/PERFORMANCE.md", "file whose bench:begin/bench:end section receives the table (\"\": print only)")
 	onlyFlag     = flag.String("only", "", "comma-separated subset: size,load,refresh,decode,compute,proxy,viewers,embedded (default all); the file keeps the other parts' rows")
@@ -510,26 +512,36 @@ func viewers() ([]row, error) {
 
 func embedded(env []string) ([]row, error) {
 	args := []string{"-run", "^$", "-bench", "^BenchmarkEmbedded$", "-benchtime=1x", "-timeout", (*embeddedFlag + 10*time.Minute).String(), "./bench/"}
-	env = append(env, "SPECDASH_BENCH_EMBEDDED="+embeddedFlag.String())
+	vars := "SPECDASH_BENCH_EMBEDDED=" + embeddedFlag.String()
+	storage := ""
+	if *blockFlag > 0 {
+		vars += " SPECDASH_BENCH_EMBEDDED_BLOCK=" + blockFlag.String()
+		storage += ", " + blockFlag.String() + " blocks"
+	}
+	if *retainFlag > 0 {
+		vars += " SPECDASH_BENCH_EMBEDDED_RETENTION=" + retainFlag.String()
+		storage += ", " + retainFlag.String() + " retention"
+	}
+	env = append(env, strings.Fields(vars)...)
 	out, err := goTest(env, args...)
 	if err != nil {
 		return nil, err
 	}
 	m := metrics(out)
 	v := map[string]float64{}
-	for _, u := range []string{"cpu-pct", "rss-1m-mb", "rss-end-mb", "live-1m-mb", "live-end-mb", "live-growth-mb-per-h", "rss-growth-mb-per-h", "series", "minutes"} {
+	for _, u := range []string{"cpu-pct", "rss-1m-mb", "rss-end-mb", "live-1m-mb", "live-end-mb", "live-growth-mb-per-h", "rss-growth-mb-per-h", "series", "minutes", "blocks", "blocks-written"} {
 		x, err := get(m, "BenchmarkEmbedded", u)
 		if err != nil {
 			return nil, err
 		}
 		v[u] = x
 	}
-	cmd := "make build && SPECDASH_BENCH_EMBEDDED=" + embeddedFlag.String() + " go test " + shellJoin(args)
-	what := fmt.Sprintf("embedded mode, 50 simulated targets at 5 s, %.0f min run (one run)", v["minutes"])
+	cmd := "make build && " + vars + " go test " + shellJoin(args)
+	what := fmt.Sprintf("embedded mode, 50 simulated targets at 5 s%s, %.0f min run (one run)", storage, v["minutes"])
 	return []row{
 		{"", what + ": CPU", fmt.Sprintf("%.1f %% of one core", v["cpu-pct"]), "", cmd},
-		{"", what + ": memory", fmt.Sprintf("RSS %.0f → %.0f MB, live Go heap %.1f → %.1f MB (1 min → end); trend over the second half: RSS %+.1f MB/h, live heap %+.1f MB/h; %.0f series",
-			v["rss-1m-mb"], v["rss-end-mb"], v["live-1m-mb"], v["live-end-mb"], v["rss-growth-mb-per-h"], v["live-growth-mb-per-h"], v["series"]),
+		{"", what + ": memory", fmt.Sprintf("RSS %.0f → %.0f MB, live Go heap %.1f → %.1f MB (1 min → end); trend over the second half: RSS %+.1f MB/h, live heap %+.1f MB/h; %.0f series; %.0f blocks written, %.0f kept",
+			v["rss-1m-mb"], v["rss-end-mb"], v["live-1m-mb"], v["live-end-mb"], v["rss-growth-mb-per-h"], v["live-growth-mb-per-h"], v["series"], v["blocks-written"], v["blocks"]),
 			"flat (see below)", cmd},
 	}, nil
 }
