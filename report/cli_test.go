@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
 	"specdash/metricsclient"
 )
@@ -230,4 +231,26 @@ func tempDirOutsideTest() (string, error) {
 // with returns a new slice: base followed by extra (never aliasing base).
 func with(base []string, extra ...string) []string {
 	return append(append([]string(nil), base...), extra...)
+}
+
+// TestCLIV0K: vLLM V0 exports no k, so the windowed system efficiency of
+// the V0 fixture (emitted 10616 of 17748 possible tokens at k = 3: 0.598)
+// needs --k; without it the text says what to give.
+func TestCLIV0K(t *testing.T) {
+	fx := fixtures.SchemaVLLMV0()
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaOpenMetrics(fx))})
+	end := time.Unix(fixtures.SchemaEndUnix, 0).UTC().Format(time.RFC3339)
+	common := []string{"report", "--prometheus.url=" + srv.URL, "--range=10m", "--step=15s", "--end=" + end}
+	out, errOut, code := runCLI(t, append(common, "--k=3")...)
+	if code != 0 || !strings.Contains(out, "system efficiency 0.598,") {
+		t.Errorf("--k=3: exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, append(common, "--format=json")...)
+	if code != 0 || !strings.Contains(out, `"system_efficiency": null`) || !strings.Contains(out, "specdash report --k") {
+		t.Errorf("no --k: exit %d, stdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, append(common, "--k=-1")...)
+	if code == 0 || !strings.Contains(errOut, "--k=-1") {
+		t.Errorf("--k=-1: exit %d, stderr %q, want an error naming the flag", code, errOut)
+	}
 }

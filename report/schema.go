@@ -253,7 +253,7 @@ func (r *Result) v0StatsOf(st compute.Stats, k int, emitted, rate, eff []metrics
 	}
 	switch {
 	case k < 1:
-		v.Reasons["system_efficiency"] = "needs k (num_speculative_tokens), which vLLM V0 does not export: give it (report.Options.K)"
+		v.Reasons["system_efficiency"] = "needs k (num_speculative_tokens), which vLLM V0 does not export: give it (specdash report --k, report.Options.K)"
 	case len(emitted) == 0:
 		v.Reasons["system_efficiency"] = "no emitted-tokens series"
 	default:

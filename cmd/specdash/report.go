@@ -28,6 +28,7 @@ type reportArgs struct {
 	costs                                                    []string
 	insights                                                 bool
 	insightsSet                                              bool // --insights or --no-insights given
+	k                                                        int  // --k: num_speculative_tokens (V0), 0 unknown
 }
 
 // registerReport adds the "report" command: the numbers of one window, per
@@ -47,6 +48,7 @@ func registerReport(a *kingpin.Application, cmds map[string]func() error) {
 	cmd.Flag("format", "Output format: text (one vLLM log line per group) or json.").Default("text").EnumVar(&r.format, "text", "json")
 	cmd.Flag("scrape-interval", "Scrape interval of the vLLM targets; the step never goes below it.").Default("15s").StringVar(&r.scrape)
 	cmd.Flag("convention", "Mean acceptance length: bonus (1 + accepted/drafts, vLLM since PR 17908) or no-bonus (accepted/drafts).").Default("bonus").EnumVar(&r.convention, "bonus", "no-bonus")
+	cmd.Flag("k", "num_speculative_tokens of the engines, for vLLM V0's windowed system efficiency (V0 does not export k; other schemas read it from the per-position series). 0: unknown.").Default("0").IntVar(&r.k)
 	cmd.Flag("timeout", "Timeout of the whole report.").Default("60s").StringVar(&r.timeout)
 	cmds[cmd.FullCommand()] = func() error {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -106,6 +108,10 @@ func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
 	if o.DraftCost, err = report.ParseCostRatios(r.costs); err != nil {
 		return fmt.Errorf("--draft-cost-ratio: %w", err)
 	}
+	if r.k < 0 {
+		return fmt.Errorf("--k=%d: want num_speculative_tokens, 1 or more (0: unknown)", r.k)
+	}
+	o.K = r.k
 	if err := o.Validate(); err != nil {
 		return err
 	}
