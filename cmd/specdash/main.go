@@ -18,8 +18,24 @@ func main() {
 	registerServe(a, cmds)
 	registerReport(a, cmds)
 	registerSimulate(a, cmds)
-	name := kingpin.MustParse(a.Parse(os.Args[1:]))
+	name := kingpin.MustParse(a.Parse(joinStdinValues(os.Args[1:])))
 	if err := cmds[name](); err != nil {
 		a.Fatalf("%v", err)
 	}
+}
+
+// joinStdinValues rewrites "--from-log -" as "--from-log=-": kingpin
+// drops a lone "-" argument, so the conventional stdin spelling would
+// otherwise lose its value.
+func joinStdinValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--from-log" && i+1 < len(args) && args[i+1] == "-" {
+			out = append(out, "--from-log=-")
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
