@@ -326,40 +326,9 @@ func execQuery(ctx context.Context, qry promql.Query, limit int) apiResult {
 }
 
 func (e *Engine) labelNames(r *http.Request) apiResult {
-	limit, err := parseLimit(r.FormValue("limit"))
-	if err != nil {
-		return invalidParam(err, "limit")
-	}
-	start, end, res, ok := parseRange(r)
-	if !ok {
-		return res
-	}
-	sets, err := e.parseMatchers(r.Form["match[]"])
-	if err != nil {
-		return apiResult{err: &apiError{errorBadData, err}}
-	}
-	q, err := e.db.Querier(timestamp.FromTime(start), timestamp.FromTime(end))
-	if err != nil {
-		return apiResult{err: returnAPIError(err)}
-	}
-	defer q.Close()
-	hints := &storage.LabelHints{Limit: hintLimit(limit)}
-	var warnings annotations.Annotations
-	set := map[string]struct{}{}
-	if len(sets) == 0 {
-		sets = [][]*labels.Matcher{nil}
-	}
-	for _, ms := range sets {
-		names, w, err := q.LabelNames(r.Context(), hints, ms...)
-		if err != nil {
-			return apiResult{err: returnAPIError(err), warnings: warnings}
-		}
-		warnings.Merge(w)
-		for _, n := range names {
-			set[n] = struct{}{}
-		}
-	}
-	return sortedResult(set, limit, warnings)
+	return e.labelSet(r, returnAPIError, func(ctx context.Context, q storage.Querier, hints *storage.LabelHints, ms []*labels.Matcher) ([]string, annotations.Annotations, error) {
+		return q.LabelNames(ctx, hints, ms...)
+	})
 }
 
 func (e *Engine) labelValues(r *http.Request) apiResult {
@@ -370,6 +339,18 @@ func (e *Engine) labelValues(r *http.Request) apiResult {
 	if !model.UTF8Validation.IsValidLabelName(name) {
 		return apiResult{err: &apiError{errorBadData, fmt.Errorf("invalid label name: %q", name)}}
 	}
+	execErr := func(err error) *apiError { return &apiError{errorExec, err} }
+	return e.labelSet(r, execErr, func(ctx context.Context, q storage.Querier, hints *storage.LabelHints, ms []*labels.Matcher) ([]string, annotations.Annotations, error) {
+		return q.LabelValues(ctx, name, hints, ms...)
+	})
+}
+
+// labelSet is what the label names and label values handlers share, as in
+// Prometheus' web/api/v1: limit, start, end and match[] parsed (bad_data
+// errors), get called once per matcher set (once with none when no
+// match[] is given), the union sorted and cut to limit. Storage errors
+// become apiErr(err), as each handler reports them in Prometheus.
+func (e *Engine) labelSet(r *http.Request, apiErr func(error) *apiError, get func(context.Context, storage.Querier, *storage.LabelHints, []*labels.Matcher) ([]string, annotations.Annotations, error)) apiResult {
 	limit, err := parseLimit(r.FormValue("limit"))
 	if err != nil {
 		return invalidParam(err, "limit")
@@ -384,7 +365,7 @@ func (e *Engine) labelValues(r *http.Request) apiResult {
 	}
 	q, err := e.db.Querier(timestamp.FromTime(start), timestamp.FromTime(end))
 	if err != nil {
-		return apiResult{err: &apiError{errorExec, err}}
+		return apiResult{err: apiErr(err)}
 	}
 	defer q.Close()
 	hints := &storage.LabelHints{Limit: hintLimit(limit)}
@@ -394,9 +375,9 @@ func (e *Engine) labelValues(r *http.Request) apiResult {
 		sets = [][]*labels.Matcher{nil}
 	}
 	for _, ms := range sets {
-		vals, w, err := q.LabelValues(r.Context(), name, hints, ms...)
+		vals, w, err := get(r.Context(), q, hints, ms)
 		if err != nil {
-			return apiResult{err: &apiError{errorExec, err}, warnings: warnings}
+			return apiResult{err: apiErr(err), warnings: warnings}
 		}
 		warnings.Merge(w)
 		for _, v := range vals {
