@@ -633,18 +633,33 @@ func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
 	if d.q.Convention == compute.WithoutBonus {
 		lengthLabel += " (without bonus token)"
 	}
+	// A gauge schema (SGLang) has no counters: its cards say so and point
+	// to the averaged gauges instead of "no drafts in window".
+	gauges := ready && d.res.SchemaView != nil && len(d.res.SchemaView.Averaged) > 0
+	value := func(v compute.Value, text string) string {
+		if gauges && !v.OK {
+			return "not available: " + d.res.Schema + " exports gauges, see the averaged numbers"
+		}
+		return show(text)
+	}
+	count := func(n float64, what string) string {
+		if gauges {
+			return "no counters"
+		}
+		return show(compute.FormatCount(n, what))
+	}
 	return app.Div().Class("cards").Body(
 		metric("acceptance-rate", "Acceptance rate", tipRate, s.AcceptanceRate,
-			show(compute.FormatPercent(s.AcceptanceRate, 1)), "accepted / draft tokens"),
+			value(s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), "accepted / draft tokens"),
 		metric("mean-acceptance-length", lengthLabel, tipLength, s.MeanAcceptanceLength,
-			show(compute.FormatLength(s.MeanAcceptanceLength)), lengthFormula(d.q.Convention)),
+			value(s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), lengthFormula(d.q.Convention)),
 		metric("k", "k (speculative tokens)", tipK, k, show(kText), "draft positions"),
 		metric("drafts-per-second", "Drafts", tipDrafts, s.DraftsPerSecond,
-			show(compute.FormatRate(s.DraftsPerSecond, "drafts/s")), show(compute.FormatCount(s.Drafts, "drafts in window"))),
+			value(s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s")), count(s.Drafts, "drafts in window")),
 		metric("accepted-throughput", "Accepted throughput", tipAccepted, s.AcceptedThroughput,
-			show(compute.FormatRate(s.AcceptedThroughput, "tokens/s")), show(compute.FormatCount(s.AcceptedTokens, "tokens accepted"))),
+			value(s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s")), count(s.AcceptedTokens, "tokens accepted")),
 		metric("drafted-throughput", "Drafted throughput", tipDrafted, s.DraftedThroughput,
-			show(compute.FormatRate(s.DraftedThroughput, "tokens/s")), show(compute.FormatCount(s.DraftTokens, "tokens drafted"))),
+			value(s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s")), count(s.DraftTokens, "tokens drafted")),
 	)
 }
 

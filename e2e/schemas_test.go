@@ -286,6 +286,10 @@ func TestSchemasInBrowser(t *testing.T) {
 				// Gauges averaged over time: labelled so, never rates; no
 				// counts, so no throughputs, drafts/s, k or positions.
 				checkCounterAnswer(t, p, fixtures.SchemaAnswer{}, 0)
+				// ... and say why, not "no drafts in window".
+				if got := p.Metrics["acceptance-rate"].Text; !strings.Contains(got, "not available: SGLang exports gauges") {
+					t.Errorf("SGLang acceptance-rate card shows %q, want it to point to the averaged gauges", got)
+				}
 				for name, want := range map[string]compute.Value{
 					"averaged-acceptance-rate":        a.AcceptanceRate,
 					"averaged-mean-acceptance-length": a.MeanAcceptanceLength,
