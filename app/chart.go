@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/base64"
 	"fmt"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -31,6 +32,8 @@ type Chart struct {
 	drawn   string
 	err     string
 	onBrush app.Func
+
+	stamp previewStamp // server only: set by OnPreRender (prerender.go)
 }
 
 // ZoomAction is the go-app action a Chart with Zoom posts when a span is
@@ -44,20 +47,37 @@ type Zoom struct {
 }
 
 // Render is the sized div ECharts draws into (its children belong to
-// ECharts, so go-app renders none inside it).
+// ECharts, so go-app renders none inside it). On the server, a chart with
+// an option also carries it for /web/preview.js, which draws it before the
+// wasm runs: data-option is base64 (standard, padded) of the option JSON,
+// because go-app writes pre-rendered attribute values with strconv.Quote,
+// not HTML escaping, and the option holds label values; data-preview-at
+// and data-preview-url say when and for which page it was rendered.
 func (c *Chart) Render() app.UI {
 	h := c.Height
 	if h <= 0 {
 		h = 260
 	}
+	div := app.Div().Class("chart").DataSet("chart", c.Name).Style("height", fmt.Sprintf("%dpx", h))
+	if !app.IsClient && c.Option != "" && c.stamp.at > 0 {
+		div = div.DataSet("option", base64.StdEncoding.EncodeToString([]byte(c.Option))).
+			DataSet("preview-at", c.stamp.at).
+			DataSet("preview-url", c.stamp.url)
+	}
 	return app.Div().Class("chart-box").Body(
-		app.Div().Class("chart").DataSet("chart", c.Name).Style("height", fmt.Sprintf("%dpx", h)),
+		div,
 		app.If(c.err != "", func() app.UI {
 			return app.Div().Class("chart-overlay", "chart-error").Text(c.err)
 		}).ElseIf(c.Option == "" && c.Empty != "", func() app.UI {
 			return app.Div().Class("chart-overlay").Text(c.Empty)
 		}),
 	)
+}
+
+// OnPreRender (server only) stamps the chart with the page and the time of
+// the pre-render.
+func (c *Chart) OnPreRender(ctx app.Context) {
+	c.stamp = stampFor(ctx.Page().URL())
 }
 
 // OnMount creates the ECharts instance and draws the current option.

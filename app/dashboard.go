@@ -47,7 +47,15 @@ type Dashboard struct {
 	notice  string              // a transient message (link copied, export failed)
 	link    string              // the shared link shown after copy-link
 
+	// window is what the last successful load read (Result.Window): the
+	// next load continues it when its window slid forward (LoadSince).
+	// Kept across changes of the view (it knows its own filters, step and
+	// source); nil after a failed load, so the next one reads everything.
+	window *metricsclient.Window
+
 	view view // derived from res and q, see prepare
+
+	preview bool // res was loaded by the server's pre-render (prerender.go)
 
 	// Browser only.
 	ctx         context.Context
@@ -74,9 +82,12 @@ func (d *Dashboard) OnInit() {
 	d.source, d.scrape = SourceSettings(d.source, d.scrape) // app/source.go: the URL's ?source=
 }
 
-// OnPreRender shows the URL's selections in the server-rendered page.
+// OnPreRender shows the URL's selections in the server-rendered page and,
+// when the server provides a client (PreRenderClient), the URL's numbers
+// (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
 	d.q = ParseQuery(ctx.Page().URL().Query())
+	d.preRenderLoad(ctx)
 }
 
 // OnMount sets up the component's context (cancelled on dismount), the
@@ -185,10 +196,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
 	d.inflight = cancel
 	d.gen++
-	gen, q, client, scrape := d.gen, d.q, d.client, d.scrape
+	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
 	d.loading = true
 	ctx.Async(func() {
-		res := Load(lctx, client, q, scrape, time.Now())
+		res := LoadSince(lctx, client, q, scrape, time.Now(), prev)
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -198,9 +209,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			d.inflight = nil
 			if res.Err != nil {
 				d.err, d.errAt = res.Err, res.At
+				d.window = nil
 				return
 			}
-			d.res, d.err = &res, nil
+			d.res, d.err, d.window = &res, nil, res.Window
 			if res.Models != nil {
 				d.models = res.Models
 			}
@@ -252,9 +264,12 @@ func (d *Dashboard) startRefresh(ctx app.Context) {
 	d.stopRefresh = func() { cancel(); stopTimer() }
 }
 
-// state is the root's data-state.
+// state is the root's data-state ("preview": numbers pre-rendered by the
+// server, before the browser's own first load).
 func (d *Dashboard) state() string {
 	switch {
+	case d.res != nil && d.preview:
+		return "preview"
 	case d.res != nil:
 		return "ready"
 	case d.err != nil:

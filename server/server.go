@@ -57,6 +57,11 @@ type Config struct {
 	// cache (default 5 s; negative: no cache, identical requests in flight
 	// are still coalesced).
 	CacheTTL time.Duration
+	// PreRenderTimeout bounds the server-side load of the pre-rendered
+	// dashboard page (default DefaultPreRenderTimeout, 400 ms; negative: no
+	// numbers in the pre-rendered page). Past it the page is served without
+	// numbers, as before pre-rendering had them (see prerender.go).
+	PreRenderTimeout time.Duration
 	// Auth protects everything but /-/healthy and /-/ready (default: open).
 	Auth AuthConfig
 	// Registry receives the server's metrics, served at /metrics (default:
@@ -106,6 +111,9 @@ func New(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.PreRenderTimeout == 0 {
+		cfg.PreRenderTimeout = DefaultPreRenderTimeout
+	}
 	srcs := cfg.Sources
 	switch {
 	case len(srcs) == 0:
@@ -150,6 +158,7 @@ func New(cfg Config) (http.Handler, error) {
 	proxy := newProxy(sources, def, cfg, m)
 
 	specapp.Register()
+	specapp.PreRenderClient = preRenderClients(proxy, order, def, cfg.PreRenderTimeout)
 	var list []specapp.SourceInfo
 	for _, u := range order {
 		list = append(list, specapp.SourceInfo{
@@ -182,8 +191,9 @@ func New(cfg Config) (http.Handler, error) {
 		LoadingLabel:    "Loading specdash… {progress}%",
 		// defer: ECharts (1 MB of JS) must not hold up app.js, which
 		// starts the wasm download; the preload starts it even earlier
-		// (docs/PERFORMANCE.md).
-		Scripts:           []string{"/web/echarts.min.js defer"},
+		// (docs/PERFORMANCE.md). preview.js draws the pre-rendered charts
+		// with ECharts before the wasm runs (app/prerender.go).
+		Scripts:           []string{"/web/echarts.min.js defer", "/web/preview.js defer"},
 		RawHeaders:        wasmPreload(assets),
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
@@ -227,6 +237,15 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// go-app would fetch these from /web/ over HTTP itself; specdash
 		// has none.
 		http.NotFound(w, r)
+	case p == "/":
+		// The dashboard page holds pre-rendered numbers: never answer 304
+		// (go-app's ETag is the build's version, so a revalidated page
+		// would keep the numbers of its first load).
+		if r.Header.Get("If-None-Match") != "" {
+			r = r.Clone(r.Context())
+			r.Header.Del("If-None-Match")
+		}
+		h.app.ServeHTTP(w, r)
 	default:
 		h.app.ServeHTTP(w, r)
 	}

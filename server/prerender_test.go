@@ -1,0 +1,254 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	specapp "specdash/app"
+	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
+)
+
+// hostileModel replaces the fixture's org/model-b: markup and quotes in a
+// label value must stay text in the pre-rendered page (the fixture's other
+// model, `Llama 3 "chat" 8B`, has quotes too).
+const hostileModel = `</script><script>alert(1)</script><img src=x onerror=alert(2)>`
+
+// fixturePage starts a real Prometheus with the known-answer fixture
+// (org/model-b renamed to hostileModel) and a server on it, and returns the
+// server's URL.
+func fixturePage(t *testing.T) string {
+	t.Helper()
+	fx := fixtures.KnownAnswer()
+	om := strings.ReplaceAll(fx.OpenMetrics, `"`+fixtures.ModelB+`"`, `"`+hostileModel+`"`)
+	if om == fx.OpenMetrics {
+		t.Fatal("fixture has no org/model-b series to rename")
+	}
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
+	s := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
+		// Generous: the test checks numbers, not speed; a loaded CI machine
+		// must not turn it into a page without numbers.
+		PreRenderTimeout: 20 * time.Second})
+	return s.URL
+}
+
+func getPage(t *testing.T, client *http.Client, u string) string {
+	t.Helper()
+	resp, err := client.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", u, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
+// tagWith returns the first start tag of the page holding attr (attribute
+// order is go-app's map order, so tags are matched whole).
+func tagWith(page, attr string) string {
+	for _, m := range startTag.FindAllString(page, -1) {
+		if strings.Contains(m, " "+attr) {
+			return m
+		}
+	}
+	return ""
+}
+
+var startTag = regexp.MustCompile(`<[a-z]+(?: [a-z-]+(?:="[^"]*")?)*>`)
+
+// attrOf returns the value of name in the start tag tag ("" when absent).
+func attrOf(tag, name string) string {
+	m := regexp.MustCompile(` ` + regexp.QuoteMeta(name) + `="([^"]*)"`).FindStringSubmatch(tag)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+// The pre-rendered dashboard holds the URL's numbers: the cards and the
+// breakdown rows equal the fixture's hand-computed answers, the charts
+// carry their options (decodable, with the same numbers), label values stay
+// text, and the stamp names the page.
+func TestPreRenderedNumbers(t *testing.T) {
+	base := fixturePage(t)
+	fx := fixtures.KnownAnswer()
+	w := fx.Whole
+	q := url.Values{
+		"from":  {w.StartTime().Format(time.RFC3339)},
+		"to":    {w.EndTime().Format(time.RFC3339)},
+		"group": {"model_name"},
+	}
+	path := "/?" + q.Encode()
+	page := getPage(t, http.DefaultClient, base+path)
+
+	if root := tagWith(page, `data-dashboard="specdash"`); attrOf(root, "data-state") != "preview" {
+		t.Fatalf("root %q: want data-state=\"preview\" (numbers pre-rendered)", root)
+	}
+	// Cards: the window's total.
+	for _, c := range []struct {
+		metric string
+		want   float64
+	}{
+		{"acceptance-rate", w.Total.AcceptanceRate},
+		{"mean-acceptance-length", w.Total.MeanAcceptanceLength},
+		{"accepted-throughput", w.Total.AcceptedPerSecond},
+		{"drafted-throughput", w.Total.DraftedPerSecond},
+	} {
+		tag := tagWith(page, `data-metric="`+c.metric+`"`)
+		got, err := strconv.ParseFloat(attrOf(tag, "data-value"), 64)
+		if err != nil || !near(got, c.want) {
+			t.Errorf("card %s: %q, want %v", c.metric, tag, c.want)
+		}
+	}
+	// Breakdown rows, one per model.
+	for model, name := range map[string]string{fixtures.ModelA: fixtures.ModelA, fixtures.ModelB: hostileModel} {
+		key, _ := json.Marshal([]string{name})
+		group := "v:" + base64.RawURLEncoding.EncodeToString(key)
+		i := strings.Index(page, `data-group="`+group+`"`)
+		if i < 0 {
+			t.Errorf("no breakdown row for %q", name)
+			continue
+		}
+		row := page[i:]
+		row = row[:strings.Index(row, "</tr>")]
+		want := w.Models[model]
+		cell := tagWith(row, `data-cell="acceptance-rate"`)
+		if got, err := strconv.ParseFloat(attrOf(cell, "data-value"), 64); err != nil || !near(got, want.AcceptanceRate) {
+			t.Errorf("row %q: acceptance rate cell %q, want %v", name, cell, want.AcceptanceRate)
+		}
+		if !strings.Contains(row, html.EscapeString(name)) {
+			t.Errorf("row %q does not show the name as escaped text", name)
+		}
+	}
+
+	// The per-position chart's option: bars = per-position rate in % (1
+	// decimal), stamped with this page.
+	chart := tagWith(page, `data-chart="`+specapp.ChartPerPosition+`"`)
+	raw, err := base64.StdEncoding.DecodeString(attrOf(chart, "data-option"))
+	if err != nil {
+		t.Fatalf("per-position chart %q: option not base64: %v", chart, err)
+	}
+	var opt struct {
+		Series []struct {
+			Name string `json:"name"`
+			Data []struct {
+				Value any `json:"value"`
+			} `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(raw, &opt); err != nil || len(opt.Series) == 0 {
+		t.Fatalf("per-position option: %v (%d series)", err, len(opt.Series))
+	}
+	bars := opt.Series[0].Data
+	if len(bars) != len(w.Total.PerPositionRate) {
+		t.Fatalf("per-position bars %d, want %d", len(bars), len(w.Total.PerPositionRate))
+	}
+	for i, b := range bars {
+		got, ok := b.Value.(float64)
+		want := math.Round(w.Total.PerPositionRate[i]*1000) / 10
+		if !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("per-position bar %d: %v, want %v", i+1, b.Value, want)
+		}
+	}
+	if u, err := base64.RawURLEncoding.DecodeString(attrOf(chart, "data-preview-url")); err != nil || string(u) != path {
+		t.Errorf("data-preview-url %q, want %q", u, path)
+	}
+	if at, err := strconv.ParseInt(attrOf(chart, "data-preview-at"), 10, 64); err != nil || time.Since(time.UnixMilli(at)).Abs() > time.Hour {
+		t.Errorf("data-preview-at %q: not the render time", attrOf(chart, "data-preview-at"))
+	}
+	// Every time chart carries an option with data.
+	for _, name := range []string{specapp.ChartAcceptanceRate, specapp.ChartAcceptanceLength, specapp.ChartThroughput, specapp.ChartDrafts, specapp.ChartHeatmap} {
+		tag := tagWith(page, `data-chart="`+name+`"`)
+		b, err := base64.StdEncoding.DecodeString(attrOf(tag, "data-option"))
+		if err != nil || !json.Valid(b) || !strings.Contains(string(b), `"data":[`) {
+			t.Errorf("chart %s: no decodable option with data (%v)", name, err)
+		}
+	}
+
+	// Label values: text only. The hostile name appears escaped, never raw
+	// (no extra <script> or <img>), and only go-app's and specdash's own
+	// scripts are in the page.
+	for _, bad := range []string{"<img src=x", "alert(1)</script>", "<script>alert"} {
+		if i := strings.Index(page, bad); i >= 0 {
+			t.Errorf("hostile model name injected markup into the pre-rendered page: %q", page[max(0, i-200):min(len(page), i+80)])
+		}
+	}
+	if !strings.Contains(page, html.EscapeString(hostileModel)) {
+		t.Errorf("hostile model name not shown as escaped text")
+	}
+	if n := strings.Count(strings.ToLower(page), "<script"); n != 4 { // wasm_exec.js, app.js, echarts, preview.js
+		t.Errorf("%d <script> tags, want 4", n)
+	}
+	for _, tag := range startTag.FindAllString(page, -1) {
+		if strings.Contains(tag, "onerror") {
+			t.Errorf("tag with an event handler attribute: %q", tag)
+		}
+	}
+	// A revalidation never gets a 304 with the old numbers.
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("revalidated page: %d, want 200 (a fresh pre-render)", resp.StatusCode)
+	}
+}
+
+// With a source that never answers, the page comes without numbers once
+// the pre-render's budget is spent, far sooner than the upstream timeout;
+// with a source that refuses connections, at once.
+func TestPreRenderUpstreamDownOrHung(t *testing.T) {
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) })
+
+	for _, c := range []struct{ name, upstream string }{
+		{"hung", hung.URL},
+		{"down", "http://127.0.0.1:9"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Without the budget the page would wait for the upstream
+			// timeout (5 min), far past the client's 60 s.
+			s := newServer(t, Config{PrometheusURL: c.upstream, UpstreamTimeout: 5 * time.Minute,
+				PreRenderTimeout: 300 * time.Millisecond})
+			page := getPage(t, &http.Client{Timeout: 60 * time.Second}, s.URL+"/?range=15m")
+			root := tagWith(page, `data-dashboard="specdash"`)
+			if st := attrOf(root, "data-state"); st != "loading" {
+				t.Errorf("data-state %q, want loading (no numbers)", st)
+			}
+			if strings.Contains(page, "data-option=") || tagWith(page, `data-metric="acceptance-rate"`) == "" {
+				t.Errorf("page without numbers should have the cards and no chart options")
+			}
+		})
+	}
+}

@@ -1,0 +1,128 @@
+// specdash first paint, before the wasm runs (app/prerender.go).
+//
+// The server pre-renders the dashboard with its numbers; each chart with an
+// option carries it in data-option (base64 of the option JSON: go-app writes
+// pre-rendered attributes with strconv.Quote, not HTML escaping), with
+// data-preview-at (server time, Unix ms) and data-preview-url (base64url of
+// the page's path and query). This script, deferred after echarts.min.js:
+//
+//  1. leaves the page alone unless the body's first element is a pre-rendered
+//     dashboard (data-state="preview") rendered less than MAX_AGE_MS ago for
+//     this very URL (go-app's service worker may serve an old copy of "/");
+//  2. moves that root into an overlay (#specdash-preview: on top, opaque,
+//     same layout, pointer-events: none) and puts an empty first child in its
+//     place: go-app's engine replaces the body's first child when the wasm
+//     mounts, so the live dashboard grows underneath;
+//  3. draws every pre-rendered chart with ECharts (no animation);
+//  4. removes the overlay when the live dashboard is ready or failed
+//     (data-state "ready"/"error", checked on every DOM change, so the two
+//     are never on screen or in the DOM together), or SAFETY_MS after the
+//     live dashboard mounted, whichever comes first.
+//
+// Label values (model names) in the options stay data: options are parsed
+// with JSON.parse and handed to ECharts; nothing here writes HTML.
+(function () {
+  "use strict";
+  var MAX_AGE_MS = 60000; // older previews are skipped (stale numbers)
+  var SAFETY_MS = 15000; // the overlay never outlives the mounted wasm by more
+
+  function decode(b64) {
+    var bin = atob(b64);
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new TextDecoder("utf-8").decode(bytes);
+  }
+  function decodeURLSafe(b64) {
+    var s = b64.replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    return decode(s);
+  }
+
+  try {
+    var body = document.body;
+    var root = body && body.firstElementChild;
+    if (!root || !root.matches('[data-dashboard][data-state="preview"]')) return;
+    var charts = root.querySelectorAll("[data-chart][data-option]");
+    if (charts.length === 0 || !window.echarts) return;
+    var first = charts[0];
+    var at = Number(first.getAttribute("data-preview-at"));
+    var age = Date.now() - at;
+    if (!(age < MAX_AGE_MS && age > -MAX_AGE_MS)) return;
+    if (decodeURLSafe(first.getAttribute("data-preview-url") || "") !== location.pathname + location.search) return;
+
+    // 2. The overlay, and go-app's fresh first child.
+    var overlay = document.createElement("div");
+    overlay.id = "specdash-preview";
+    overlay.setAttribute("aria-busy", "true");
+    overlay.style.cssText = "position:absolute;top:0;left:0;right:0;z-index:900;pointer-events:none;";
+    body.insertBefore(document.createElement("div"), root);
+    overlay.appendChild(root);
+    body.appendChild(overlay);
+    var hint = document.createElement("div");
+    hint.setAttribute("data-preview-hint", "true");
+    hint.textContent = "Starting the live dashboard… numbers as of " + new Date(at).toLocaleTimeString();
+    hint.style.cssText = "position:fixed;right:12px;bottom:12px;z-index:901;padding:6px 10px;border-radius:6px;" +
+      "font:13px system-ui,sans-serif;background:rgba(17,24,39,0.85);color:#fff;";
+    overlay.appendChild(hint);
+    // go-app's full-page loader would hide the preview: keep its progress
+    // label as a small badge instead.
+    var loader = document.getElementById("app-wasm-loader");
+    if (loader) {
+      loader.style.cssText = "position:fixed;left:12px;bottom:12px;top:auto;width:auto;height:auto;" +
+        "z-index:901;padding:4px 8px;border-radius:6px;flex-direction:row;background:rgba(17,24,39,0.85);color:#fff;";
+      var icon = document.getElementById("app-wasm-loader-icon");
+      if (icon) icon.style.cssText = "width:16px;height:16px;margin-right:6px;";
+      var label = document.getElementById("app-wasm-loader-label");
+      if (label) label.style.cssText = "margin:0;font-size:12px;";
+    }
+
+    // 3. The charts.
+    var insts = [];
+    for (var i = 0; i < charts.length; i++) {
+      try {
+        var opt = JSON.parse(decode(charts[i].getAttribute("data-option")));
+        opt.animation = false;
+        var inst = echarts.init(charts[i], null, { renderer: "canvas" });
+        inst.setOption(opt, true);
+        insts.push(inst);
+      } catch (e) {
+        // One bad chart must not stop the others; the wasm draws it anyway.
+      }
+    }
+    var onResize = function () {
+      for (var j = 0; j < insts.length; j++) insts[j].resize();
+    };
+    window.addEventListener("resize", onResize);
+
+    // 4. Handing over to the wasm.
+    var done = false;
+    var observer;
+    var timer = 0;
+    var drop = function () {
+      if (done) return;
+      done = true;
+      if (observer) observer.disconnect();
+      if (timer) clearTimeout(timer);
+      window.removeEventListener("resize", onResize);
+      for (var j = 0; j < insts.length; j++) {
+        try { insts[j].dispose(); } catch (e) { }
+      }
+      overlay.remove();
+    };
+    var check = function () {
+      var live = body.firstElementChild;
+      if (!live || live === overlay || !live.matches("[data-dashboard]")) return;
+      var state = live.getAttribute("data-state");
+      if (state === "ready" || state === "error") {
+        drop();
+      } else if (!timer) {
+        timer = setTimeout(drop, SAFETY_MS);
+      }
+    };
+    observer = new MutationObserver(check);
+    observer.observe(body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-state"] });
+    check();
+  } catch (e) {
+    // The preview is an optimisation: any failure leaves the page to go-app.
+  }
+})();
