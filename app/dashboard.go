@@ -47,12 +47,6 @@ type Dashboard struct {
 	notice  string              // a transient message (link copied, export failed)
 	link    string              // the shared link shown after copy-link
 
-	// window is what the last successful load read (Result.Window): the
-	// next load continues it when its window slid forward (LoadSince).
-	// Kept across changes of the view (it knows its own filters, step and
-	// source); nil after a failed load, so the next one reads everything.
-	window *metricsclient.Window
-
 	view view // derived from res and q, see prepare
 
 	preview bool // res was loaded by the server's pre-render (prerender.go)
@@ -196,10 +190,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
 	d.inflight = cancel
 	d.gen++
-	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
+	gen, q, client, scrape := d.gen, d.q, d.client, d.scrape
 	d.loading = true
 	ctx.Async(func() {
-		res := LoadSince(lctx, client, q, scrape, time.Now(), prev)
+		res := Load(lctx, client, q, scrape, time.Now())
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -209,10 +203,9 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			d.inflight = nil
 			if res.Err != nil {
 				d.err, d.errAt = res.Err, res.At
-				d.window = nil
 				return
 			}
-			d.res, d.err, d.window = &res, nil, res.Window
+			d.res, d.err = &res, nil
 			if res.Models != nil {
 				d.models = res.Models
 			}
