@@ -1,0 +1,232 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/chromedp"
+
+	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
+	"specdash/server"
+)
+
+// prerenderHostile replaces the fixture's org/model-b: if the pre-rendered
+// page or the preview script ever turned label values into markup, the
+// page would set window.__xss or hold an <img src=x>.
+const prerenderHostile = `<img src=x onerror=window.__xss=1><script>window.__xss=2</script>`
+
+// previewView is what the page shows in one dashboard root: the cards'
+// data-value, each breakdown row's acceptance rate (by data-group) and the
+// per-position chart's bars as ECharts holds them.
+type previewView struct {
+	Cards map[string]string `json:"cards"`
+	Rows  map[string]string `json:"rows"`
+	Bars  []float64         `json:"bars"`
+	State string            `json:"state"`
+}
+
+// readViewJS reads a previewView from the dashboard root matched by the
+// selector %s.
+const readViewJS = `(() => {
+  const root = document.querySelector(%q);
+  const out = {cards: {}, rows: {}, bars: [], state: ''};
+  if (!root) return out;
+  out.state = root.dataset.state || '';
+  for (const el of root.querySelectorAll('.metric-value[data-metric]')) out.cards[el.dataset.metric] = el.dataset.value || '';
+  for (const tr of root.querySelectorAll('tr[data-group]')) {
+    const c = tr.querySelector('[data-cell="acceptance-rate"]');
+    out.rows[tr.dataset.group] = c ? (c.dataset.value || '') : '';
+  }
+  const el = root.querySelector('[data-chart="per-position"]');
+  const inst = el && window.echarts && echarts.getInstanceByDom(el);
+  if (inst) out.bars = inst.getOption().series[0].data.map(d => (d && typeof d === 'object') ? d.value : d);
+  return out;
+})()`
+
+// TestPreRenderedFirstChart: the server's pre-rendered page draws its
+// charts with the real numbers before the wasm runs (the wasm download is
+// held back by the browser's request interception until the preview has
+// been checked), and once the wasm has taken over the overlay is gone, it
+// went only when the live dashboard was ready, and the live numbers equal
+// the preview's (and the fixture's hand-computed answers).
+func TestPreRenderedFirstChart(t *testing.T) {
+	fx := fixtures.KnownAnswer()
+	om := strings.ReplaceAll(fx.OpenMetrics, `"`+fixtures.ModelB+`"`, `"`+prerenderHostile+`"`)
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
+		Version: "e2e", PreRenderTimeout: 20 * time.Second}) // numbers, not speed, are checked here
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	tab := newTab(t)
+
+	// Hold every app.wasm request (the preload and app.js's fetch) until
+	// released.
+	var mu sync.Mutex
+	var held []fetch.RequestID
+	released := false
+	cont := func(id fetch.RequestID) {
+		go chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+			return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+		}))
+	}
+	_ = chromedp.Listen(tab, func(ev any) {
+		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+			mu.Lock()
+			defer mu.Unlock()
+			if released {
+				cont(ev.RequestID)
+				return
+			}
+			held = append(held, ev.RequestID)
+		}
+	})
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
+	}))
+	release := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if released {
+			return
+		}
+		released = true
+		for _, id := range held {
+			cont(id)
+		}
+		held = nil
+	}
+	t.Cleanup(release)
+
+	w := fx.Whole
+	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+q.Encode()))
+	// Record the live dashboard's state when the overlay leaves.
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
+	  window.__handover = '';
+	  new MutationObserver(() => {
+	    if (window.__handover || document.getElementById('specdash-preview')) return;
+	    const live = document.querySelector('[data-dashboard]');
+	    window.__handover = live ? (live.dataset.state || 'none') : 'no dashboard';
+	  }).observe(document.body, {subtree: true, childList: true, attributes: true});
+	  return true;
+	})()`))
+
+	// The preview: drawn while the wasm is held back.
+	waitJS(t, tab, 30*time.Second, `(() => {
+	  const el = document.querySelector('#specdash-preview [data-chart="acceptance-rate"]');
+	  const inst = el && window.echarts && echarts.getInstanceByDom(el);
+	  return !!inst && inst.getOption().series.some(s => s.data && s.data.length > 0);
+	})()`)
+	mu.Lock()
+	nHeld := len(held)
+	mu.Unlock()
+	if nHeld == 0 {
+		t.Fatalf("no app.wasm request was held: the test cannot tell the preview from the wasm")
+	}
+	before := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]any](`(() => {
+	  const o = document.getElementById('specdash-preview');
+	  const first = document.body.firstElementChild;
+	  return {
+	    live: !!document.querySelector('body > [data-dashboard]'),
+	    firstEmpty: !!first && first !== o && first.children.length === 0,
+	    pointer: getComputedStyle(o).pointerEvents,
+	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
+	  };
+	})()`))
+	if before["live"] != false || before["firstEmpty"] != true {
+		t.Errorf("before the wasm: %v, want no live dashboard and an empty first child for go-app", before)
+	}
+	if before["pointer"] != "none" || !strings.Contains(before["hint"].(string), "Starting") {
+		t.Errorf("overlay: pointer-events %v, hint %q; want none and a starting hint", before["pointer"], before["hint"])
+	}
+	preview := run(t, tab, 10*time.Second, chromedp.Evaluate[previewView](sprintfJS(readViewJS, `#specdash-preview [data-dashboard]`)))
+	if preview.State != "preview" {
+		t.Errorf("preview root data-state %q, want preview", preview.State)
+	}
+	checkFixtureView(t, "preview", preview, w)
+	checkNoScript(t, tab)
+
+	// Hand over to the wasm.
+	release()
+	waitReady(t, tab, 120*time.Second)
+	after := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]any](`(() => ({
+	  overlay: !!document.getElementById('specdash-preview'),
+	  handover: window.__handover,
+	  roots: document.querySelectorAll('[data-dashboard]').length,
+	}))()`))
+	if after["overlay"] != false || after["handover"] != "ready" || after["roots"] != float64(1) {
+		t.Errorf("after the wasm: %v; want no overlay, removed when the live dashboard was ready, one dashboard", after)
+	}
+	live := run(t, tab, 10*time.Second, chromedp.Evaluate[previewView](sprintfJS(readViewJS, `body > [data-dashboard]`)))
+	checkFixtureView(t, "live", live, w)
+	for _, m := range []string{"acceptance-rate", "mean-acceptance-length", "drafts-per-second", "accepted-throughput", "drafted-throughput", "k"} {
+		if live.Cards[m] != preview.Cards[m] {
+			t.Errorf("card %s: live %q, preview %q", m, live.Cards[m], preview.Cards[m])
+		}
+	}
+	if len(live.Rows) != len(preview.Rows) {
+		t.Errorf("rows: live %v, preview %v", live.Rows, preview.Rows)
+	}
+	for g, v := range preview.Rows {
+		if live.Rows[g] != v {
+			t.Errorf("row %s: live %q, preview %q", g, live.Rows[g], v)
+		}
+	}
+	checkNoScript(t, tab)
+}
+
+// sprintfJS puts a selector into a JS template as a quoted string.
+func sprintfJS(tmpl, sel string) string {
+	b, _ := json.Marshal(sel)
+	return strings.Replace(tmpl, "%q", string(b), 1)
+}
+
+// checkFixtureView compares a view with the fixture's answers for the
+// whole range grouped by model (org/model-b renamed to prerenderHostile).
+func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Window) {
+	t.Helper()
+	num := func(s string) float64 {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return f
+	}
+	same := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+	if got := num(v.Cards["acceptance-rate"]); !same(got, w.Total.AcceptanceRate) {
+		t.Errorf("%s: acceptance rate card %q, want %v", name, v.Cards["acceptance-rate"], w.Total.AcceptanceRate)
+	}
+	if got := num(v.Cards["mean-acceptance-length"]); !same(got, w.Total.MeanAcceptanceLength) {
+		t.Errorf("%s: mean acceptance length card %q, want %v", name, v.Cards["mean-acceptance-length"], w.Total.MeanAcceptanceLength)
+	}
+	for model, label := range map[string]string{fixtures.ModelA: fixtures.ModelA, fixtures.ModelB: prerenderHostile} {
+		key, _ := json.Marshal([]string{label})
+		g := "v:" + base64.RawURLEncoding.EncodeToString(key)
+		if got := num(v.Rows[g]); !same(got, w.Models[model].AcceptanceRate) {
+			t.Errorf("%s: row %q acceptance rate %q, want %v", name, label, v.Rows[g], w.Models[model].AcceptanceRate)
+		}
+	}
+	if len(v.Bars) != len(w.Total.PerPositionRate) {
+		t.Fatalf("%s: per-position chart bars %v, want %d", name, v.Bars, len(w.Total.PerPositionRate))
+	}
+	for i, b := range v.Bars {
+		if want := math.Round(w.Total.PerPositionRate[i]*1000) / 10; math.Abs(b-want) > 1e-9 {
+			t.Errorf("%s: per-position bar %d = %v, want %v", name, i+1, b, want)
+		}
+	}
+}
