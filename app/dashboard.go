@@ -47,6 +47,12 @@ type Dashboard struct {
 	notice  string              // a transient message (link copied, export failed)
 	link    string              // the shared link shown after copy-link
 
+	// window is what the last successful load read (Result.Window): the
+	// next load continues it when its window slid forward (LoadSince).
+	// Kept across changes of the view (it knows its own filters, step and
+	// source); nil after a failed load, so the next one reads everything.
+	window *metricsclient.Window
+
 	view view // derived from res and q, see prepare
 
 	preview bool // res was loaded by the server's pre-render (prerender.go)
@@ -190,10 +196,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
 	d.inflight = cancel
 	d.gen++
-	gen, q, client, scrape := d.gen, d.q, d.client, d.scrape
+	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
 	d.loading = true
 	ctx.Async(func() {
-		res := Load(lctx, client, q, scrape, time.Now())
+		res := LoadSince(lctx, client, q, scrape, time.Now(), prev)
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -203,9 +209,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			d.inflight = nil
 			if res.Err != nil {
 				d.err, d.errAt = res.Err, res.At
+				d.window = nil
 				return
 			}
-			d.res, d.err = &res, nil
+			d.res, d.err, d.window = &res, nil, res.Window
 			if res.Models != nil {
 				d.models = res.Models
 			}

@@ -83,6 +83,12 @@ type Result struct {
 	// Notes are non-fatal messages (metricsclient warnings, Prometheus
 	// warnings, failed label look-ups).
 	Notes []string
+	// Incremental is true when the load re-read only the newest points
+	// of a window that slid forward (LoadSince).
+	Incremental bool
+	// Window is what the next load of the same view may continue from
+	// (LoadSince's prev); nil after an error. It is never modified.
+	Window *metricsclient.Window
 	// Err is the failure of the load (then the rest is empty).
 	Err error
 	// At is when the load finished.
@@ -110,14 +116,43 @@ func completeBuckets(g compute.Grid, now time.Time, scrape time.Duration) int {
 }
 
 // Load fetches and computes the numbers for q over the window ending at
-// now (or q's absolute window): grid = q.Grid(scrape, now), the schema
-// detected and its counters fetched with q's filters (FetchAuto), compute.Aggregate by q's
+// now (or q's absolute window), always reading the whole window: LoadSince
+// without a previous window.
+func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time) Result {
+	return LoadSince(ctx, c, q, scrape, now, nil)
+}
+
+// LabelsMaxAge is how old the label lists of the filter menus (Result.Labels)
+// may be on an incremental refresh: younger ones are reused, older ones are
+// read again with the refresh's counters. So a label value that appears (a
+// new engine, a new model) shows in the menus at most a minute plus one
+// refresh period after it is in the window, and one that left the window
+// stays listed as long.
+const LabelsMaxAge = time.Minute
+
+// LoadSince fetches and computes the numbers for q over the window ending
+// at now (or q's absolute window): grid = q.Grid(scrape, now), the schema
+// detected and its counters fetched with q's filters
+// (metricsclient.Client.Fetch, as FetchAuto), compute.Aggregate by q's
 // group-by labels, Sum for the total, Derive for the window and for each
 // bucket, FitGeometric for the conditional per-position rates, and the
 // label names and values of the window (SeriesLabels, unfiltered, for the
-// filter menus). With CompareWindow it also loads the baseline window. It
-// never panics: a panic below becomes Result.Err.
-func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time) (res Result) {
+// filter menus; read concurrently with the counters). With CompareWindow
+// it also loads the baseline window (always in full).
+//
+// prev is the Window of the previous successful load of the same page
+// (Result.Window), or nil. For a relative (live) window that slid forward
+// on the same step, Fetch re-reads only the points from one step before
+// the previous load's first incomplete bucket (IncompleteLag) on, merges
+// them into prev's points and computes from the merged series exactly as
+// from a full read (Result.Incremental); the label lists of prev are
+// reused while younger than LabelsMaxAge. An absolute window, another
+// step, filters or source, a window that jumped, a schema change or a
+// source warning reads everything. Result.Window is what the next load may
+// continue from (nil after an error).
+//
+// It never panics: a panic below becomes Result.Err.
+func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window) (res Result) {
 	res.Query = q
 	defer func() {
 		if r := recover(); r != nil {
@@ -126,15 +161,27 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 	}()
 	g := q.Grid(scrape, now)
 	res.Grid = g
+	if q.Absolute() {
+		prev = nil
+	}
 
 	perfMark("start")
-	f, err := c.FetchAuto(ctx, g, q.Filters())
+	f, w, err := c.Fetch(ctx, metricsclient.FetchRequest{
+		Grid:         g,
+		Filters:      q.Filters(),
+		Prev:         prev,
+		Settled:      now.Add(-IncompleteLag(scrape)),
+		Labels:       true,
+		LabelsMaxAge: LabelsMaxAge,
+		Now:          now,
+	})
 	if err != nil {
 		res.Err = err
 		res.At = time.Now()
 		return res
 	}
 	perfMark("fetched")
+	res.Incremental = f.Incremental
 	res.Schema = f.Schema().Name
 	res.OtherSchemas = f.Detection.OtherNames()
 	res.Notes = append(res.Notes, f.Warnings...)
@@ -145,8 +192,7 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 	res.applySchema(f, q, g)
 	perfMark("computed")
 
-	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
-	if labels, err := c.WithSchema(f.Schema()).SeriesLabels(ctx, nil, start, end); err == nil {
+	if labels := f.Labels; labels != nil {
 		res.Labels = labels
 		res.Models, res.Engines = labels["model_name"], labels["engine"]
 		if res.Models == nil {
@@ -155,14 +201,15 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 		if res.Engines == nil {
 			res.Engines = []string{}
 		}
-	} else if ctx.Err() == nil {
-		res.Notes = append(res.Notes, "label list: "+err.Error())
+	} else if f.LabelsErr != nil && ctx.Err() == nil {
+		res.Notes = append(res.Notes, "label list: "+f.LabelsErr.Error())
 	}
 
 	if q.Compare == CompareWindow {
 		res.Baseline = loadBaseline(ctx, c, q, g)
 	}
 	perfMark("end")
+	res.Window = w
 	res.At = time.Now()
 	return res
 }

@@ -79,28 +79,12 @@ func (s Schema) CounterQuery(filters []Filter, step time.Duration) (string, erro
 // so in a warning. It adds startWarnings. Errors: an invalid filter, an
 // *APIError, a malformed position label.
 func (c *Client) fetchCounters(ctx context.Context, s Schema, g compute.Grid, filters []Filter) ([]compute.Series, []string, error) {
-	step := time.Duration(g.Step) * time.Millisecond
-	q, err := s.CounterQuery(filters, step)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step}
-	m, warnings, err := c.queryMatrix(ctx, q, r)
+	m, warnings, fellBack, err := c.countersMatrix(ctx, s, g, filters)
 	if err != nil {
 		return nil, warnings, err
 	}
-	if unnamed(m) {
-		sel, err := Selector(append(s.Names(), s.CreatedNames()...), filters)
-		if err != nil {
-			return nil, warnings, err
-		}
-		var w []string
-		m, w, err = c.queryMatrix(ctx, sel, r)
-		warnings = append(warnings, w...)
-		if err != nil {
-			return nil, warnings, err
-		}
-		warnings = append(warnings, fmt.Sprintf("this source drops metric names from last_over_time(): counters were read at the step points with its own lookback, so a series that lives less than one step (%s) between two step points may be missed", step))
+	if fellBack {
+		warnings = append(warnings, fallbackWarning(time.Duration(g.Step)*time.Millisecond))
 	}
 	series, w, err := SeriesFromMatrix(m, s)
 	warnings = append(warnings, w...)
@@ -109,6 +93,43 @@ func (c *Client) fetchCounters(ctx context.Context, s Schema, g compute.Grid, fi
 	}
 	warnings = append(warnings, startWarnings(series, g)...)
 	return series, warnings, nil
+}
+
+// countersMatrix runs the schema's CounterQuery over g and returns the raw
+// answer and the source's warnings. When the source drops metric names from
+// last_over_time (MetricsQL does so for rollup functions), it runs the
+// plain selector instead (values at the step points with the source's
+// lookback) and reports fellBack. Errors: an invalid filter, an *APIError.
+func (c *Client) countersMatrix(ctx context.Context, s Schema, g compute.Grid, filters []Filter) (m model.Matrix, warnings []string, fellBack bool, err error) {
+	step := time.Duration(g.Step) * time.Millisecond
+	q, err := s.CounterQuery(filters, step)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	r := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step}
+	m, warnings, err = c.queryMatrix(ctx, q, r)
+	if err != nil {
+		return nil, warnings, false, err
+	}
+	if unnamed(m) {
+		sel, err := Selector(append(s.Names(), s.CreatedNames()...), filters)
+		if err != nil {
+			return nil, warnings, false, err
+		}
+		var w []string
+		m, w, err = c.queryMatrix(ctx, sel, r)
+		warnings = append(warnings, w...)
+		if err != nil {
+			return nil, warnings, false, err
+		}
+		fellBack = true
+	}
+	return m, warnings, fellBack, nil
+}
+
+// fallbackWarning says that counters were read without last_over_time.
+func fallbackWarning(step time.Duration) string {
+	return fmt.Sprintf("this source drops metric names from last_over_time(): counters were read at the step points with its own lookback, so a series that lives less than one step (%s) between two step points may be missed", step)
 }
 
 // queryMatrix runs a range query that must return a matrix.

@@ -3,12 +3,10 @@ package metricsclient
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
 
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
 	"specdash/compute"
@@ -261,6 +259,16 @@ type Fetched struct {
 	// Warnings from Prometheus and specdash: other schemas present,
 	// families or gauges without series.
 	Warnings []string
+	// Incremental is true when Fetch re-read only the newest points and
+	// took the rest from the previous Window (FetchRequest.Prev).
+	Incremental bool
+	// Labels are SeriesLabels of the detected schema over the grid
+	// (unfiltered) when FetchRequest.Labels asked for them: read
+	// concurrently with the counters, or reused from the previous Window
+	// (see FetchRequest.LabelsMaxAge). nil when not asked for or when the
+	// look-up failed (LabelsErr says why).
+	Labels    map[string][]string
+	LabelsErr error
 }
 
 // Schema returns the schema that was read.
@@ -272,92 +280,13 @@ func (f *Fetched) Schema() Schema { return f.Detection.Schema }
 // query_range of the counters and their _created gauges, start times set),
 // Extra metrics as ExtraSeries with one query_range of their plain selector
 // (values at the step points). Two requests for vLLM V1 and SGLang, three
-// for vLLM V0 (counters and gauges).
+// for vLLM V0 (counters and gauges, concurrently). It is Fetch without a
+// previous Window (always a full fetch) and without the label look-up.
 //
 // Errors: an invalid grid or filter, an *APIError, a malformed position
 // label, and a *MissingMetricsError when no schema is found (see Detect) or
 // the detected schema's series have no values at the grid's points.
 func (c *Client) FetchAuto(ctx context.Context, g compute.Grid, filters []Filter) (*Fetched, error) {
-	if err := ValidateGrid(g); err != nil {
-		return nil, err
-	}
-	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
-	det, err := c.Detect(ctx, filters, start, end)
-	if err != nil {
-		return nil, err
-	}
-	s := det.Schema
-	sel, err := s.Selector(filters)
-	if err != nil {
-		return nil, err
-	}
-	out := &Fetched{Detection: det, AveragedOverTime: s.Kind == Gauges}
-	out.Warnings = append(out.Warnings, det.Warnings()...)
-	if len(s.Metrics) > 0 {
-		series, w, err := c.fetchCounters(ctx, s, g, filters)
-		out.Warnings = append(out.Warnings, w...)
-		if err != nil {
-			return nil, err
-		}
-		out.Series = series
-	}
-	var extraNames []string
-	for _, r := range roles {
-		if n := s.Extra[r]; n != "" {
-			extraNames = append(extraNames, n)
-		}
-	}
-	seenRole := map[Role]bool{}
-	if len(extraNames) > 0 {
-		esel, err := Selector(extraNames, filters)
-		if err != nil {
-			return nil, err
-		}
-		r := v1.Range{Start: start, End: end, Step: time.Duration(g.Step) * time.Millisecond}
-		m, warns, err := c.queryMatrix(ctx, esel, r)
-		out.Warnings = append(out.Warnings, warns...)
-		if err != nil {
-			return nil, err
-		}
-		for _, ss := range m {
-			name := string(ss.Metric[model.MetricNameLabel])
-			role, isExtra := s.Role(name)
-			if !isExtra {
-				continue
-			}
-			es := ExtraSeries{Role: role, Name: name, Labels: map[string]string{}}
-			for k, v := range ss.Metric {
-				if k != model.MetricNameLabel {
-					es.Labels[string(k)] = string(v)
-				}
-			}
-			for _, sp := range ss.Values {
-				if v := float64(sp.Value); !math.IsNaN(v) {
-					es.Points = append(es.Points, compute.Point{T: int64(sp.Timestamp), V: v})
-				}
-			}
-			if len(es.Points) == 0 {
-				continue
-			}
-			sort.SliceStable(es.Points, func(i, j int) bool { return es.Points[i].T < es.Points[j].T })
-			seenRole[role] = true
-			out.Extra = append(out.Extra, es)
-		}
-		sort.SliceStable(out.Extra, func(i, j int) bool {
-			a, b := out.Extra[i], out.Extra[j]
-			if a.Role != b.Role {
-				return a.Role < b.Role
-			}
-			return labelString(a.Labels) < labelString(b.Labels)
-		})
-	}
-	if len(out.Series) == 0 && len(out.Extra) == 0 {
-		return nil, c.WithSchema(s).diagnose(ctx, s.AllNames(), sel, filters, start, end)
-	}
-	for _, role := range roles {
-		if n, ok := s.Extra[role]; ok && !seenRole[role] {
-			out.Warnings = append(out.Warnings, fmt.Sprintf("metric %s has no series here; the numbers that need it are undefined", n))
-		}
-	}
-	return out, nil
+	f, _, err := c.Fetch(ctx, FetchRequest{Grid: g, Filters: filters})
+	return f, err
 }

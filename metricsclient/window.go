@@ -1,0 +1,464 @@
+package metricsclient
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
+)
+
+// FetchRequest is what Fetch reads: FetchAuto's grid and filters, plus what
+// an incremental refresh needs (the previous fetch's Window) and the label
+// look-up of the filter menus.
+type FetchRequest struct {
+	// Grid and Filters as for FetchAuto.
+	Grid    compute.Grid
+	Filters []Filter
+	// Prev is the Window of the previous successful Fetch of this view, or
+	// nil. When the new grid continues it (see Window.ContinuesAt), Fetch
+	// re-reads only the newest points and takes the rest from Prev.
+	Prev *Window
+	// Settled is the time up to which stored samples are final: a grid
+	// point at or before it will not change any more (for a live source,
+	// now minus the scrape interval and a margin; app.IncompleteLag). The
+	// returned Window remembers the last grid point at or before it. The
+	// zero time means no point is final (the next Fetch is a full one).
+	Settled time.Time
+	// Labels asks for SeriesLabels(nil, grid start, grid end) of the
+	// detected schema (unfiltered: the filter menus list every value), run
+	// concurrently with the counters' query; the answer is in
+	// Fetched.Labels (or Fetched.LabelsErr).
+	Labels bool
+	// LabelsMaxAge lets an incremental fetch reuse Prev's labels when they
+	// were read less than LabelsMaxAge before Now (0: never reuse). A full
+	// fetch always reads them (when Labels is set).
+	LabelsMaxAge time.Duration
+	// Now is when the request is made (the age of reused labels is counted
+	// from it; the zero time means time.Now()).
+	Now time.Time
+}
+
+// Window is what one Fetch read, kept so that the next Fetch of a live
+// window that slid forward reads only the points that may have changed.
+// It holds the raw query_range answers (counters with their _created
+// gauges, and the schema's Extra metrics) at the grid's points, the
+// detected schema and the labels of the filter menus. A Window is never
+// modified after Fetch returns it, so it may be shared between goroutines
+// and loads.
+type Window struct {
+	address   string
+	filterKey string
+	grid      compute.Grid
+	// final is the last grid point (Unix ms) at or before the request's
+	// Settled time: points at or before it are final. math.MinInt64 when
+	// none is.
+	final    int64
+	det      Detection
+	counters model.Matrix
+	extra    model.Matrix
+	fellBack bool
+	// cacheable is false when the source answered with warnings (a
+	// partial answer may be completed later): the next fetch is full.
+	cacheable bool
+	labels    map[string][]string
+	labelsAt  time.Time
+}
+
+// Grid returns the grid the window was read for.
+func (w *Window) Grid() compute.Grid { return w.grid }
+
+// Final returns the last grid point (Unix ms) that was final when the
+// window was read, and false when none was.
+func (w *Window) Final() (int64, bool) { return w.final, w.final != math.MinInt64 }
+
+// Points returns the number of points the window holds (counters, their
+// _created gauges and Extra metrics), for tests and benchmarks.
+func (w *Window) Points() int {
+	n := 0
+	for _, m := range []model.Matrix{w.counters, w.extra} {
+		for _, ss := range m {
+			n += len(ss.Values)
+		}
+	}
+	return n
+}
+
+// ContinuesAt returns the grid time (Unix ms) from which a fetch of grid g
+// with filters through client c must re-read the source when w is the
+// previous fetch, and whether w can be continued at all. It can when w was
+// read by a client of the same address with the same filters, its source
+// answered without warnings, g has w's step and alignment, g starts no
+// earlier and ends no earlier than w (a live window that slid forward, or
+// did not move), and at least one of w's final points lies after g's
+// start. The re-read starts one step before w's last final point: that
+// point is the base of the first bucket that was incomplete (so its
+// increase is exact) and the step before it is a margin for samples stored
+// late. Everything before comes from w. A nil w never continues.
+func (w *Window) ContinuesAt(c *Client, g compute.Grid, filters []Filter) (int64, bool) {
+	if w == nil || c == nil || !w.cacheable || w.address != c.address || w.final == math.MinInt64 {
+		return 0, false
+	}
+	if key, err := specLikeSelector(filters); err != nil || key != w.filterKey {
+		return 0, false
+	}
+	p := w.grid
+	if g.Step != p.Step || g.Step <= 0 || g.Start < p.Start || g.End < p.End || (g.Start-p.Start)%g.Step != 0 {
+		return 0, false
+	}
+	from := w.final - g.Step
+	if from <= g.Start || from > g.End {
+		return 0, false
+	}
+	return from, true
+}
+
+// Fetch detects the schema and fetches its series over r.Grid like
+// FetchAuto, and returns, besides the Fetched, the Window the next Fetch
+// may continue from.
+//
+// Incremental fetch: when r.Prev continues at some time F (ContinuesAt),
+// Fetch runs, concurrently, Detect over the whole new grid, one
+// query_range of the counters over (F ... End) (and one of the Extra
+// metrics for schemas that have them) with Prev's schema, and, unless
+// Prev's labels are younger than r.LabelsMaxAge, the label look-up. It
+// merges the points (MergeMatrix: Prev's points from the new grid's start
+// up to before F, then the re-read points; series that vanished keep their
+// old points, series that appeared come in, series left without points in
+// the new grid are dropped) and converts the merged answer exactly as a
+// full fetch converts its own (SeriesFromMatrix: _created start times,
+// warnings), so the result equals a full fetch of the same grid as long as
+// the points Prev held as final did not change. When the detected schema
+// differs from Prev's, the source answers with warnings or with a
+// different form (metric names dropped), Fetch does a full fetch instead.
+// Fetched.Incremental says which it was.
+//
+// Full fetch: Detect, then the counters' query, the Extra metrics' query
+// and the label look-up concurrently.
+//
+// Errors: those of FetchAuto. The label look-up's failure is not an error
+// of the fetch: it is in Fetched.LabelsErr.
+func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, error) {
+	g := r.Grid
+	if err := ValidateGrid(g); err != nil {
+		return nil, nil, err
+	}
+	filterKey, err := specLikeSelector(r.Filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := r.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
+	var det *Detection
+	if from, ok := r.Prev.ContinuesAt(c, g, r.Filters); ok {
+		p := r.Prev
+		sub := compute.Grid{Start: from, End: g.End, Step: g.Step}
+		reuseLabels := p.labels != nil && r.LabelsMaxAge > 0 && now.Sub(p.labelsAt) < r.LabelsMaxAge
+		var (
+			wg     sync.WaitGroup
+			d      Detection
+			detErr error
+			raw    rawFetch
+		)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, detErr = c.Detect(ctx, r.Filters, start, end)
+		}()
+		labels := c.startLabels(ctx, &wg, p.det.Schema, r.Labels && !reuseLabels, start, end)
+		raw = c.fetchRaw(ctx, p.det.Schema, sub, r.Filters)
+		wg.Wait()
+		if detErr != nil {
+			return nil, nil, detErr
+		}
+		if raw.err != nil {
+			return nil, nil, raw.err
+		}
+		if d.Schema.ID == p.det.Schema.ID && len(raw.apiWarnings()) == 0 && raw.fellBack == p.fellBack {
+			raw.counters = MergeMatrix(p.counters, raw.counters, g.Start, from)
+			raw.extra = MergeMatrix(p.extra, raw.extra, g.Start, from)
+			f, err := c.build(ctx, d, raw, g, r.Filters)
+			if err != nil {
+				return nil, nil, err
+			}
+			f.Incremental = true
+			labelsAt := now
+			if reuseLabels && r.Labels {
+				f.Labels, labelsAt = p.labels, p.labelsAt
+			} else if r.Labels {
+				f.Labels, f.LabelsErr = labels.m, labels.err
+			}
+			return f, c.window(g, filterKey, r.Settled, d, raw, f, labelsAt), nil
+		}
+		det = &d // a full fetch follows, with this detection
+	}
+	if det == nil {
+		d, err := c.Detect(ctx, r.Filters, start, end)
+		if err != nil {
+			return nil, nil, err
+		}
+		det = &d
+	}
+	var wg sync.WaitGroup
+	labels := c.startLabels(ctx, &wg, det.Schema, r.Labels, start, end)
+	raw := c.fetchRaw(ctx, det.Schema, g, r.Filters)
+	wg.Wait()
+	if raw.err != nil {
+		return nil, nil, raw.err
+	}
+	f, err := c.build(ctx, *det, raw, g, r.Filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Labels {
+		f.Labels, f.LabelsErr = labels.m, labels.err
+	}
+	return f, c.window(g, filterKey, r.Settled, *det, raw, f, now), nil
+}
+
+// labelsAnswer is the result of a concurrent SeriesLabels.
+type labelsAnswer struct {
+	m   map[string][]string
+	err error
+}
+
+// startLabels starts SeriesLabels(nil, start, end) of schema s on wg when
+// want is set; the answer is valid after wg.Wait().
+func (c *Client) startLabels(ctx context.Context, wg *sync.WaitGroup, s Schema, want bool, start, end time.Time) *labelsAnswer {
+	a := &labelsAnswer{}
+	if !want {
+		return a
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.m, a.err = c.WithSchema(s).SeriesLabels(ctx, nil, start, end)
+	}()
+	return a
+}
+
+// window makes the Window of a successful fetch.
+func (c *Client) window(g compute.Grid, filterKey string, settled time.Time, det Detection, raw rawFetch, f *Fetched, labelsAt time.Time) *Window {
+	w := &Window{
+		address:   c.address,
+		filterKey: filterKey,
+		grid:      g,
+		final:     math.MinInt64,
+		det:       det,
+		counters:  raw.counters,
+		extra:     raw.extra,
+		fellBack:  raw.fellBack,
+		cacheable: len(raw.apiWarnings()) == 0,
+	}
+	if !settled.IsZero() {
+		if s := min(settled.UnixMilli(), g.End); s >= g.Start {
+			w.final = g.Start + (s-g.Start)/g.Step*g.Step
+		}
+	}
+	if f.Labels != nil && f.LabelsErr == nil {
+		w.labels, w.labelsAt = f.Labels, labelsAt
+	}
+	return w
+}
+
+// rawFetch is the source's answer for one schema over one grid, before
+// conversion.
+type rawFetch struct {
+	counters, extra       model.Matrix
+	counterWarns, extraWs []string
+	fellBack              bool
+	err                   error
+}
+
+func (r rawFetch) apiWarnings() []string {
+	return append(append([]string(nil), r.counterWarns...), r.extraWs...)
+}
+
+// fetchRaw runs the schema's counter query (countersMatrix) and, for a
+// schema with Extra metrics, their plain selector over g, concurrently.
+func (c *Client) fetchRaw(ctx context.Context, s Schema, g compute.Grid, filters []Filter) rawFetch {
+	var out rawFetch
+	var wg sync.WaitGroup
+	var extraErr error
+	if names := extraNames(s); len(names) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			esel, err := Selector(names, filters)
+			if err != nil {
+				extraErr = err
+				return
+			}
+			r := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: time.Duration(g.Step) * time.Millisecond}
+			out.extra, out.extraWs, extraErr = c.queryMatrix(ctx, esel, r)
+		}()
+	}
+	if len(s.Metrics) > 0 {
+		out.counters, out.counterWarns, out.fellBack, out.err = c.countersMatrix(ctx, s, g, filters)
+	}
+	wg.Wait()
+	if out.err == nil {
+		out.err = extraErr
+	}
+	return out
+}
+
+// extraNames are the schema's Extra metric names in role order.
+func extraNames(s Schema) []string {
+	var out []string
+	for _, r := range roles {
+		if n := s.Extra[r]; n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// build converts a (full or merged) raw answer over g into a Fetched, as
+// FetchAuto does: counters through SeriesFromMatrix and startWarnings,
+// Extra series by role, warnings in FetchAuto's order. Errors: a malformed
+// position label, and *MissingMetricsError when neither counters nor Extra
+// metrics have points.
+func (c *Client) build(ctx context.Context, det Detection, raw rawFetch, g compute.Grid, filters []Filter) (*Fetched, error) {
+	s := det.Schema
+	out := &Fetched{Detection: det, AveragedOverTime: s.Kind == Gauges}
+	out.Warnings = append(out.Warnings, det.Warnings()...)
+	if len(s.Metrics) > 0 {
+		out.Warnings = append(out.Warnings, raw.counterWarns...)
+		if raw.fellBack {
+			out.Warnings = append(out.Warnings, fallbackWarning(time.Duration(g.Step)*time.Millisecond))
+		}
+		series, w, err := SeriesFromMatrix(raw.counters, s)
+		out.Warnings = append(out.Warnings, w...)
+		if err != nil {
+			return nil, err
+		}
+		out.Warnings = append(out.Warnings, startWarnings(series, g)...)
+		out.Series = series
+	}
+	seenRole := map[Role]bool{}
+	if len(extraNames(s)) > 0 {
+		out.Warnings = append(out.Warnings, raw.extraWs...)
+		out.Extra = extraFromMatrix(raw.extra, s)
+		for _, es := range out.Extra {
+			seenRole[es.Role] = true
+		}
+	}
+	if len(out.Series) == 0 && len(out.Extra) == 0 {
+		sel, err := s.Selector(filters)
+		if err != nil {
+			return nil, err
+		}
+		return nil, c.WithSchema(s).diagnose(ctx, s.AllNames(), sel, filters, time.UnixMilli(g.Start), time.UnixMilli(g.End))
+	}
+	for _, role := range roles {
+		if n, ok := s.Extra[role]; ok && !seenRole[role] {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("metric %s has no series here; the numbers that need it are undefined", n))
+		}
+	}
+	return out, nil
+}
+
+// extraFromMatrix converts the Extra metrics' answer into ExtraSeries
+// (points in ascending time, NaN left out, series without points
+// dropped), sorted by role and labels.
+func extraFromMatrix(m model.Matrix, s Schema) []ExtraSeries {
+	var out []ExtraSeries
+	for _, ss := range m {
+		name := string(ss.Metric[model.MetricNameLabel])
+		role, isExtra := s.Role(name)
+		if !isExtra {
+			continue
+		}
+		es := ExtraSeries{Role: role, Name: name, Labels: map[string]string{}}
+		for k, v := range ss.Metric {
+			if k != model.MetricNameLabel {
+				es.Labels[string(k)] = string(v)
+			}
+		}
+		for _, sp := range ss.Values {
+			if v := float64(sp.Value); !math.IsNaN(v) {
+				es.Points = append(es.Points, compute.Point{T: int64(sp.Timestamp), V: v})
+			}
+		}
+		if len(es.Points) == 0 {
+			continue
+		}
+		sort.SliceStable(es.Points, func(i, j int) bool { return es.Points[i].T < es.Points[j].T })
+		out = append(out, es)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Role != b.Role {
+			return a.Role < b.Role
+		}
+		return labelString(a.Labels) < labelString(b.Labels)
+	})
+	return out
+}
+
+// MergeMatrix returns what one query_range over a grid starting at start
+// (Unix ms) returns, given prev, an earlier answer of the same query over a
+// grid with the same step and alignment that holds every point from start
+// up to before from, and fresh, the answer over the grid points from from
+// on (from > start, on the grid): per series (label set), prev's points at
+// start <= T < from followed by all of fresh's points. prev's points at or
+// after from are replaced by fresh's (a point fresh no longer has is gone,
+// as it would be from a full answer); series only in prev keep their
+// points before from; series only in fresh come in; series left without
+// points are dropped. The result is sorted by label set (as Prometheus
+// sorts its answers); neither input is modified and the result shares no
+// slice with them. Histogram samples are not kept (the queries read
+// counters and gauges). Cost O(points + series log series).
+func MergeMatrix(prev, fresh model.Matrix, start, from int64) model.Matrix {
+	type entry struct {
+		metric model.Metric
+		old    []model.SamplePair
+		new    []model.SamplePair
+	}
+	byFP := map[model.Fingerprint][]*entry{}
+	var all []*entry
+	find := func(m model.Metric) *entry {
+		fp := m.Fingerprint()
+		for _, e := range byFP[fp] {
+			if e.metric.Equal(m) {
+				return e
+			}
+		}
+		e := &entry{metric: m}
+		byFP[fp] = append(byFP[fp], e)
+		all = append(all, e)
+		return e
+	}
+	for _, ss := range prev {
+		lo := sort.Search(len(ss.Values), func(i int) bool { return int64(ss.Values[i].Timestamp) >= start })
+		hi := sort.Search(len(ss.Values), func(i int) bool { return int64(ss.Values[i].Timestamp) >= from })
+		if lo < hi {
+			e := find(ss.Metric)
+			e.old = append(e.old, ss.Values[lo:hi]...)
+		}
+	}
+	for _, ss := range fresh {
+		if len(ss.Values) > 0 {
+			e := find(ss.Metric)
+			e.new = append(e.new, ss.Values...)
+		}
+	}
+	out := make(model.Matrix, 0, len(all))
+	for _, e := range all {
+		vals := make([]model.SamplePair, 0, len(e.old)+len(e.new))
+		vals = append(append(vals, e.old...), e.new...)
+		out = append(out, &model.SampleStream{Metric: e.metric.Clone(), Values: vals})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Metric.Before(out[j].Metric) })
+	return out
+}

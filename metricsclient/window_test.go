@@ -1,0 +1,244 @@
+package metricsclient
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
+	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
+)
+
+func mstream(name string, pts ...float64) *model.SampleStream {
+	ss := &model.SampleStream{Metric: model.Metric{model.MetricNameLabel: model.LabelValue(name), "engine": "0"}}
+	for i := 0; i+1 < len(pts); i += 2 {
+		ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(pts[i]), Value: model.SampleValue(pts[i+1])})
+	}
+	return ss
+}
+
+func cloneMatrix(m model.Matrix) model.Matrix {
+	out := make(model.Matrix, len(m))
+	for i, ss := range m {
+		out[i] = &model.SampleStream{Metric: ss.Metric.Clone(), Values: append([]model.SamplePair(nil), ss.Values...)}
+	}
+	return out
+}
+
+// TestMergeMatrix: prev over points 0..5 s, fresh over 4..7 s, the merged
+// answer for a grid starting at 2 s: prev's points 2 and 3 s, then fresh's
+// (the re-read 4 and 5 s replace prev's, even with other values, and a
+// point fresh lacks is gone); a series that vanished keeps its old points
+// in the new grid, one whose points all lie before the new start is
+// dropped, one that appeared comes in; sorted by labels; inputs untouched.
+func TestMergeMatrix(t *testing.T) {
+	prev := model.Matrix{
+		mstream("c_total", 0, 1, 1000, 2, 2000, 3, 3000, 4, 4000, 5, 5000, 6),
+		mstream("b_total", 0, 10, 1000, 11, 2000, 12), // vanished after 2 s
+		mstream("a_total", 0, 7, 1000, 8),             // vanished before the new start
+		mstream("e_total", 3000, 1, 4000, 2, 5000, 3), // re-read without its 5 s point
+	}
+	fresh := model.Matrix{
+		mstream("c_total", 4000, 40, 5000, 1, 6000, 2, 7000, 3), // reset re-read at 5 s
+		mstream("d_total", 6000, 100, 7000, 101),                // appeared
+		mstream("e_total", 4000, 2),
+	}
+	prevCopy, freshCopy := cloneMatrix(prev), cloneMatrix(fresh)
+	got := MergeMatrix(prev, fresh, 2000, 4000)
+	want := model.Matrix{
+		mstream("b_total", 2000, 12),
+		mstream("c_total", 2000, 3, 3000, 4, 4000, 40, 5000, 1, 6000, 2, 7000, 3),
+		mstream("d_total", 6000, 100, 7000, 101),
+		mstream("e_total", 3000, 1, 4000, 2),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged:\n%v\nwant:\n%v", got, want)
+	}
+	if !reflect.DeepEqual(prev, prevCopy) || !reflect.DeepEqual(fresh, freshCopy) {
+		t.Fatalf("inputs modified")
+	}
+	for _, ss := range got {
+		for i := range ss.Values {
+			ss.Values[i].Value = -1
+		}
+		ss.Metric["engine"] = "x"
+	}
+	if !reflect.DeepEqual(prev, prevCopy) || !reflect.DeepEqual(fresh, freshCopy) {
+		t.Fatalf("the merged answer shares memory with its inputs")
+	}
+	if m := MergeMatrix(nil, nil, 0, 1); len(m) != 0 {
+		t.Fatalf("empty inputs: %v", m)
+	}
+}
+
+// TestWindowContinuesAt: which grids a window continues, and from where
+// the source is re-read (one step before the last final point).
+func TestWindowContinuesAt(t *testing.T) {
+	c, err := New(Config{Address: "http://127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := New(Config{Address: "http://127.0.0.1:10"})
+	filters := []Filter{{Name: "model_name", Values: []string{"m"}}}
+	key, _ := specLikeSelector(filters)
+	// Grid 1000..2000 s at 15 s, final at 1980 s (the bucket ending at 2000
+	// s was incomplete).
+	w := &Window{address: c.address, filterKey: key, grid: compute.Grid{Start: 1_000_000, End: 2_000_000, Step: 10_000}, final: 1_980_000, cacheable: true}
+	slid := compute.Grid{Start: 1_030_000, End: 2_030_000, Step: 10_000}
+	for _, tc := range []struct {
+		name    string
+		w       *Window
+		c       *Client
+		g       compute.Grid
+		filters []Filter
+		from    int64
+		ok      bool
+	}{
+		{"slid by three steps", w, c, slid, filters, 1_970_000, true},
+		{"same grid", w, c, w.grid, filters, 1_970_000, true},
+		{"shorter range, same step", w, c, compute.Grid{Start: 1_900_000, End: 2_000_000, Step: 10_000}, filters, 1_970_000, true},
+		{"nil window", nil, c, slid, filters, 0, false},
+		{"other source", w, other, slid, filters, 0, false},
+		{"other filters", w, c, slid, nil, 0, false},
+		{"other step", w, c, compute.Grid{Start: 1_020_000, End: 2_040_000, Step: 20_000}, filters, 0, false},
+		{"other alignment", w, c, compute.Grid{Start: 1_035_000, End: 2_035_000, Step: 10_000}, filters, 0, false},
+		{"starts earlier (longer range)", w, c, compute.Grid{Start: 990_000, End: 2_000_000, Step: 10_000}, filters, 0, false},
+		{"ends earlier", w, c, compute.Grid{Start: 1_000_000, End: 1_990_000, Step: 10_000}, filters, 0, false},
+		{"jumped past the final points", w, c, compute.Grid{Start: 1_970_000, End: 2_970_000, Step: 10_000}, filters, 0, false},
+		{"answer had warnings", &Window{address: c.address, filterKey: key, grid: w.grid, final: w.final}, c, slid, filters, 0, false},
+		{"no final point", &Window{address: c.address, filterKey: key, grid: w.grid, final: math.MinInt64, cacheable: true}, c, slid, filters, 0, false},
+	} {
+		from, ok := tc.w.ContinuesAt(tc.c, tc.g, tc.filters)
+		if ok != tc.ok || from != tc.from {
+			t.Errorf("%s: ContinuesAt = %d, %v; want %d, %v", tc.name, from, ok, tc.from, tc.ok)
+		}
+	}
+}
+
+// slide is one load of a sliding window in TestFetchIncrementalEqualsFull.
+type slide struct {
+	now     int64 // Unix s
+	filters []Filter
+	// incremental: whether the fetch at now may continue the previous one.
+	incremental bool
+}
+
+// runSlides fetches each window of slides twice against srv, fully and
+// incrementally (continuing the previous incremental fetch, settled
+// IncompleteLag = scrape + 5 s before its now), and requires identical
+// answers (series with their points and start times, Extra series,
+// warnings, detection, labels) and the expected kind of fetch. It returns
+// how many fetches were incremental.
+func runSlides(t *testing.T, srv *promtest.Server, rng time.Duration, slides []slide) int {
+	t.Helper()
+	const scrape = 15 * time.Second
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	step := ChooseStep(rng, scrape)
+	var prev *Window
+	n := 0
+	for i, sl := range slides {
+		now := time.Unix(sl.now, 0)
+		g := AlignGrid(now, rng, step)
+		settled := now.Add(-scrape - 5*time.Second)
+		what := fmt.Sprintf("load %d (%s range, now %s, grid %d..%d)", i, rng, now.UTC().Format(time.TimeOnly), g.Start/1000, g.End/1000)
+		full, _, fullErr := c.Fetch(ctx, FetchRequest{Grid: g, Filters: sl.filters, Settled: settled, Labels: true, Now: now})
+		inc, w, incErr := c.Fetch(ctx, FetchRequest{Grid: g, Filters: sl.filters, Prev: prev, Settled: settled, Labels: true, LabelsMaxAge: time.Nanosecond, Now: now})
+		if (fullErr == nil) != (incErr == nil) || (fullErr != nil && fullErr.Error() != incErr.Error()) {
+			t.Fatalf("%s: full error %v, incremental error %v", what, fullErr, incErr)
+		}
+		if fullErr != nil {
+			t.Logf("%s: both fail: %v", what, fullErr)
+			prev = nil
+			continue
+		}
+		if full.Incremental {
+			t.Fatalf("%s: a fetch without a previous window says it was incremental", what)
+		}
+		if inc.Incremental != sl.incremental {
+			t.Fatalf("%s: incremental = %v, want %v", what, inc.Incremental, sl.incremental)
+		}
+		if inc.Incremental {
+			n++
+		}
+		inc.Incremental = false
+		if !reflect.DeepEqual(full, inc) {
+			t.Fatalf("%s: incremental fetch differs from the full one:\nfull: %+v\nincremental: %+v", what, full, inc)
+		}
+		if len(full.Series) == 0 {
+			t.Fatalf("%s: no series: the comparison proves nothing", what)
+		}
+		// The window holds exactly the new grid's points.
+		pts := 0
+		for _, ss := range w.counters {
+			for _, p := range ss.Values {
+				if int64(p.Timestamp) < g.Start || int64(p.Timestamp) > g.End {
+					t.Fatalf("%s: the window keeps a point at %d outside the grid", what, p.Timestamp)
+				}
+				pts++
+			}
+		}
+		if pts != w.Points() {
+			t.Fatalf("%s: Points() = %d, counted %d", what, w.Points(), pts)
+		}
+		prev = w
+	}
+	return n
+}
+
+// TestFetchIncrementalEqualsFull: against a real Prometheus holding the
+// promtool-backfilled known-answer fixture (a counter reset of org/model-b
+// engine 1 between S+900 s and S+915 s) and the new-series fixture (series
+// that appear at S+3015 s, S+4215 s and S+6015 s, one that disappears after
+// S+4800 s, one without _created), a live window sliding forward is
+// fetched incrementally and fully at each refresh, and both answers must
+// be identical; jumps, filter changes and other steps do a full fetch.
+func TestFetchIncrementalEqualsFull(t *testing.T) {
+	t.Run("reset", func(t *testing.T) {
+		srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.KnownAnswer().OpenMetrics)})
+		S := fixtures.StartUnix
+		b := []Filter{{Name: "model_name", Values: []string{fixtures.ModelB}}}
+		slides := []slide{
+			{S + 907, nil, false},
+			// Settled at S+887: re-read from S+870 on; the reset at S+915
+			// is in the re-read part.
+			{S + 927, nil, true},
+			{S + 931, nil, true}, // same grid
+			{S + 1000, nil, true},
+			{S + 1100, nil, true},
+			{S + 1400, b, false}, // filter changed (and jumped)
+			{S + 1422, b, true},
+			{S + 1500, b, true},
+			{S + 2400, b, false}, // jumped past the final points
+			{S + 2430, b, true},
+			{S + 2500, b, true}, // the data ends at S+1800
+			{S + 2650, b, true}, // only the last 50 s of data, and 5 min of lookback after it
+			{S + 2800, b, true}, // no data in the window: both fail alike
+		}
+		if n := runSlides(t, srv, 15*time.Minute, slides); n != 9 {
+			t.Fatalf("%d incremental fetches, want 9", n)
+		}
+	})
+	t.Run("new series", func(t *testing.T) {
+		srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.NewSeriesOpenMetrics())})
+		S := fixtures.NSStart
+		for _, rng := range []time.Duration{time.Hour, 3 * time.Hour} {
+			var slides []slide
+			for now := S + 2900; now < S+7600; now += 97 {
+				slides = append(slides, slide{now, nil, len(slides) > 0})
+			}
+			if n := runSlides(t, srv, rng, slides); n != len(slides)-1 {
+				t.Fatalf("%s: %d incremental fetches, want %d", rng, n, len(slides)-1)
+			}
+		}
+	})
+}
