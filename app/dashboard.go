@@ -83,7 +83,7 @@ func (d *Dashboard) OnInit() {
 }
 
 // OnPreRender shows the URL's selections in the server-rendered page and,
-// when the server provides a client (PreRenderClient), the URL's numbers
+// when the server provides a client (SetPreRenderClient), the URL's numbers
 // (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
 	d.q = ParseQuery(ctx.Page().URL().Query())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -12,7 +13,7 @@ import (
 )
 
 // Server-side first paint. go-app pre-renders the dashboard on the server;
-// with PreRenderClient set (by package server, host only) that pre-render
+// with a client hook (SetPreRenderClient, by package server, host only) that pre-render
 // also runs the URL's Load, so the HTML already holds the numbers (cards,
 // table) and every chart's option (Chart, data-option). The static script
 // /web/preview.js draws those charts with ECharts before the wasm has
@@ -26,21 +27,37 @@ import (
 // option JSON), data-preview-at (server time of the pre-render, Unix ms)
 // and data-preview-url (base64url of the page's path and query).
 
-// PreRenderClient, when set, gives the server's pre-render a client for the
+// PreRenderClientFunc gives the server's pre-render a client for the
 // configured source named source ("" when the server configured no source
 // list) and the time the pre-render may spend loading; ok false means no
 // numbers in the pre-rendered page (it then shows the loading state, as
-// without the hook). Package server sets it in New (the last New wins, like
-// go-app's Env); it stays nil in the browser, and the wasm never links the
-// server's code.
-var PreRenderClient func(source string) (c *metricsclient.Client, budget time.Duration, ok bool)
+// without a hook).
+type PreRenderClientFunc func(source string) (c *metricsclient.Client, budget time.Duration, ok bool)
 
-// preRenderLoad runs the URL's Load on the server within the budget of
-// PreRenderClient and keeps a successful result for the pre-rendered page.
+// preRenderClient is the hook of SetPreRenderClient (atomic: a server's
+// handlers may still be pre-rendering while another server is created, as
+// in tests).
+var preRenderClient atomic.Pointer[PreRenderClientFunc]
+
+// SetPreRenderClient sets the hook through which the dashboard's server-side
+// pre-render loads its numbers (nil: none). Package server sets it in New
+// (the last New wins, like go-app's Env); the browser never has one, and
+// the wasm never links the server's code.
+func SetPreRenderClient(f PreRenderClientFunc) {
+	if f == nil {
+		preRenderClient.Store(nil)
+		return
+	}
+	preRenderClient.Store(&f)
+}
+
+// preRenderLoad runs the URL's Load on the server within the budget of the
+// SetPreRenderClient hook and keeps a successful result for the pre-rendered page.
 // A failure or a timeout leaves the page without numbers. Never in the
 // browser, never for other routes than the dashboard.
 func (d *Dashboard) preRenderLoad(ctx app.Context) {
-	if app.IsClient || PreRenderClient == nil {
+	hook := preRenderClient.Load()
+	if app.IsClient || hook == nil {
 		return
 	}
 	u := ctx.Page().URL()
@@ -52,7 +69,7 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 			d.scrape = sc
 		}
 	}
-	c, budget, ok := PreRenderClient(name)
+	c, budget, ok := (*hook)(name)
 	if !ok || c == nil || budget <= 0 {
 		return
 	}

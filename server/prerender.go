@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	specapp "specdash/app"
 	"specdash/metricsclient"
 )
 
@@ -20,12 +21,13 @@ const DefaultPreRenderTimeout = 400 * time.Millisecond
 // never leave the process (inProcess), so it is never resolved.
 const preRenderHost = "http://specdash.pre-render.invalid"
 
-// preRenderClients returns app.PreRenderClient for the proxy h: clients on
+// preRenderClients returns the app's pre-render client hook
+// (app.SetPreRenderClient) for the proxy h: clients on
 // the same proxy handler the browser reaches at /prom (allowlist,
 // coalescing and cache apply; credentials stay in the server), one per
 // source name, each bounded by budget. With list empty (no source list in
 // the Env) the name is "" and the default source is used.
-func preRenderClients(h http.Handler, order []*upstream, def *upstream, budget time.Duration) func(string) (*metricsclient.Client, time.Duration, bool) {
+func preRenderClients(h http.Handler, order []*upstream, def *upstream, budget time.Duration) specapp.PreRenderClientFunc {
 	clients := map[string]*metricsclient.Client{}
 	add := func(name, prefix string, scrape time.Duration) {
 		c, err := metricsclient.New(metricsclient.Config{

@@ -158,7 +158,7 @@ func New(cfg Config) (http.Handler, error) {
 	proxy := newProxy(sources, def, cfg, m)
 
 	specapp.Register()
-	specapp.PreRenderClient = preRenderClients(proxy, order, def, cfg.PreRenderTimeout)
+	specapp.SetPreRenderClient(preRenderClients(proxy, order, def, cfg.PreRenderTimeout))
 	var list []specapp.SourceInfo
 	for _, u := range order {
 		list = append(list, specapp.SourceInfo{
