@@ -315,17 +315,18 @@ func LinesOption(g compute.Grid, lines []Line, complete int, scale float64, deci
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: axisLabelP(p, "")}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: yMin, Max: yMax, Scale: opts.Bool(yMin == nil), AxisLabel: axisLabelP(p, "{value} "+unit), SplitLine: splitLine(p)}),
 	)...)
-	line.SetXAxis(TimeLabels(g, n, loc))
+	// The x axis' labels go in after the round trip too (xData).
+	xLabels := xData(TimeLabels(g, n, loc))
+	line.SetXAxis(nil)
+	// The data points are encoded once, by hand (lineData), and put into
+	// the option after finish's JSON round trip: through go-echarts and
+	// encoding/json's maps they cost most of a refresh's option building
+	// in wasm. The JSON is the same ({"value":v} per point).
+	data := make([]json.RawMessage, len(lines))
 	for i, l := range lines {
-		data := make([]opts.LineData, n)
-		for j := range data {
-			data[j] = opts.LineData{Value: gap}
-			if j < len(l.Values) && l.Values[j].OK {
-				data[j] = opts.LineData{Value: round(l.Values[j].V*scale, decimals)}
-			}
-		}
+		data[i] = lineData(l.Values, n, scale, decimals)
 		color := p.Series[i%len(p.Series)]
-		line.AddSeries(l.Name, data,
+		line.AddSeries(l.Name, nil,
 			charts.WithLineChartOpts(opts.LineChart{ConnectNulls: opts.Bool(false), ShowSymbol: opts.Bool(n <= 60), Symbol: "circle", SymbolSize: 5}),
 			charts.WithLineStyleOpts(opts.LineStyle{Color: color, Width: 2}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: color}),
@@ -333,9 +334,69 @@ func LinesOption(g compute.Grid, lines []Line, complete int, scale float64, deci
 	}
 	line.Validate()
 	return finish(line, p, func(m map[string]any) {
+		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
+			if x, ok := xs[0].(map[string]any); ok {
+				x["data"] = xLabels
+			}
+		}
+		for i := range lines {
+			series(m, i)["data"] = data[i]
+		}
 		zoomable(m, p)
 		markIncomplete(m, n, complete, p)
 	})
+}
+
+// xData is the JSON of a category axis' labels.
+func xData(labels []string) json.RawMessage {
+	b, err := json.Marshal(labels)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// lineData is the JSON of a line's n points, [{"value":v},...]: vals[j]
+// times scale rounded to decimals, or the gap marker where undefined or
+// missing, exactly as encoding/json writes []opts.LineData.
+func lineData(vals []compute.Value, n int, scale float64, decimals int) json.RawMessage {
+	b := make([]byte, 0, n*16+2)
+	b = append(b, '[')
+	for j := range n {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"value":`...)
+		if j < len(vals) && vals[j].OK {
+			b = appendJSONFloat(b, round(vals[j].V*scale, decimals))
+		} else {
+			b = append(b, `"`+gap+`"`...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64 (ES6 number
+// form: %f, or %e with a short exponent outside [1e-6, 1e21)). f must be
+// finite (round and pct never return NaN or Inf for defined values).
+func appendJSONFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, `"`+gap+`"`...)
+	}
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // HeatmapOption is the per-position acceptance rate over time: x = bucket
@@ -351,23 +412,40 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 	for i := range ys {
 		ys[i] = PositionLabel(i)
 	}
-	type item struct {
-		Value     []any          `json:"value"`
-		ItemStyle map[string]any `json:"itemStyle,omitempty"`
-	}
-	var items []item
+	// The cells are encoded once, by hand (as encoding/json writes
+	// {"value":[x,y,v],"itemStyle":{"opacity":0.45}}): thousands of them
+	// through reflection cost most of the option's time in wasm.
+	items := make([]byte, 0, n*k*24+2)
+	items = append(items, '[')
 	for j, b := range buckets {
 		for i := 0; i < k && i < len(b.PerPositionAcceptanceRate); i++ {
 			v := b.PerPositionAcceptanceRate[i]
 			if !v.OK {
 				continue
 			}
-			it := item{Value: []any{j, i, pct(v)}}
-			if j >= complete {
-				it.ItemStyle = map[string]any{"opacity": 0.45}
+			if len(items) > 1 {
+				items = append(items, ',')
 			}
-			items = append(items, it)
+			items = append(items, `{"value":[`...)
+			items = strconv.AppendInt(items, int64(j), 10)
+			items = append(items, ',')
+			items = strconv.AppendInt(items, int64(i), 10)
+			items = append(items, ',')
+			if f, ok := pct(v).(float64); ok {
+				items = appendJSONFloat(items, f)
+			} else {
+				items = append(items, `"`+gap+`"`...)
+			}
+			items = append(items, ']')
+			if j >= complete {
+				items = append(items, `,"itemStyle":{"opacity":0.45}`...)
+			}
+			items = append(items, '}')
 		}
+	}
+	items = append(items, ']')
+	if len(items) == 2 {
+		items = []byte("null") // no cells, as encoding/json writes a nil slice
 	}
 	hm := charts.NewHeatMap()
 	hm.SetGlobalOptions(append(baseGlobalsP("", false, p),
@@ -377,16 +455,17 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 			Text: []string{"100 %", "0 %"}, TextStyle: &opts.TextStyle{Color: p.Muted}, InRange: &opts.VisualMapInRange{Color: p.Heat}}),
 	)...)
 	labels := TimeLabels(g, n, loc)
-	hm.SetXAxis(labels).AddSeries("per-position acceptance rate", nil)
+	hm.SetXAxis(nil).AddSeries("per-position acceptance rate", nil)
+	xLabels := xData(labels)
 	hm.Validate()
 	return finish(hm, p, func(m map[string]any) {
 		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
 			if x, ok := xs[0].(map[string]any); ok {
-				x["data"] = labels
+				x["data"] = xLabels
 			}
 		}
 		s := series(m, 0)
-		s["data"] = items
+		s["data"] = json.RawMessage(items)
 		s["progressive"] = 0
 		if tt, ok := m["tooltip"].(map[string]any); ok {
 			tt["trigger"] = "item"
