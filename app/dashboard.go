@@ -230,9 +230,11 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser
 // (a no-op elsewhere): the timing hooks of one load, read by bench/
-// (BenchmarkRefresh): start and fetched around metricsclient.FetchAuto,
-// computed after compute, end when Load returns, rendered once go-app has
-// updated the page with the result (charts given their new options).
+// (BenchmarkRefresh): start and fetched around metricsclient.Client.Fetch
+// (incremental just before fetched when the load re-read only the newest
+// points, LoadSince), computed after compute, end when the load returns,
+// rendered once go-app has updated the page with the result (charts given
+// their new options).
 func perfMark(name string) {
 	if !app.IsClient {
 		return

@@ -180,6 +180,9 @@ func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape tim
 		res.At = time.Now()
 		return res
 	}
+	if f.Incremental {
+		perfMark("incremental")
+	}
 	perfMark("fetched")
 	res.Incremental = f.Incremental
 	res.Schema = f.Schema().Name

@@ -22,7 +22,10 @@ import (
 //   - compute: specdash/compute on the fetched series;
 //   - render: end of the load to the first animation frame after go-app
 //     updated the page and ECharts took the new options;
-//   - total: click to that frame.
+//   - total: click to that frame;
+//   - incremental: whether the load re-read only the newest points
+//     (specdash:load:incremental, app.LoadSince);
+//   - end: the window end the page then shows (data-window-end, Unix ms).
 const refreshJS = `new Promise((resolve, reject) => {
 	performance.clearMarks();
 	performance.clearResourceTimings();
@@ -47,7 +50,9 @@ const refreshJS = `new Promise((resolve, reject) => {
 			}
 			if (cur) query += cur[1] - cur[0];
 			resolve({total: painted - t0, query, decode: (fetched - start) + (end - computed) - query,
-				compute: computed - fetched, render: painted - end, requests: iv.length});
+				compute: computed - fetched, render: painted - end, requests: iv.length,
+				incremental: performance.getEntriesByName('specdash:load:incremental', 'mark').length > 0,
+				end: Number(document.querySelector('[data-dashboard]').dataset.windowEnd)});
 		});
 	});
 	obs.observe({type: 'mark'});
@@ -57,44 +62,98 @@ const refreshJS = `new Promise((resolve, reject) => {
 type refreshTiming struct {
 	Total, Query, Decode, Compute, Render float64
 	Requests                              int
+	Incremental                           bool
+	End                                   int64
 }
+
+// windowJS is the page's window end and step (data-window-end, Unix ms;
+// data-step-seconds).
+const windowJS = `(() => { const d = document.querySelector('[data-dashboard]').dataset; return [Number(d.windowEnd), Number(d.stepSeconds)]; })()`
 
 // BenchmarkRefresh: one refresh of the dashboard in headless Chromium
 // (Refresh button) over 16 engines x 8 positions at 15 s scrape, 6 h and
 // 24 h windows: the page is loaded once, then refreshed 2 + runs times
-// (the first two are discarded as warm-up). Metrics: total-ms, query-ms,
-// decode-ms, compute-ms, render-ms (medians). Run with -benchtime=1x.
+// (the first two are discarded as warm-up). Every measured refresh must be
+// incremental (app.LoadSince: the live window is continued, only its
+// newest points are re-read). Metrics: total-ms, query-ms, decode-ms,
+// compute-ms, render-ms (medians).
+//
+// The data is backfilled up to the run's start and the refreshes follow
+// each other within a second, so those refreshes mostly see the same grid
+// and the same numbers: go-app re-renders, but every chart's option is
+// unchanged and ECharts is not called. A live refresh also changes the
+// charts (the newest bucket grows; every step the window slides), so the
+// 6 h case then waits for the window to slide by one step (1 min) before
+// each of 1 + runs more refreshes (the first discarded) and reports them
+// as slide-total-ms, slide-query-ms, ... : the cost of a live refresh
+// with every chart redrawn. That part takes about runs + 1 minutes.
+// Run with -benchtime=1x.
 func BenchmarkRefresh(b *testing.B) {
 	prom := startPrometheus(b)
 	spec := startSpecdash(b, prom.URL, -1, nil) // cache off: every refresh queries Prometheus
 	browser := newBrowser(b)
+	refresh := func(b *testing.B, tab context.Context) refreshTiming {
+		ctx, cancelRun := context.WithTimeout(tab, 90*time.Second)
+		defer cancelRun()
+		t, err := chromedp.Run(ctx, chromedp.Evaluate[refreshTiming](refreshJS, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatalf("refresh: %v (the page needs the specdash:load:* performance marks of app/)", err)
+		}
+		if t.Requests == 0 {
+			b.Fatalf("refresh made no /prom request: %+v", t)
+		}
+		return t
+	}
+	report := func(b *testing.B, prefix string, ts []refreshTiming) {
+		var tot, q, d, c, r []float64
+		for _, t := range ts {
+			tot, q, d, c, r = append(tot, t.Total), append(q, t.Query), append(d, t.Decode), append(c, t.Compute), append(r, t.Render)
+		}
+		b.ReportMetric(median(tot), prefix+"total-ms")
+		b.ReportMetric(median(q), prefix+"query-ms")
+		b.ReportMetric(median(d), prefix+"decode-ms")
+		b.ReportMetric(median(c), prefix+"compute-ms")
+		b.ReportMetric(median(r), prefix+"render-ms")
+	}
 	for _, rng := range []string{"6h", "24h"} {
 		b.Run(rng, func(b *testing.B) {
 			tab, cancel := newProfile(b, browser)
 			defer cancel()
 			watchChart(b, tab, specdashDrawn)
 			timeToChart(b, tab, spec+"/?range="+rng, time.Minute)
-			var tot, q, d, c, r []float64
+			var measured []refreshTiming
 			for i := range 2 + runs(b) {
-				ctx, cancelRun := context.WithTimeout(tab, 90*time.Second)
-				t, err := chromedp.Run(ctx, chromedp.Evaluate[refreshTiming](refreshJS, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
-				cancelRun()
-				if err != nil {
-					b.Fatalf("refresh: %v (the page needs the specdash:load:* performance marks of app/)", err)
-				}
-				if t.Requests == 0 {
-					b.Fatalf("refresh made no /prom request: %+v", t)
-				}
+				t := refresh(b, tab)
 				if i < 2 {
 					continue
 				}
-				tot, q, d, c, r = append(tot, t.Total), append(q, t.Query), append(d, t.Decode), append(c, t.Compute), append(r, t.Render)
+				if !t.Incremental {
+					b.Fatalf("refresh %d read the whole window: not the incremental refresh of a live window (%+v)", i, t)
+				}
+				measured = append(measured, t)
 			}
-			b.ReportMetric(median(tot), "total-ms")
-			b.ReportMetric(median(q), "query-ms")
-			b.ReportMetric(median(d), "decode-ms")
-			b.ReportMetric(median(c), "compute-ms")
-			b.ReportMetric(median(r), "render-ms")
+			report(b, "", measured)
+			if rng != "6h" {
+				return
+			}
+			measured = measured[:0]
+			for i := range 1 + runs(b) {
+				w, err := chromedp.Run(tab, chromedp.Evaluate[[2]int64](windowJS, chromedp.EvalAsValue))
+				if err != nil {
+					b.Fatal(err)
+				}
+				// Wait until the window's end moves by one step.
+				next := time.UnixMilli(w[0] + w[1]*1000 + 200)
+				time.Sleep(time.Until(next))
+				t := refresh(b, tab)
+				if t.End <= w[0] || !t.Incremental {
+					b.Fatalf("slide %d: window end %d -> %d, incremental %v: not a slide of the live window", i, w[0], t.End, t.Incremental)
+				}
+				if i > 0 {
+					measured = append(measured, t)
+				}
+			}
+			report(b, "slide-", measured)
 		})
 	}
 }
