@@ -145,14 +145,15 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    live: !!document.querySelector('body > [data-dashboard]'),
 	    firstEmpty: !!first && first !== o && first.children.length === 0,
 	    pointer: getComputedStyle(o).pointerEvents,
+	    inert: o.inert === true,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
 	})()`))
 	if before["live"] != false || before["firstEmpty"] != true {
 		t.Errorf("before the wasm: %v, want no live dashboard and an empty first child for go-app", before)
 	}
-	if before["pointer"] != "none" || !strings.Contains(before["hint"].(string), "Starting") {
-		t.Errorf("overlay: pointer-events %v, hint %q; want none and a starting hint", before["pointer"], before["hint"])
+	if before["pointer"] != "none" || before["inert"] != true || !strings.Contains(before["hint"].(string), "Starting") {
+		t.Errorf("overlay: pointer-events %v, inert %v, hint %q; want none, inert and a starting hint", before["pointer"], before["inert"], before["hint"])
 	}
 	preview := run(t, tab, 10*time.Second, chromedp.Evaluate[previewView](sprintfJS(readViewJS, `#specdash-preview [data-dashboard]`)))
 	if preview.State != "preview" {

@@ -10,14 +10,17 @@
 //     dashboard (data-state="preview") rendered less than MAX_AGE_MS ago for
 //     this very URL (go-app's service worker may serve an old copy of "/");
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
-//     same layout, pointer-events: none) and puts an empty first child in its
-//     place: go-app's engine replaces the body's first child when the wasm
-//     mounts, so the live dashboard grows underneath;
-//  3. draws every pre-rendered chart with ECharts (no animation);
+//     same layout, inert and pointer-events: none, with a "starting" hint)
+//     and puts an empty first child in its place: go-app's engine replaces
+//     the body's first child when the wasm mounts, so the live dashboard
+//     grows underneath;
+//  3. draws every pre-rendered chart with ECharts (no animation), one per
+//     frame in page order, so the first is painted without waiting for all;
 //  4. removes the overlay when the live dashboard is ready or failed
-//     (data-state "ready"/"error", checked on every DOM change, so the two
-//     are never on screen or in the DOM together), or SAFETY_MS after the
-//     live dashboard mounted, whichever comes first.
+//     (data-state "ready"/"error", checked on every DOM change: the overlay
+//     goes in the task that made the live dashboard ready, so a ready live
+//     dashboard is never hidden or doubled), or SAFETY_MS after the live
+//     dashboard mounted, whichever comes first.
 //
 // Label values (model names) in the options stay data: options are parsed
 // with JSON.parse and handed to ECharts; nothing here writes HTML.
@@ -54,6 +57,7 @@
     var overlay = document.createElement("div");
     overlay.id = "specdash-preview";
     overlay.setAttribute("aria-busy", "true");
+    overlay.inert = true; // no focus, no clicks: its controls have no handlers
     overlay.style.cssText = "position:absolute;top:0;left:0;right:0;z-index:900;pointer-events:none;";
     body.insertBefore(document.createElement("div"), root);
     overlay.appendChild(root);
@@ -76,26 +80,34 @@
       if (label) label.style.cssText = "margin:0;font-size:12px;";
     }
 
-    // 3. The charts.
+    // 3. The charts, in page order, one per frame: the first is painted as
+    // soon as it is drawn, the others follow.
     var insts = [];
-    for (var i = 0; i < charts.length; i++) {
+    var done = false;
+    var next = 0;
+    var drawNext = function () {
+      if (done || next >= charts.length) return;
+      var el = charts[next++];
       try {
-        var opt = JSON.parse(decode(charts[i].getAttribute("data-option")));
+        var opt = JSON.parse(decode(el.getAttribute("data-option")));
         opt.animation = false;
-        var inst = echarts.init(charts[i], null, { renderer: "canvas" });
+        var inst = echarts.init(el, null, { renderer: "canvas" });
         inst.setOption(opt, true);
         insts.push(inst);
       } catch (e) {
         // One bad chart must not stop the others; the wasm draws it anyway.
       }
-    }
+      // After the next paint (a timer set in an animation frame runs after
+      // that frame is painted).
+      if (next < charts.length) requestAnimationFrame(function () { setTimeout(drawNext, 0); });
+    };
+    drawNext();
     var onResize = function () {
       for (var j = 0; j < insts.length; j++) insts[j].resize();
     };
     window.addEventListener("resize", onResize);
 
     // 4. Handing over to the wasm.
-    var done = false;
     var observer;
     var timer = 0;
     var drop = function () {
