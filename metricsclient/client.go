@@ -247,6 +247,7 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 			}
 			s.Position = p
 		}
+		s.Points = make([]compute.Point, 0, len(ss.Values))
 		for _, sp := range ss.Values {
 			v := float64(sp.Value)
 			if math.IsNaN(v) {
@@ -257,7 +258,9 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 		if len(s.Points) == 0 {
 			continue
 		}
-		sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T })
+		if !sort.SliceIsSorted(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T }) {
+			sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T })
+		}
 		if cn := CreatedName(name); cn != "" {
 			if cv, ok := created[createdKey(ss.Metric, cn)]; ok {
 				s.Created = createdAt(cv, s.Points[0].T)
@@ -281,16 +284,28 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Family != b.Family {
-			return a.Family < b.Family
+	// Sort by family, labels and position, each series' label string
+	// computed once.
+	keyed := make([]struct {
+		s      compute.Series
+		labels string
+	}, len(out))
+	for i, s := range out {
+		keyed[i].s, keyed[i].labels = s, labelString(s.Labels)
+	}
+	sort.SliceStable(keyed, func(i, j int) bool {
+		a, b := keyed[i], keyed[j]
+		if a.s.Family != b.s.Family {
+			return a.s.Family < b.s.Family
 		}
-		if la, lb := labelString(a.Labels), labelString(b.Labels); la != lb {
-			return la < lb
+		if a.labels != b.labels {
+			return a.labels < b.labels
 		}
-		return a.Position < b.Position
+		return a.s.Position < b.s.Position
 	})
+	for i := range keyed {
+		out[i] = keyed[i].s
+	}
 	return out, warnings, nil
 }
 

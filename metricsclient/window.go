@@ -410,23 +410,25 @@ func extraFromMatrix(m model.Matrix, s Schema) []ExtraSeries {
 // (Unix ms) returns, given prev, an earlier answer of the same query over a
 // grid with the same step and alignment that holds every point from start
 // up to before from, and fresh, the answer over the grid points from from
-// on (from > start, on the grid): per series (label set), prev's points at
-// start <= T < from followed by all of fresh's points. prev's points at or
-// after from are replaced by fresh's (a point fresh no longer has is gone,
-// as it would be from a full answer); series only in prev keep their
-// points before from; series only in fresh come in; series left without
-// points are dropped. The result is sorted by label set (as Prometheus
-// sorts its answers); neither input is modified and the result shares no
-// slice with them. Histogram samples are not kept (the queries read
-// counters and gauges). Cost O(points + series log series).
+// on (from > start, on the grid); points of each series in ascending time,
+// as Prometheus answers. Per series (label set): prev's points at start <=
+// T < from followed by all of fresh's points. prev's points at or after
+// from are replaced by fresh's (a point fresh no longer has is gone, as it
+// would be from a full answer); series only in prev keep their points
+// before from; series only in fresh come in; series left without points
+// are dropped. Order: prev's series in prev's order, then the new ones in
+// fresh's order (SeriesFromMatrix sorts what it returns). Neither input is
+// modified; the result's point slices are its own, its label sets are
+// prev's or fresh's (never modified by this package). Histogram samples
+// are not kept (the queries read counters and gauges). Cost O(points +
+// series), one allocation per series for its points.
 func MergeMatrix(prev, fresh model.Matrix, start, from int64) model.Matrix {
 	type entry struct {
-		metric model.Metric
-		old    []model.SamplePair
-		new    []model.SamplePair
+		metric   model.Metric
+		old, new []model.SamplePair // sub-slices of the inputs, not copies
 	}
-	byFP := map[model.Fingerprint][]*entry{}
-	var all []*entry
+	byFP := make(map[model.Fingerprint][]*entry, len(prev)+len(fresh))
+	all := make([]*entry, 0, len(prev)+len(fresh))
 	find := func(m model.Metric) *entry {
 		fp := m.Fingerprint()
 		for _, e := range byFP[fp] {
@@ -444,21 +446,20 @@ func MergeMatrix(prev, fresh model.Matrix, start, from int64) model.Matrix {
 		hi := sort.Search(len(ss.Values), func(i int) bool { return int64(ss.Values[i].Timestamp) >= from })
 		if lo < hi {
 			e := find(ss.Metric)
-			e.old = append(e.old, ss.Values[lo:hi]...)
+			e.old = ss.Values[lo:hi]
 		}
 	}
 	for _, ss := range fresh {
 		if len(ss.Values) > 0 {
 			e := find(ss.Metric)
-			e.new = append(e.new, ss.Values...)
+			e.new = ss.Values
 		}
 	}
 	out := make(model.Matrix, 0, len(all))
 	for _, e := range all {
 		vals := make([]model.SamplePair, 0, len(e.old)+len(e.new))
 		vals = append(append(vals, e.old...), e.new...)
-		out = append(out, &model.SampleStream{Metric: e.metric.Clone(), Values: vals})
+		out = append(out, &model.SampleStream{Metric: e.metric, Values: vals})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Metric.Before(out[j].Metric) })
 	return out
 }

@@ -36,7 +36,8 @@ func cloneMatrix(m model.Matrix) model.Matrix {
 // (the re-read 4 and 5 s replace prev's, even with other values, and a
 // point fresh lacks is gone); a series that vanished keeps its old points
 // in the new grid, one whose points all lie before the new start is
-// dropped, one that appeared comes in; sorted by labels; inputs untouched.
+// dropped, one that appeared comes in (after prev's series, in order);
+// inputs untouched, and the result's points are its own.
 func TestMergeMatrix(t *testing.T) {
 	prev := model.Matrix{
 		mstream("c_total", 0, 1, 1000, 2, 2000, 3, 3000, 4, 4000, 5, 5000, 6),
@@ -52,10 +53,10 @@ func TestMergeMatrix(t *testing.T) {
 	prevCopy, freshCopy := cloneMatrix(prev), cloneMatrix(fresh)
 	got := MergeMatrix(prev, fresh, 2000, 4000)
 	want := model.Matrix{
-		mstream("b_total", 2000, 12),
 		mstream("c_total", 2000, 3, 3000, 4, 4000, 40, 5000, 1, 6000, 2, 7000, 3),
-		mstream("d_total", 6000, 100, 7000, 101),
+		mstream("b_total", 2000, 12),
 		mstream("e_total", 3000, 1, 4000, 2),
+		mstream("d_total", 6000, 100, 7000, 101),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("merged:\n%v\nwant:\n%v", got, want)
@@ -67,7 +68,7 @@ func TestMergeMatrix(t *testing.T) {
 		for i := range ss.Values {
 			ss.Values[i].Value = -1
 		}
-		ss.Metric["engine"] = "x"
+		ss.Values = append(ss.Values, model.SamplePair{Timestamp: 9000, Value: 1})
 	}
 	if !reflect.DeepEqual(prev, prevCopy) || !reflect.DeepEqual(fresh, freshCopy) {
 		t.Fatalf("the merged answer shares memory with its inputs")
