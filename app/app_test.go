@@ -284,10 +284,8 @@ func TestHeatmapOption(t *testing.T) {
 			Data []string `json:"data"`
 		} `json:"xAxis"`
 		Series []struct {
-			Data []struct {
-				Value     []float64      `json:"value"`
-				ItemStyle map[string]any `json:"itemStyle"`
-			} `json:"data"`
+			Data      [][]float64    `json:"data"`
+			ItemStyle map[string]any `json:"itemStyle"`
 		} `json:"series"`
 	}
 	if err := json.Unmarshal([]byte(js), &o); err != nil {
@@ -296,18 +294,19 @@ func TestHeatmapOption(t *testing.T) {
 	if len(o.XAxis) == 0 || len(o.XAxis[0].Data) != 3 {
 		t.Fatalf("x axis %+v, want 3 bucket labels", o.XAxis)
 	}
-	d := o.Series[0].Data
-	// 2 buckets with drafts x 3 positions; the empty bucket has no cells.
-	if len(d) != 6 {
-		t.Fatalf("%d cells, want 6", len(d))
+	// 2 buckets with drafts x 3 positions; the empty bucket has no cells;
+	// the incomplete bucket's cells are series 1, at half opacity.
+	if len(o.Series) != 2 || o.Series[0].ItemStyle != nil || o.Series[1].ItemStyle["opacity"] != 0.45 {
+		t.Fatalf("series %+v, want the complete cells and the incomplete ones (opacity 0.45)", o.Series)
+	}
+	d := append(o.Series[0].Data, o.Series[1].Data...)
+	if len(d) != 6 || len(o.Series[1].Data) != 3 {
+		t.Fatalf("%d cells (%d incomplete), want 6 (3)", len(d), len(o.Series[1].Data))
 	}
 	wantVals := [][]float64{{0, 0, 100}, {0, 1, 60}, {0, 2, 20}, {2, 0, 100}, {2, 1, 60}, {2, 2, 20}}
 	for i, c := range d {
-		if !reflect.DeepEqual(c.Value, wantVals[i]) {
-			t.Errorf("cell %d = %v, want %v", i, c.Value, wantVals[i])
-		}
-		if (c.ItemStyle != nil) != (c.Value[0] >= 2) {
-			t.Errorf("cell %v: incomplete marking %v", c.Value, c.ItemStyle)
+		if !reflect.DeepEqual(c, wantVals[i]) {
+			t.Errorf("cell %d = %v, want %v", i, c, wantVals[i])
 		}
 	}
 }

@@ -35,16 +35,14 @@ func TestPercentLabelsMatchChips(t *testing.T) {
 	}
 	var h struct {
 		Series []struct {
-			Data []struct {
-				Value []float64 `json:"value"`
-			} `json:"data"`
+			Data [][]float64 `json:"data"`
 		} `json:"series"`
 	}
 	g := compute.Grid{Start: 0, End: 10_000, Step: 10_000}
 	if err := json.Unmarshal([]byte(HeatmapOption(g, []compute.Stats{s}, 1, 1, time.UTC, PaletteFor(ThemeLight))), &h); err != nil {
 		t.Fatal(err)
 	}
-	if got := strconv.FormatFloat(h.Series[0].Data[0].Value[2], 'f', -1, 64); got != want {
+	if got := strconv.FormatFloat(h.Series[0].Data[0][2], 'f', -1, 64); got != want {
 		t.Errorf("heatmap label %s %%, chip %s", got, chip)
 	}
 	for _, c := range []struct {

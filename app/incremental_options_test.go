@@ -30,8 +30,8 @@ func TestAppendJSONFloat(t *testing.T) {
 
 // TestOptionDataEncoding: the line and heatmap data written by hand equal
 // what encoding/json writes for the same points ({"value":v}, gaps as
-// "-"; heatmap cells {"value":[x,y,v]} with the incomplete ones'
-// itemStyle), and no cells give null.
+// "-"; heatmap cells [x,y,v], the incomplete bucket's in a second series
+// at half opacity; no cells: an empty list).
 func TestOptionDataEncoding(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 40_000, Step: 10_000}
 	vals := []compute.Value{compute.Defined(0.61234), {}, compute.Defined(2e-7), compute.Defined(4e21)}
@@ -60,33 +60,36 @@ func TestOptionDataEncoding(t *testing.T) {
 
 	s := compute.Derive(compute.Counts{Drafts: 3, DraftTokens: 9, AcceptedTokens: 4, AcceptedPerPosition: []float64{3, 1, 0}}, 10, compute.WithBonus)
 	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0, 0, 0}}, 10, compute.WithBonus)
-	type cell struct {
-		Value     []any          `json:"value"`
-		ItemStyle map[string]any `json:"itemStyle,omitempty"`
-	}
-	half := map[string]any{"opacity": 0.45}
 	for _, tc := range []struct {
-		buckets []compute.Stats
-		want    []cell
+		buckets           []compute.Stats
+		final, incomplete [][]any
 	}{
-		{[]compute.Stats{s, none, s, s}, []cell{
-			{Value: []any{0, 0, 100.0}}, {Value: []any{0, 1, 33.3}}, {Value: []any{0, 2, 0.0}},
-			{Value: []any{2, 0, 100.0}}, {Value: []any{2, 1, 33.3}}, {Value: []any{2, 2, 0.0}},
-			{[]any{3, 0, 100.0}, half}, {[]any{3, 1, 33.3}, half}, {[]any{3, 2, 0.0}, half}}},
-		{[]compute.Stats{none, none, none, none}, nil},
+		{[]compute.Stats{s, none, s, s},
+			[][]any{{0, 0, 100.0}, {0, 1, 33.3}, {0, 2, 0.0}, {2, 0, 100.0}, {2, 1, 33.3}, {2, 2, 0.0}},
+			[][]any{{3, 0, 100.0}, {3, 1, 33.3}, {3, 2, 0.0}}},
+		{[]compute.Stats{none, none, none, none}, [][]any{}, nil},
 	} {
 		var h struct {
 			Series []struct {
-				Data json.RawMessage `json:"data"`
+				Data      json.RawMessage `json:"data"`
+				ItemStyle map[string]any  `json:"itemStyle"`
 			} `json:"series"`
 		}
 		js := HeatmapOption(g, tc.buckets, 3, 3, time.UTC, PaletteFor(ThemeDark))
-		if err := json.Unmarshal([]byte(js), &h); err != nil || len(h.Series) != 1 {
+		if err := json.Unmarshal([]byte(js), &h); err != nil || len(h.Series) != 1+min(len(tc.incomplete), 1) {
 			t.Fatalf("%v: %s", err, js)
 		}
-		b, _ := json.Marshal(tc.want)
-		if string(h.Series[0].Data) != string(b) {
-			t.Errorf("heatmap data %s, want %s", h.Series[0].Data, b)
+		for i, want := range [][][]any{tc.final, tc.incomplete} {
+			if i == 1 && want == nil {
+				break
+			}
+			b, _ := json.Marshal(want)
+			if string(h.Series[i].Data) != string(b) {
+				t.Errorf("heatmap series %d data %s, want %s", i, h.Series[i].Data, b)
+			}
+		}
+		if len(h.Series) == 2 && (h.Series[0].ItemStyle != nil || h.Series[1].ItemStyle["opacity"] != 0.45) {
+			t.Errorf("item styles %v, %v: want the incomplete series at opacity 0.45", h.Series[0].ItemStyle, h.Series[1].ItemStyle)
 		}
 	}
 }

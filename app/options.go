@@ -402,7 +402,9 @@ func appendJSONFloat(b []byte, f float64) []byte {
 // HeatmapOption is the per-position acceptance rate over time: x = bucket
 // end, y = pos 1..k, colour = accepted at position / drafts of the bucket
 // (percent). Buckets without drafts are left blank; incomplete buckets are
-// drawn at half opacity. Empty string when k = 0 or no buckets.
+// drawn at half opacity (their cells are series 1, the others series 0;
+// cells are [bucket index, position index, percent]). Empty string when
+// k = 0 or no buckets.
 func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc *time.Location, p Palette) string {
 	n := len(buckets)
 	if k == 0 || n == 0 {
@@ -412,41 +414,41 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 	for i := range ys {
 		ys[i] = PositionLabel(i)
 	}
-	// The cells are encoded once, by hand (as encoding/json writes
-	// {"value":[x,y,v],"itemStyle":{"opacity":0.45}}): thousands of them
-	// through reflection cost most of the option's time in wasm.
-	items := make([]byte, 0, n*k*24+2)
-	items = append(items, '[')
-	for j, b := range buckets {
-		for i := 0; i < k && i < len(b.PerPositionAcceptanceRate); i++ {
-			v := b.PerPositionAcceptanceRate[i]
-			if !v.OK {
-				continue
+	// The cells are plain [x, y, value] arrays, encoded once by hand:
+	// thousands of them through reflection cost most of the option's time
+	// in wasm, and an object cell ({"value": ..., "itemStyle": ...}) makes
+	// ECharts build an item model per cell (a third of its setOption time
+	// for the 6 h case). The incomplete buckets' cells are a second series,
+	// identical but for its half opacity.
+	cells := func(from, to int) []byte {
+		b := make([]byte, 0, (to-from)*k*16+2)
+		b = append(b, '[')
+		for j := from; j < to; j++ {
+			for i := 0; i < k && i < len(buckets[j].PerPositionAcceptanceRate); i++ {
+				v := buckets[j].PerPositionAcceptanceRate[i]
+				if !v.OK {
+					continue
+				}
+				if len(b) > 1 {
+					b = append(b, ',')
+				}
+				b = append(b, '[')
+				b = strconv.AppendInt(b, int64(j), 10)
+				b = append(b, ',')
+				b = strconv.AppendInt(b, int64(i), 10)
+				b = append(b, ',')
+				if f, ok := pct(v).(float64); ok {
+					b = appendJSONFloat(b, f)
+				} else {
+					b = append(b, `"`+gap+`"`...)
+				}
+				b = append(b, ']')
 			}
-			if len(items) > 1 {
-				items = append(items, ',')
-			}
-			items = append(items, `{"value":[`...)
-			items = strconv.AppendInt(items, int64(j), 10)
-			items = append(items, ',')
-			items = strconv.AppendInt(items, int64(i), 10)
-			items = append(items, ',')
-			if f, ok := pct(v).(float64); ok {
-				items = appendJSONFloat(items, f)
-			} else {
-				items = append(items, `"`+gap+`"`...)
-			}
-			items = append(items, ']')
-			if j >= complete {
-				items = append(items, `,"itemStyle":{"opacity":0.45}`...)
-			}
-			items = append(items, '}')
 		}
+		return append(b, ']')
 	}
-	items = append(items, ']')
-	if len(items) == 2 {
-		items = []byte("null") // no cells, as encoding/json writes a nil slice
-	}
+	complete = min(max(complete, 0), n)
+	final, incomplete := cells(0, complete), cells(complete, n)
 	hm := charts.NewHeatMap()
 	hm.SetGlobalOptions(append(baseGlobalsP("", false, p),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: axisLabelP(p, ""), SplitArea: &opts.SplitArea{Show: opts.Bool(false)}}),
@@ -465,8 +467,19 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 			}
 		}
 		s := series(m, 0)
-		s["data"] = json.RawMessage(items)
+		s["data"] = json.RawMessage(final)
 		s["progressive"] = 0
+		if len(incomplete) > 2 {
+			inc := make(map[string]any, len(s)+1)
+			for key, v := range s {
+				inc[key] = v
+			}
+			inc["data"] = json.RawMessage(incomplete)
+			inc["itemStyle"] = map[string]any{"opacity": 0.45}
+			if all, ok := m["series"].([]any); ok {
+				m["series"] = append(all, inc)
+			}
+		}
 		if tt, ok := m["tooltip"].(map[string]any); ok {
 			tt["trigger"] = "item"
 			tt["formatter"] = "{c} % of drafts accepted at this position"
