@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what specdash's build and tests need, when missing, on a Debian
-# machine: Prometheus (with promtool) and Chromium from apt, ECharts from npm
-# (pinned by package-lock.json). Idempotent; needs root (or sudo) for apt.
+# machine: Prometheus (with promtool) and Chromium from apt, ECharts and
+# esbuild (which bundles specdash's ECharts build, web/echarts/entry.js) from
+# npm, pinned by package-lock.json. Idempotent; needs root (or sudo) for apt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,8 @@ fi
 # VictoriaMetrics on :8428; specdash's tests start their own on free ports
 # and do not need them.
 
-if [ ! -f node_modules/echarts/dist/echarts.min.js ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "install-deps: npm ci (echarts, pinned by package-lock.json)"
+if [ ! -f node_modules/echarts/dist/echarts.min.js ] || [ ! -x node_modules/.bin/esbuild ] ||
+  [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "install-deps: npm ci (echarts and esbuild, pinned by package-lock.json)"
   npm ci --no-audit --no-fund --silent
 fi
