@@ -326,6 +326,15 @@ func TestEChartsBundle(t *testing.T) {
 		l[0].Shots["tip"] == l[0].Shots["drawn"] || l[0].Shots["brush"] == "" || l[0].Shots["brush"] == l[0].Shots["drawn"] {
 		t.Errorf("full build, lines option: the tooltip (%q) or the brush drew nothing", l[0].Tip)
 	}
+	// The charts hold drawings: each differs between the themes.
+	for _, prefix := range []string{"grouped/", "compare/"} {
+		light, dark := ref[prefix+app.ThemeLight], ref[prefix+app.ThemeDark]
+		for i := range min(len(light), len(dark)) {
+			if light[i].Shots["drawn"] == dark[i].Shots["drawn"] {
+				t.Errorf("full build, %s: chart %s is drawn the same in both themes", prefix, light[i].Name)
+			}
+		}
+	}
 	for _, bd := range []string{"full", "custom", "dev"} {
 		if zoomed[bd] != zoomed["full"] {
 			t.Errorf("%s build: zoomed to %v, full build %v", bd, zoomed[bd], zoomed["full"])
