@@ -122,7 +122,8 @@ func BenchmarkProxy(b *testing.B) {
 // live-*-mb (live heap after the last GC: go_memstats_next_gc_bytes over
 // 1 + GOGC/100) at one minute and at the end, live-growth-mb-per-h and
 // rss-growth-mb-per-h (least squares over the second half: flat memory is
-// about 0), series (in the engine at the end). Fails unless all 50 targets
+// about 0), live-median-early-mb and live-median-late-mb (medians over the
+// first and last eighth of the run), series (in the engine at the end). Fails unless all 50 targets
 // are up at the end.
 //
 // SPECDASH_BENCH_EMBEDDED_BLOCK and SPECDASH_BENCH_EMBEDDED_RETENTION (Go
@@ -270,6 +271,21 @@ func BenchmarkEmbedded(b *testing.B) {
 		ys[i] = s.rss
 	}
 	b.ReportMetric(slope(xs, ys), "rss-growth-mb-per-h")
+	// Medians of the live heap over the run's first and last eighth (at
+	// least 2 minutes each, the first from minute 1): single samples catch
+	// the transient peaks of a head compaction.
+	win := max(2*time.Minute, dur/8)
+	var early, late []float64
+	for _, s := range ss {
+		if s.t >= time.Minute && s.t <= time.Minute+win {
+			early = append(early, s.live)
+		}
+		if s.t >= dur-win {
+			late = append(late, s.live)
+		}
+	}
+	b.ReportMetric(median(early), "live-median-early-mb")
+	b.ReportMetric(median(late), "live-median-late-mb")
 	b.ReportMetric(series, "series")
 	b.ReportMetric(dur.Minutes(), "minutes")
 	b.ReportMetric(float64(blocks()), "blocks")

@@ -529,7 +529,7 @@ func embedded(env []string) ([]row, error) {
 	}
 	m := metrics(out)
 	v := map[string]float64{}
-	for _, u := range []string{"cpu-pct", "rss-1m-mb", "rss-end-mb", "live-1m-mb", "live-end-mb", "live-growth-mb-per-h", "rss-growth-mb-per-h", "series", "minutes", "blocks", "blocks-written"} {
+	for _, u := range []string{"cpu-pct", "rss-1m-mb", "rss-end-mb", "live-1m-mb", "live-end-mb", "live-growth-mb-per-h", "rss-growth-mb-per-h", "series", "minutes", "blocks", "blocks-written", "live-median-early-mb", "live-median-late-mb"} {
 		x, err := get(m, "BenchmarkEmbedded", u)
 		if err != nil {
 			return nil, err
@@ -540,8 +540,8 @@ func embedded(env []string) ([]row, error) {
 	what := fmt.Sprintf("embedded mode, 50 simulated targets at 5 s%s, %.0f min run (one run)", storage, v["minutes"])
 	return []row{
 		{"", what + ": CPU", fmt.Sprintf("%.1f %% of one core", v["cpu-pct"]), "", cmd},
-		{"", what + ": memory", fmt.Sprintf("RSS %.0f → %.0f MB, live Go heap %.1f → %.1f MB (1 min → end); trend over the second half: RSS %+.1f MB/h, live heap %+.1f MB/h; %.0f series; %.0f blocks written, %.0f kept",
-			v["rss-1m-mb"], v["rss-end-mb"], v["live-1m-mb"], v["live-end-mb"], v["rss-growth-mb-per-h"], v["live-growth-mb-per-h"], v["series"], v["blocks-written"], v["blocks"]),
+		{"", what + ": memory", fmt.Sprintf("live Go heap, median of the first / last eighth: **%.1f → %.1f MB**; RSS %.0f → %.0f MB (1 min → end); trend over the second half: RSS %+.1f MB/h, live heap %+.1f MB/h; %.0f series; %.0f blocks written, %.0f kept",
+			v["live-median-early-mb"], v["live-median-late-mb"], v["rss-1m-mb"], v["rss-end-mb"], v["rss-growth-mb-per-h"], v["live-growth-mb-per-h"], v["series"], v["blocks-written"], v["blocks"]),
 			"flat (see below)", cmd},
 	}, nil
 }
