@@ -9,9 +9,10 @@ import (
 
 // Chart draws one ECharts option (JSON from go-echarts) with the page's
 // window.echarts (served from /web/echarts.min.js): echarts.init on a
-// sized div in OnMount, setOption(option, true) whenever Option changes,
-// resize on window resize, dispose on dismount. A JS exception panics in
-// Go and would kill the whole app, so every call into JS is recovered and
+// sized div in OnMount, ChartUpdateJS whenever Option changes (a full
+// setOption(option, true), or a replacing merge when only the data
+// changed), resize on window resize, dispose on dismount. A JS exception
+// panics in Go and would kill the whole app, so every call into JS is recovered and
 // shown as a message in the chart's place.
 type Chart struct {
 	app.Compo
@@ -30,6 +31,7 @@ type Chart struct {
 
 	inst    app.Value
 	drawn   string
+	state   app.Value // what ChartUpdateJS returned for drawn; nil after init or clear
 	err     string
 	onBrush app.Func
 
@@ -112,6 +114,7 @@ func (c *Chart) OnDismount() {
 	}
 	c.inst = nil
 	c.drawn = ""
+	c.state = nil
 }
 
 func (c *Chart) draw(ctx app.Context) {
@@ -130,6 +133,7 @@ func (c *Chart) draw(ctx app.Context) {
 			div := ctx.JSSrc().Call("querySelector", ".chart")
 			c.inst = echarts.Call("init", div, nil, map[string]any{"renderer": "canvas"})
 			c.drawn = ""
+			c.state = nil
 			c.listen(ctx)
 		}
 		if c.Option == c.drawn {
@@ -137,22 +141,74 @@ func (c *Chart) draw(ctx app.Context) {
 		}
 		if c.Option == "" {
 			c.inst.Call("clear")
+			c.state = nil
 		} else {
-			opt := app.Window().Get("JSON").Call("parse", c.Option)
-			c.inst.Call("setOption", opt, true)
-			if c.Zoom && opt.Get("brush").Truthy() {
-				// Selecting is the default tool of time charts.
-				c.inst.Call("dispatchAction", map[string]any{
-					"type": "takeGlobalCursor", "key": "brush",
-					"brushOption": map[string]any{"brushType": "lineX", "brushMode": "single"},
-				})
-			}
+			// nil while drawing: after an exception, the next draw is a full one.
+			prev := c.state
+			c.state = nil
+			c.state = chartUpdateFunc().Invoke(c.inst, c.Option, c.Zoom, prev)
 		}
 		c.drawn = c.Option
 	})
 	if c.err != prevErr {
 		ctx.Update()
 	}
+}
+
+// ChartUpdateJS is the JavaScript function (inst, json, zoom, prev) =>
+// state that draws the option JSON json on the ECharts instance inst; Chart
+// calls it on every change of Option (e2e tests call the same source).
+// prev is what the previous call on inst returned (null after echarts.init
+// or clear). The result must be what a fresh instance draws for json:
+//   - "full": setOption(opt, true) (notMerge: every model rebuilt), when
+//     there is no prev or the option's structure changed: another set of
+//     top-level keys, or any top-level value outside swapKeys that differs
+//     (brush, toolbox, animation, color, ...: merged, not replaced, so
+//     they must be equal);
+//   - "merge": setOption(opt, {replaceMerge: the swapKeys present}): every
+//     series, axis, grid, title, legend, tooltip and visualMap is built
+//     anew from opt (replaceMerge without ids keeps none of the old ones:
+//     a series or markArea gone from opt is gone), while the brush and
+//     toolbox models and their views stay, with their state: a brush
+//     selection left from a zoom is cleared (a fresh draw has none).
+//
+// For zoom charts with a brush, the brush's takeGlobalCursor action
+// (selecting a span is the default tool) is dispatched only when the
+// instance does not have it yet: after init and after a "full" draw (which
+// resets it); it costs a render of its own.
+//
+// state is {rest: the structure key, cursor: whether takeGlobalCursor is
+// active, mode: "full" or "merge"}. It throws what setOption throws.
+const ChartUpdateJS = `(inst, json, zoom, prev) => {
+  const opt = JSON.parse(json);
+  const swapKeys = ['series', 'xAxis', 'yAxis', 'grid', 'title', 'legend', 'tooltip', 'visualMap'];
+  const keys = Object.keys(opt).sort();
+  const rest = JSON.stringify(keys.map(k => swapKeys.includes(k) ? k : [k, opt[k]]));
+  let mode = 'full', cursor = false;
+  if (prev && prev.rest === rest) {
+    mode = 'merge';
+    cursor = prev.cursor;
+    const brush = inst.getModel().getComponent('brush');
+    if (brush && brush.areas && brush.areas.length > 0) inst.dispatchAction({type: 'brush', areas: []});
+    inst.setOption(opt, {replaceMerge: keys.filter(k => swapKeys.includes(k))});
+  } else {
+    inst.setOption(opt, true);
+  }
+  if (zoom && opt.brush && !cursor) {
+    inst.dispatchAction({type: 'takeGlobalCursor', key: 'brush', brushOption: {brushType: 'lineX', brushMode: 'single'}});
+    cursor = true;
+  }
+  return {rest, cursor, mode};
+}`
+
+// chartUpdate is ChartUpdateJS compiled (client only, once per page).
+var chartUpdate app.Value
+
+func chartUpdateFunc() app.Value {
+	if chartUpdate == nil || !chartUpdate.Truthy() {
+		chartUpdate = app.Window().Get("Function").New("return " + ChartUpdateJS).Invoke()
+	}
+	return chartUpdate
 }
 
 // listen turns a finished brush selection into a ZoomAction.
