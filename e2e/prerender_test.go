@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,6 +162,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	}
 	checkFixtureView(t, "preview", preview, w)
 	checkNoScript(t, tab)
+	previewControls := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](sprintfJS(controlsJS, `#specdash-preview [data-dashboard]`)))
 
 	// Hand over to the wasm.
 	release()
@@ -175,6 +177,15 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	}
 	live := run(t, tab, 10*time.Second, chromedp.Evaluate[previewView](sprintfJS(readViewJS, `body > [data-dashboard]`)))
 	checkFixtureView(t, "live", live, w)
+	// The preview's controls show the URL's choices, as the live page's do
+	// (go-app pre-renders an off boolean attribute as selected="false").
+	liveControls := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](sprintfJS(controlsJS, `body > [data-dashboard]`)))
+	if len(liveControls) == 0 || strings.Join(previewControls, "\n") != strings.Join(liveControls, "\n") {
+		t.Errorf("controls: preview\n%s\nlive\n%s", strings.Join(previewControls, "\n"), strings.Join(liveControls, "\n"))
+	}
+	if !slices.Contains(liveControls, "checkbox model_name true") {
+		t.Errorf("controls %v: want the model_name group-by box checked (group=model_name)", liveControls)
+	}
 	for _, m := range []string{"acceptance-rate", "mean-acceptance-length", "drafts-per-second", "accepted-throughput", "drafted-throughput", "k"} {
 		if live.Cards[m] != preview.Cards[m] {
 			t.Errorf("card %s: live %q, preview %q", m, live.Cards[m], preview.Cards[m])
@@ -190,6 +201,19 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	}
 	checkNoScript(t, tab)
 }
+
+// controlsJS lists the state of every select (its selected options' text)
+// and checkbox (its value) under the root %q, in page order.
+const controlsJS = `(() => {
+  const root = document.querySelector(%q);
+  if (!root) return [];
+  const out = [];
+  for (const el of root.querySelectorAll('select, input[type=checkbox]')) {
+    if (el.tagName === 'SELECT') out.push('select ' + Array.from(el.selectedOptions).map(o => o.textContent).join('|'));
+    else out.push('checkbox ' + (el.dataset.group || el.id) + ' ' + el.checked);
+  }
+  return out;
+})()`
 
 // sprintfJS puts a selector into a JS template as a quoted string.
 func sprintfJS(tmpl, sel string) string {

@@ -53,6 +53,19 @@
     if (!(age < MAX_AGE_MS && age > -MAX_AGE_MS)) return;
     if (decodeURLSafe(first.getAttribute("data-preview-url") || "") !== location.pathname + location.search) return;
 
+    // go-app's pre-render writes boolean attributes that are off as
+    // selected="false", checked="false": present, so on in HTML. Make the
+    // preview's controls show the URL's choices.
+    var bools = ["selected", "checked", "disabled", "multiple", "hidden", "open", "readonly", "required"];
+    for (var b = 0; b < bools.length; b++) {
+      var offs = root.querySelectorAll("[" + bools[b] + '="false"]');
+      for (var o = 0; o < offs.length; o++) offs[o].removeAttribute(bools[b]);
+    }
+    var opts = root.querySelectorAll("option");
+    for (var p = 0; p < opts.length; p++) opts[p].selected = opts[p].hasAttribute("selected");
+    var boxes = root.querySelectorAll("input[type=checkbox], input[type=radio]");
+    for (var c = 0; c < boxes.length; c++) boxes[c].checked = boxes[c].hasAttribute("checked");
+
     // 2. The overlay, and go-app's fresh first child.
     var overlay = document.createElement("div");
     overlay.id = "specdash-preview";
