@@ -86,6 +86,10 @@ type InsightsPanel struct {
 	Stats compute.Stats
 	// Ready is false while nothing is loaded.
 	Ready bool
+	// Empty is the text over the chart when it has nothing to draw (the
+	// dashboard's "Loading…", "No data" after a failed load, ...); ""
+	// means "Loading…" until Ready, compute.Undefined after.
+	Empty string
 	// NoURL keeps the cost out of the URL (for pages with their own URL
 	// state).
 	NoURL bool
@@ -193,9 +197,11 @@ func (p *InsightsPanel) Render() app.UI {
 		d = ComputeInsightsData(compute.Stats{}, p.cost)
 	}
 	costText := strconv.FormatFloat(p.cost, 'g', -1, 64)
-	empty := compute.Undefined
-	if !p.Ready {
+	empty := p.Empty
+	if empty == "" && !p.Ready {
 		empty = "Loading…"
+	} else if empty == "" {
+		empty = compute.Undefined
 	}
 	return app.Section().Class("panel", "panel-wide", "insights").DataSet("insights", "specdash").
 		DataSet("cost", costText).Body(

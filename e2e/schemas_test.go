@@ -395,6 +395,10 @@ func TestSchemasInBrowser(t *testing.T) {
 				if strings.Contains(p.Body, "NaN") {
 					t.Errorf("the page shows NaN")
 				}
+				// Nothing is loading any more: no chart says "Loading…".
+				if strings.Contains(p.Body, "Loading…") {
+					t.Errorf("the failed page still says Loading…")
+				}
 			})
 		}
 	})
