@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +22,10 @@ import (
 // TestKnownAnswers backfills the known-answer fixture into a real
 // Prometheus and checks report.Build (and the specdash report CLI) against
 // the fixture's hand-computed answers: counts exactly, ratios to 1e-12.
+// mixedKWarning is report's warning for the known-answer fixture, whose
+// model A drafts k=3 and model B k=4 (compute.KMix.Warning).
+const mixedKWarning = `the selected series mix k = 3 and 4 (model_name: "Llama 3 \"chat\" 8B" k=3, "org/model-b" k=4): summed per-position rates from pos 4 on are divided by the drafts of all series, including those that never draft that far, and the conditional rates, geometric fit and speedup follow from them; group by model_name or filter to one k`
+
 func TestKnownAnswers(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
@@ -60,8 +65,10 @@ func TestKnownAnswers(t *testing.T) {
 			if step == 0 && res.StepSeconds != float64(w.Step) {
 				t.Errorf("%s: automatic step %v s, want %d s", name, res.StepSeconds, w.Step)
 			}
-			if len(res.Warnings) != 0 {
-				t.Errorf("%s: warnings %q", name, res.Warnings)
+			// Model A drafts k=3, model B k=4: the total's pos 4 is
+			// diluted, and the report says so (once, whatever the grouping).
+			if !slices.Equal(res.Warnings, []string{mixedKWarning}) {
+				t.Errorf("%s: warnings %q, want the mixed-k one", name, res.Warnings)
 			}
 			if len(res.Groups) != len(w.Series) {
 				t.Errorf("%s: %d groups, want %d", name, len(res.Groups), len(w.Series))
@@ -126,6 +133,9 @@ func TestKnownAnswers(t *testing.T) {
 		if len(res.Groups) != len(fx.Engines) {
 			t.Errorf("%s filtered: %d groups, want %d", w.Name, len(res.Groups), len(fx.Engines))
 		}
+		if len(res.Warnings) != 0 {
+			t.Errorf("%s filtered to one k: warnings %q", w.Name, res.Warnings)
+		}
 		for _, g := range res.Groups {
 			expect(t, w.Name+" filtered engine "+g.Labels["engine"], g.Stats, w.Series[fixtures.Key{Model: fixtures.ModelA, Engine: g.Labels["engine"]}], compute.WithBonus)
 		}
@@ -152,17 +162,31 @@ func TestKnownAnswers(t *testing.T) {
 		}
 		// And its numbers, read back from JSON, are the fixture's.
 		var doc struct {
-			Groups []jsonStats `json:"groups"`
-			Total  jsonStats   `json:"total"`
+			Groups   []jsonStats `json:"groups"`
+			Total    jsonStats   `json:"total"`
+			Warnings []string    `json:"warnings"`
 		}
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
+		}
+		if !slices.Equal(doc.Warnings, []string{mixedKWarning}) {
+			t.Errorf("%s CLI JSON warnings %q, want the mixed-k one", w.Name, doc.Warnings)
 		}
 		for _, g := range doc.Groups {
 			k := fixtures.Key{Model: g.Labels["model_name"], Engine: g.Labels["engine"]}
 			expect(t, w.Name+" CLI "+strconv.Quote(k.Model)+"/"+k.Engine, g.stats(), w.Series[k], compute.WithBonus)
 		}
 		expect(t, w.Name+" CLI total", doc.Total.stats(), w.Total, compute.WithBonus)
+
+		// The text report prints the mixed-k warning.
+		text, errOut, code := runCLI(t, "report", "--prometheus.url="+srv.URL,
+			"--range="+rng.String(), "--end="+w.EndTime().Format(time.RFC3339))
+		if code != 0 {
+			t.Fatalf("%s CLI text: exit %d: %s", w.Name, code, errOut)
+		}
+		if !strings.Contains(text, "\nwarning: "+mixedKWarning+"\n") {
+			t.Errorf("%s CLI text lacks the mixed-k warning:\n%s", w.Name, text)
+		}
 
 		// The CLI with the quoted model name as a filter.
 		out, errOut, code = runCLI(t, "report", "--prometheus.url="+srv.URL, "--format=json",

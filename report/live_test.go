@@ -83,8 +83,10 @@ func TestLiveSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 0 {
-		t.Errorf("warnings: %q", res.Warnings)
+	// The two models draft k=3 and k=2: the one warning says so.
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 (model_name: ") ||
+		!strings.Contains(res.Warnings[0], "from pos 3 on") {
+		t.Errorf("warnings: %q, want only the mixed-k one", res.Warnings)
 	}
 	if res.StepSeconds != 1 {
 		t.Errorf("step %v s, want 1 s (scrape interval 1 s, range under 600 s)", res.StepSeconds)

@@ -171,6 +171,9 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 	groups := compute.Aggregate(series, o.GroupBy, g)
 	total := compute.Sum(groups)
 	warnings = append(warnings, total.Skipped...)
+	if w := compute.DistinctK(series).Warning(); w != "" {
+		warnings = append(warnings, w)
+	}
 	r := &Result{
 		WindowSeconds: g.Seconds(),
 		Start:         time.UnixMilli(g.Start).UTC(),
