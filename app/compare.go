@@ -24,8 +24,15 @@ type CompareResult struct {
 	AStats, BStats compute.Stats
 	// Rate compares the acceptance rates (accepted of draft tokens).
 	Rate compute.Comparison
-	// Positions compare the per-position rates (accepted at i of drafts).
+	// Positions compare the per-position rates (accepted at i of drafts),
+	// for i in 0..max(AK, BK)-1. A position at or beyond one side's k is
+	// not drafted by that side: its row has that side's interval, the
+	// difference, interval and p-value undefined, Significant false and
+	// Reason NotDrafted (no test).
 	Positions []compute.Comparison
+	// AK and BK are the sides' k: the number of draft positions of their
+	// per-position counts (0 without per-position data).
+	AK, BK int
 	// Reason says why there is nothing to compare ("" when there is).
 	Reason string
 }
@@ -81,8 +88,28 @@ func Compare(res *Result, q Query) CompareResult {
 	}
 	out.Rate = compute.CompareAcceptanceRate(a, b, 0)
 	out.Positions = compute.ComparePerPosition(a, b, 0)
+	out.AK, out.BK = len(a.AcceptedPerPosition), len(b.AcceptedPerPosition)
+	for i := range out.Positions {
+		if !out.drafted(i) {
+			p := compute.Comparison{Reason: NotDrafted}
+			if i < out.AK {
+				p.A = out.Positions[i].A
+			}
+			if i < out.BK {
+				p.B = out.Positions[i].B
+			}
+			out.Positions[i] = p
+		}
+	}
 	return out
 }
+
+// NotDrafted is the text of a compared position that one side never drafts
+// (at or beyond its k): no rate, no test.
+const NotDrafted = "not drafted"
+
+// drafted reports whether both sides draft 0-based position i.
+func (c CompareResult) drafted(i int) bool { return i < c.AK && i < c.BK }
 
 func findGroup(groups []GroupResult, key string) *GroupResult {
 	if key == "" {
@@ -125,7 +152,11 @@ func CompareTable(c CompareResult) DataTable {
 	t.Rows = append(t.Rows, []any{"mean_acceptance_length_tokens", num(c.AStats.MeanAcceptanceLength), num(c.BStats.MeanAcceptanceLength),
 		num(diff), nil, nil, nil, nil, c.AName, c.BName})
 	for i, p := range c.Positions {
-		t.Rows = append(t.Rows, row(fmt.Sprintf("pos_%d_acceptance_rate", i+1), p))
+		r := row(fmt.Sprintf("pos_%d_acceptance_rate", i+1), p)
+		if !c.drafted(i) {
+			r[7] = nil // not tested
+		}
+		t.Rows = append(t.Rows, r)
 	}
 	return t
 }
@@ -227,8 +258,14 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 	if c.Reason != "" {
 		return app.P().Class("compare-reason").DataSet("compare-reason", "true").Text(c.Reason)
 	}
-	row := func(key, label string, cmp compute.Comparison) app.UI {
+	row := func(key, label string, cmp compute.Comparison, aDrafts, bDrafts bool) app.UI {
 		text, sig := verdict(cmp)
+		side := func(drafts bool, v compute.Value) string {
+			if !drafts {
+				return NotDrafted
+			}
+			return compute.FormatPercent(v, 1)
+		}
 		ci := compute.Undefined
 		if cmp.Lower.OK && cmp.Upper.OK {
 			ci = signed(cmp.Lower.V*100, 1) + " … " + signed(cmp.Upper.V*100, 1) + " pp"
@@ -239,8 +276,8 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 		}
 		return app.Tr().DataSet("compare", key).DataSet("significant", sig).Body(
 			app.Td().Text(label),
-			app.Td().Class("num").Text(compute.FormatPercent(cmp.A.Estimate, 1)),
-			app.Td().Class("num").Text(compute.FormatPercent(cmp.B.Estimate, 1)),
+			app.Td().Class("num").Text(side(aDrafts, cmp.A.Estimate)),
+			app.Td().Class("num").Text(side(bDrafts, cmp.B.Estimate)),
 			app.Td().Class("num").Text(signedPoints(cmp.Difference)),
 			app.Td().Class("num").Text(ci),
 			app.Td().Class("num").Text(p),
@@ -251,7 +288,7 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 	if c.AStats.MeanAcceptanceLength.OK && c.BStats.MeanAcceptanceLength.OK {
 		lenDiff = signed(c.BStats.MeanAcceptanceLength.V-c.AStats.MeanAcceptanceLength.V, 2) + " tokens/draft"
 	}
-	rows := []app.UI{row("acceptance-rate", "acceptance rate", c.Rate)}
+	rows := []app.UI{row("acceptance-rate", "acceptance rate", c.Rate, true, true)}
 	rows = append(rows, app.Tr().DataSet("compare", "mean-acceptance-length").Body(
 		app.Td().Text("mean acceptance length"),
 		app.Td().Class("num").Text(compute.FormatLength(c.AStats.MeanAcceptanceLength)),
@@ -262,7 +299,7 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 		app.Td().Class("verdict").Text("no test"),
 	))
 	for i, p := range c.Positions {
-		rows = append(rows, row(fmt.Sprintf("pos-%d", i+1), PositionLabel(i)+" acceptance rate", p))
+		rows = append(rows, row(fmt.Sprintf("pos-%d", i+1), PositionLabel(i)+" acceptance rate", p, i < c.AK, i < c.BK))
 	}
 	return app.Div().Class("compare-result").Body(
 		app.Div().Class("compare-sides").Body(

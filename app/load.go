@@ -226,6 +226,9 @@ func (res *Result) compute(series []compute.Series, q Query, g compute.Grid, now
 	res.Grid = g
 	res.Total = compute.Sum(groups)
 	res.Notes = append(res.Notes, res.Total.Skipped...)
+	if w := compute.DistinctK(series).Warning(); w != "" {
+		res.Notes = append(res.Notes, w)
+	}
 	res.Stats = res.Total.TotalStats(g, q.Convention)
 	res.Buckets = res.Total.BucketStats(g, q.Convention)
 	res.Fit = compute.FitGeometric(res.Total.Total)

@@ -273,6 +273,47 @@ func TestCompare(t *testing.T) {
 	if c := Compare(res, q); c.Rate.Difference.V >= 0 || !c.Rate.Significant {
 		t.Errorf("swapped %+v", c.Rate)
 	}
+	// A drafts k=4, B k=5: pos 5 is not drafted by A, so it has no rate
+	// for A and no test (it read "0.0 % 14.0 % ... yes: B higher").
+	a4 := compute.Counts{Drafts: 100, DraftTokens: 400, AcceptedTokens: 140, AcceptedPerPosition: []float64{60, 40, 25, 15}}
+	b5 := compute.Counts{Drafts: 100, DraftTokens: 500, AcceptedTokens: 158, AcceptedPerPosition: []float64{61, 40, 25, 18, 14}}
+	mixed := &Result{Query: Query{GroupBy: []string{"model_name"}}, Groups: []GroupResult{
+		{Key: `["a"]`, Name: "a", Counts: compute.Group{Total: a4}, Stats: compute.Derive(a4, 60, compute.WithBonus)},
+		{Key: `["b"]`, Name: "b", Counts: compute.Group{Total: b5}, Stats: compute.Derive(b5, 60, compute.WithBonus)},
+	}}
+	mc := Compare(mixed, Query{Compare: CompareGroups, CompareA: `["a"]`, CompareB: `["b"]`})
+	if mc.AK != 4 || mc.BK != 5 || len(mc.Positions) != 5 {
+		t.Fatalf("mixed k: AK %d BK %d, %d positions", mc.AK, mc.BK, len(mc.Positions))
+	}
+	if p := mc.Positions[3]; p.Reason != "" || !p.A.Estimate.OK || p.A.Estimate.V != 0.15 || p.B.Estimate.V != 0.18 || !p.Difference.OK || !p.PValue.OK {
+		t.Errorf("mixed k: pos 4, drafted by both, %+v", p)
+	}
+	p5 := mc.Positions[4]
+	if p5.Reason != NotDrafted || p5.A.Estimate.OK || !p5.B.Estimate.OK || p5.B.Estimate.V != 0.14 || p5.Difference.OK || p5.Lower.OK || p5.Upper.OK || p5.PValue.OK || p5.Significant {
+		t.Errorf("mixed k: pos 5, not drafted by A, %+v", p5)
+	}
+	recs, _ = csv.NewReader(strings.NewReader(CompareTable(mc).CSV())).ReadAll()
+	if len(recs) != 8 || recs[6][0] != "pos_4_acceptance_rate" || recs[6][7] == "" ||
+		recs[7][0] != "pos_5_acceptance_rate" || recs[7][1] != "" || recs[7][2] != "0.14" || recs[7][3] != "" || recs[7][6] != "" || recs[7][7] != "" {
+		t.Errorf("mixed k compare CSV %q", recs)
+	}
+	html := renderHTML(t, (&Dashboard{}).renderCompareTable(mc))
+	pos5 := html[strings.Index(html, `data-compare="pos-5"`):]
+	pos5 = pos5[:strings.Index(pos5, "</tr>")]
+	if !strings.Contains(pos5, `data-significant="na"`) || strings.Count(pos5, NotDrafted) != 2 || !strings.Contains(pos5, "14.0 %") || strings.Contains(pos5, "0.0 %") || strings.Contains(pos5, "higher") {
+		t.Errorf("mixed k: pos 5 row %s", pos5)
+	}
+	pos4 := html[strings.Index(html, `data-compare="pos-4"`):]
+	pos4 = pos4[:strings.Index(pos4, "</tr>")]
+	if strings.Contains(pos4, NotDrafted) || !strings.Contains(pos4, "15.0 %") || !strings.Contains(pos4, "18.0 %") {
+		t.Errorf("mixed k: pos 4 row %s", pos4)
+	}
+	// Swapped: B does not draft pos 5.
+	sc := Compare(mixed, Query{Compare: CompareGroups, CompareA: `["b"]`, CompareB: `["a"]`})
+	if p := sc.Positions[4]; p.Reason != NotDrafted || !p.A.Estimate.OK || p.B.Estimate.OK || p.Significant {
+		t.Errorf("mixed k swapped: pos 5 %+v", p)
+	}
+
 	// Not enough groups, or no baseline: a reason, never a panic.
 	if c := Compare(&Result{}, Query{Compare: CompareGroups}); c.Reason == "" {
 		t.Errorf("no groups but no reason")
