@@ -345,8 +345,27 @@ func (c *Client) labelValues(ctx context.Context, label string, matches []string
 	return out, nil
 }
 
-// specLike matches metric names that look speculative-decoding related.
+// specLike matches metric names that may be speculative-decoding related
+// (the server-side specLikeMatcher); looksSpec narrows it.
 var specLike = regexp.MustCompile(`(?i)spec|draft|accept`)
+
+// acceptOnly matches the names whose "accept" is about tokens, a rate or a
+// length (accepted_tokens, acceptance_rate, accept_length): a name that
+// matches specLike only through "accept" must match it too, so that e.g.
+// Prometheus' own net_conntrack_listener_conn_accepted_total is not taken
+// for a renamed speculative-decoding counter.
+var acceptOnly = regexp.MustCompile(`(?i)accept[a-z]*_?(tok|rate|len)`)
+
+// looksSpec reports whether a metric name looks speculative-decoding
+// related: it contains "spec" or "draft", or "accept" about tokens, a rate
+// or a length.
+func looksSpec(name string) bool {
+	if !specLike.MatchString(name) {
+		return false
+	}
+	l := strings.ToLower(name)
+	return strings.Contains(l, "spec") || strings.Contains(l, "draft") || acceptOnly.MatchString(name)
+}
 
 // specLikeMatcher is the server-side form of specLike for match[].
 const specLikeMatcher = `{__name__=~"(?i).*(spec|draft|accept).*"}`
@@ -379,7 +398,7 @@ func (c *Client) diagnose(ctx context.Context, names []string, sel string, filte
 		return e
 	}
 	for _, n := range found {
-		if specLike.MatchString(n) {
+		if looksSpec(n) {
 			e.SpecLike = append(e.SpecLike, n)
 		}
 	}

@@ -114,7 +114,7 @@ func detectIn(names []string) (found []Schema, present []string, specLikeNames [
 	have := map[string]bool{}
 	for _, n := range names {
 		have[n] = true
-		if specLike.MatchString(n) {
+		if looksSpec(n) {
 			specLikeNames = append(specLikeNames, n)
 		}
 	}
