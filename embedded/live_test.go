@@ -71,8 +71,9 @@ func TestSimulatorTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 0 {
-		t.Errorf("warnings: %q", res.Warnings)
+	// The models draft k=3 and k=2: only the mixed-k warning.
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 ") {
+		t.Errorf("warnings: %q, want only the mixed-k one", res.Warnings)
 	}
 	if len(res.Groups) != len(truth.Series) {
 		t.Fatalf("%d groups, want %d", len(res.Groups), len(truth.Series))
