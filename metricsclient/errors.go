@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -271,8 +272,21 @@ func (e *MissingMetricsError) Error() string {
 	if e.ExistOutsideWindow {
 		b.WriteString("; series exist outside this window: widen the range or move its end")
 	}
-	if len(e.SpecLike) > 0 {
-		fmt.Fprintf(&b, "; metrics found instead: %s", strings.Join(e.SpecLike, ", "))
+	instead := e.SpecLike
+	if e.ExistWithoutFilters {
+		// The looked-for metrics exist, only not with these filter values:
+		// listing them as found "instead" would contradict the message.
+		instead = nil
+		for _, n := range e.SpecLike {
+			if !slices.Contains(e.Wanted, n) {
+				instead = append(instead, n)
+			}
+		}
+	}
+	if len(instead) > 0 {
+		fmt.Fprintf(&b, "; metrics found instead: %s", strings.Join(instead, ", "))
+	} else if e.ExistWithoutFilters {
+		// Said above: which filter values exist.
 	} else if e.DiagnosisErr == nil {
 		b.WriteString("; no metric whose name contains spec, draft or accept was found (is speculative decoding enabled, and is this the right Prometheus?)")
 	}

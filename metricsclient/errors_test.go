@@ -63,7 +63,7 @@ func TestMissingMetricsErrorMessage(t *testing.T) {
 		FilterValues: map[string][]string{"model_name": {"a", `b "q"`}},
 		SpecLike:     []string{"vllm:spec_decode_num_drafts_total"},
 	}
-	want := `no vLLM V1 speculative-decoding metrics (vllm:spec_decode_num_drafts_total, vllm:spec_decode_num_draft_tokens_total, vllm:spec_decode_num_accepted_tokens_total, vllm:spec_decode_num_accepted_tokens_per_pos_total) matched {m="x"} between 2025-05-01T12:00:00Z and 2025-05-01T12:10:00Z; the metrics exist without the filters; model_name values present: "a", "b \"q\""; metrics found instead: vllm:spec_decode_num_drafts_total`
+	want := `no vLLM V1 speculative-decoding metrics (vllm:spec_decode_num_drafts_total, vllm:spec_decode_num_draft_tokens_total, vllm:spec_decode_num_accepted_tokens_total, vllm:spec_decode_num_accepted_tokens_per_pos_total) matched {m="x"} between 2025-05-01T12:00:00Z and 2025-05-01T12:10:00Z; the metrics exist without the filters; model_name values present: "a", "b \"q\""`
 	if got := e.Error(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
