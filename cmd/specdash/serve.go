@@ -66,7 +66,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) {
 	cmd.Flag("storage.series-limit", "Embedded mode: most series held in memory (bounds memory; a scrape adding more fails, its target shows the error).").Default(fmt.Sprint(embedded.DefaultSeriesLimit)).IntVar(&f.seriesLimit)
 	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default :8080, or web.listen_address of the config file).").StringVar(&f.listen)
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
-	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache (0: the default 5s; negative: off).").Default("5s").DurationVar(&f.cacheTTL)
+	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	cmd.Flag("log.format", "Log format: text or json.").Default("text").EnumVar(&f.logFormat, "text", "json")
 	cmds[cmd.FullCommand()] = func() error {
@@ -167,6 +167,9 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		Logger:          log,
 		UpstreamTimeout: f.timeout,
 		CacheTTL:        f.cacheTTL,
+	}
+	if cfg.CacheTTL <= 0 {
+		cfg.CacheTTL = -1 // off, as cache_ttl: 0s in the config file
 	}
 	es := newEngines(log)
 	ectx, cancel := context.WithCancel(context.Background())
