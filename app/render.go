@@ -260,7 +260,10 @@ func (d *Dashboard) renderHeader() app.UI {
 		app.Div().Class("source").Body(
 			app.Span().Class("source-label").Text("Source"),
 			app.Code().DataSet("source", "upstream").Text(source),
-			app.If(d.q.Source != "", func() app.UI {
+			app.If(d.q.Source != "" && unknownSource(Sources(), d.q.Source), func() app.UI {
+				return app.Span().Class("source-scrape", "source-unknown").DataSet("source-unknown", "true").
+					Text("unknown source " + strconv.Quote(d.q.Source) + " (not configured): showing the default source")
+			}).ElseIf(d.q.Source != "", func() app.UI {
 				return app.Span().Class("source-scrape").Text("view source: " + d.q.Source)
 			}),
 			app.Span().Class("source-scrape").Text("scrape "+d.scrape.String()),

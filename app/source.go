@@ -100,6 +100,20 @@ func browserURL() *url.URL {
 // currentSource is the source the page shows (browser: from its URL).
 func currentSource() (SourceInfo, bool) { return pickSource(Sources(), browserURL()) }
 
+// unknownSource reports whether name (a ?source= value) is not one of the
+// configured sources of list (then pickSource shows the default one).
+func unknownSource(list []SourceInfo, name string) bool {
+	if name == "" || len(list) == 0 {
+		return false
+	}
+	for _, s := range list {
+		if s.Name == name {
+			return false
+		}
+	}
+	return true
+}
+
 // SourceAddress is the metricsclient Address of the current source: the
 // proxy root of the default source (ProxyAddress) or /prom/s/<name>.
 func SourceAddress() string {
