@@ -490,10 +490,37 @@ func (d *Dashboard) onCopyLink(ctx app.Context, e app.Event) {
 	func() {
 		defer func() { recover() }()
 		clip := app.Window().Get("navigator").Get("clipboard")
-		if clip.Truthy() {
-			clip.Call("writeText", href)
-			d.notice = "Link copied to the clipboard:"
+		if !clip.Truthy() {
+			return
 		}
+		// writeText is a promise: say "copied" only once it resolved, and
+		// why not when the browser refused (no focus, no permission).
+		var ok, fail app.Func
+		settle := func(notice string) {
+			ok.Release()
+			fail.Release()
+			ctx.Dispatch(func(app.Context) {
+				if d.link == href {
+					d.notice = notice
+				}
+			})
+		}
+		ok = app.FuncOf(func(app.Value, []app.Value) any {
+			settle("Link copied to the clipboard:")
+			return nil
+		})
+		fail = app.FuncOf(func(_ app.Value, args []app.Value) any {
+			why := "refused"
+			func() {
+				defer func() { recover() }()
+				if len(args) > 0 && args[0].Truthy() {
+					why = args[0].Get("name").String()
+				}
+			}()
+			settle("The clipboard was not available (" + why + "): copy the link by hand:")
+			return nil
+		})
+		clip.Call("writeText", href).Call("then", ok, fail)
 	}()
 }
 

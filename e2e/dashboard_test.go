@@ -275,6 +275,9 @@ func TestDashboardFull(t *testing.T) {
 		if lu, err := url.Parse(link); err != nil || !sameValues(lu.Query(), q) {
 			t.Errorf("copied link %q does not hold the view %q", link, q.Encode())
 		}
+		// The notice follows the clipboard's promise: copied, or refused
+		// with the reason (NotAllowedError without focus or permission).
+		waitJS(t, tab, 10*time.Second, `/clipboard was not available \\(NotAllowedError\\)|Link copied to the clipboard/.test(document.body.innerText)`)
 		// The comparison is shown with a verdict per row.
 		n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('[data-compare][data-significant]').length`))
 		if n != 1+4 {
