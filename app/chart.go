@@ -12,8 +12,8 @@ import (
 // sized div in OnMount, ChartUpdateJS whenever Option changes (a full
 // setOption(option, true), or a replacing merge when only the data
 // changed), resize on window resize, dispose on dismount. A JS exception
-// panics in Go and would kill the whole app, so every call into JS is recovered and
-// shown as a message in the chart's place.
+// panics in Go and would kill the whole app, so every call into JS is
+// recovered and shown as a message in the chart's place.
 type Chart struct {
 	app.Compo
 
