@@ -212,20 +212,27 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 				d.window = nil
 				return
 			}
-			d.res, d.err, d.window = &res, nil, res.Window
-			if res.Models != nil {
-				d.models = res.Models
-			}
-			if res.Engines != nil {
-				d.engines = res.Engines
-			}
-			if res.Labels != nil {
-				d.labels = res.Labels
-			}
-			d.schema = res.Schema
+			d.adopt(&res)
+			d.window = res.Window
 			ctx.Defer(func(app.Context) { perfMark("rendered") })
 		})
 	})
+}
+
+// adopt shows res (a successful load) and keeps its label lists; a load
+// without them (a failed look-up) leaves the previous ones.
+func (d *Dashboard) adopt(res *Result) {
+	d.res, d.err = res, nil
+	if res.Models != nil {
+		d.models = res.Models
+	}
+	if res.Engines != nil {
+		d.engines = res.Engines
+	}
+	if res.Labels != nil {
+		d.labels = res.Labels
+	}
+	d.schema = res.Schema
 }
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
 	"specdash/metricsclient"
 )
 
@@ -32,12 +31,8 @@ func comparableResult(res Result) Result {
 // sub-range. An absolute window and a changed range read everything.
 func TestLoadSinceEqualsLoad(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
 	const scrape = 15 * time.Second
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: scrape})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := knownAnswerClient(t, fx, scrape)
 	ctx := context.Background()
 	S := fixtures.StartUnix
 	q := DefaultQuery()

@@ -20,12 +20,8 @@ import (
 // one model does not.
 func TestLoadNotesMixedK(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
 	const scrape = 15 * time.Second
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: scrape})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := knownAnswerClient(t, fx, scrape)
 	const want = `the selected series mix k = 3 and 4 (model_name: "Llama 3 \"chat\" 8B" k=3, "org/model-b" k=4): summed per-position rates from pos 4 on are divided by the drafts of all series, including those that never draft that far, and the conditional rates, geometric fit and speedup follow from them; group by model_name or filter to one k`
 	now := time.Unix(fixtures.StartUnix+1350, 0)
 	for _, groupBy := range [][]string{nil, {"model_name"}} {
@@ -55,4 +51,17 @@ func TestLoadNotesMixedK(t *testing.T) {
 			t.Errorf("filtered to one model, yet note %q", n)
 		}
 	}
+}
+
+// knownAnswerClient starts a real Prometheus over the known-answer fixture
+// (promtool backfill) and returns a client for it with the given scrape
+// interval.
+func knownAnswerClient(t *testing.T, fx fixtures.Fixture, scrape time.Duration) *metricsclient.Client {
+	t.Helper()
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -79,18 +79,8 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	if res.Err != nil || lctx.Err() != nil {
 		return
 	}
-	d.res, d.err = &res, nil
+	d.adopt(&res)
 	d.preview = true
-	if res.Models != nil {
-		d.models = res.Models
-	}
-	if res.Engines != nil {
-		d.engines = res.Engines
-	}
-	if res.Labels != nil {
-		d.labels = res.Labels
-	}
-	d.schema = res.Schema
 }
 
 // previewStamp is what a pre-rendered chart carries besides its option:
