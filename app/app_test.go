@@ -32,7 +32,18 @@ func TestQueryURL(t *testing.T) {
 
 	// Invalid values fall back to the defaults; "all" is no filter.
 	v, _ = url.ParseQuery("range=7m&refresh=1s&model=all&engine=all&convention=bogus&theme=pink&tz=mars&sort=x&compare=y&group=bad-label,__name__,position&f.bad-name=1&from=yesterday&to=1")
-	if q := ParseQuery(v); !reflect.DeepEqual(q, DefaultQuery()) {
+	q = ParseQuery(v)
+	// ... and Warn names each one (shown on the page) instead of dropping it silently.
+	for _, want := range []string{`range="7m"`, `refresh="1s"`, `convention="bogus"`, `theme="pink"`, `tz="mars"`, `sort="x"`, `compare="y"`, `group="bad-label"`, `f.bad-name="1"`, `from="yesterday"`} {
+		if !strings.Contains(q.Warn, want) {
+			t.Errorf("Warn %q does not name %s", q.Warn, want)
+		}
+	}
+	if strings.Contains(q.Warn, "engine") || strings.Contains(q.Warn, "model") {
+		t.Errorf("Warn %q names the valid \"all\" filters", q.Warn)
+	}
+	q.Warn = ""
+	if !reflect.DeepEqual(q, DefaultQuery()) {
 		t.Errorf("ParseQuery(invalid) = %+v, want the default %+v", q, DefaultQuery())
 	}
 	if d := (Query{Range: "24h"}).RangeDuration(); d != 24*time.Hour {

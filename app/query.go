@@ -262,8 +262,19 @@ func ParseQuery(v url.Values) Query { return ParseQueryAt(v, time.Now()) }
 func ParseQueryAt(v url.Values, now time.Time) Query {
 	q := DefaultQuery()
 	q.Source = v.Get("source")
+	// ignored lists the parameters whose values are not understood: they
+	// are named in Warn instead of being dropped silently.
+	var ignored []string
+	ignore := func(key, val string) { ignored = append(ignored, key+"="+strconv.Quote(val)) }
 	if r := v.Get("range"); slices.Contains(Ranges, r) {
 		q.Range = r
+	} else if r != "" {
+		ignore("range", r)
+	}
+	for _, key := range []string{"from", "to", "base_from", "base_to"} {
+		if s := v.Get(key); s != "" && parseTime(s) == 0 {
+			ignore(key, s)
+		}
 	}
 	if from, to := parseTime(v.Get("from")), parseTime(v.Get("to")); from > 0 && to > 0 {
 		if err := CheckWindow(from, to, now); err != nil {
@@ -274,6 +285,8 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 	}
 	if r := v.Get("refresh"); slices.Contains(Refreshes, r) {
 		q.Refresh = r
+	} else if r != "" {
+		ignore("refresh", r)
 	}
 	for key, vals := range v {
 		label := ""
@@ -287,28 +300,54 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		default:
 			continue
 		}
-		if metricsclient.ValidateLabelName(label) != nil || slices.Contains(vals, All) {
+		if metricsclient.ValidateLabelName(label) != nil {
+			ignore(key, strings.Join(vals, ","))
+			continue
+		}
+		if slices.Contains(vals, All) {
 			continue
 		}
 		q.setFilter(label, vals)
 	}
 	for _, l := range strings.Split(v.Get("group"), ",") {
 		l = strings.TrimSpace(l)
-		if l != "" && metricsclient.ValidateLabelName(l) == nil && !slices.Contains(q.GroupBy, l) {
+		if l != "" && metricsclient.ValidateLabelName(l) != nil {
+			ignore("group", l)
+		} else if l != "" && !slices.Contains(q.GroupBy, l) {
 			q.GroupBy = append(q.GroupBy, l)
 		}
 	}
-	if v.Get("convention") == ConventionNoBonus {
+	switch c := v.Get("convention"); c {
+	case ConventionNoBonus:
 		q.Convention = compute.WithoutBonus
+	case "", ConventionBonus:
+	default:
+		ignore("convention", c)
 	}
-	if v.Get("theme") == ThemeDark {
+	switch t := v.Get("theme"); t {
+	case ThemeDark:
 		q.Theme = ThemeDark
+	case "", ThemeLight:
+	default:
+		ignore("theme", t)
 	}
-	if v.Get("tz") == TZUTC {
+	switch tz := v.Get("tz"); tz {
+	case TZUTC:
 		q.TZ = TZUTC
+	case "", TZLocal:
+	default:
+		ignore("tz", tz)
 	}
 	if s := v.Get("sort"); slices.Contains(sortColumns, strings.TrimPrefix(s, "-")) {
 		q.Sort = s
+	} else if s != "" {
+		ignore("sort", s)
+	}
+	switch c := v.Get("compare"); c {
+	case CompareOff:
+	case CompareWindow, CompareGroups:
+	default:
+		ignore("compare", c)
 	}
 	switch v.Get("compare") {
 	case CompareWindow:
@@ -323,6 +362,9 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 	case CompareGroups:
 		q.Compare = CompareGroups
 		q.CompareA, q.CompareB = v.Get("a"), v.Get("b")
+	}
+	if len(ignored) > 0 {
+		q.Warn = strings.TrimSpace(q.Warn + " URL parameters not understood, ignored: " + strings.Join(ignored, ", ") + ".")
 	}
 	return q
 }
