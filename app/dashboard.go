@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -66,6 +67,8 @@ type Dashboard struct {
 	gen         int
 	stopRefresh context.CancelFunc
 	refreshing  string
+	stopEmpty   func() // pending retryWhileEmpty timer
+	emptyTries  int    // retryWhileEmpty retries since the last success
 }
 
 // OnInit reads the server's settings (Env); it runs on the server and in
@@ -130,6 +133,10 @@ func (d *Dashboard) OnDismount() {
 	if d.stopRefresh != nil {
 		d.stopRefresh()
 	}
+	if d.stopEmpty != nil {
+		d.stopEmpty()
+		d.stopEmpty = nil
+	}
 	if d.cancel != nil {
 		d.cancel()
 	}
@@ -158,6 +165,7 @@ func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 	}
 	if !q.SameData(old) {
 		d.res, d.err = nil, nil
+		d.emptyTries = 0
 	}
 	if force || !q.SameData(old) {
 		d.load(ctx)
@@ -210,8 +218,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			if res.Err != nil {
 				d.err, d.errAt = res.Err, res.At
 				d.window = nil
+				d.retryWhileEmpty(ctx, res.Err)
 				return
 			}
+			d.emptyTries = 0
 			d.adopt(&res)
 			d.window = res.Window
 			ctx.Defer(func(app.Context) { perfMark("rendered") })
@@ -248,6 +258,43 @@ func perfMark(name string) {
 	}
 	defer func() { recover() }() // JS: never let it kill the app
 	app.Window().Get("performance").Call("mark", "specdash:load:"+name)
+}
+
+// maxEmptyRetries bounds retryWhileEmpty: one retry per scrape interval,
+// for about a minute (at least 6 retries).
+func maxEmptyRetries(scrape time.Duration) int {
+	if scrape <= 0 {
+		return 6
+	}
+	return max(6, int(time.Minute/scrape))
+}
+
+// retryWhileEmpty reloads a live window without auto-refresh that found no
+// speculative-decoding series, once per scrape interval, at most
+// maxEmptyRetries times in a row: a source that has just started scraping
+// (embedded mode's first seconds) has no sample before the window's end
+// (the last step point) yet, and the page must not stay on that error
+// until someone clicks Refresh. At most maxEmptyRetries in a row; a
+// success or another data selection resets the count.
+func (d *Dashboard) retryWhileEmpty(ctx app.Context, err error) {
+	var miss *metricsclient.MissingMetricsError
+	if !errors.As(err, &miss) || d.q.From != 0 || d.q.RefreshDuration() > 0 ||
+		d.emptyTries >= maxEmptyRetries(d.scrape) || d.stopEmpty != nil || d.ctx == nil {
+		return
+	}
+	d.emptyTries++
+	rctx := d.ctx
+	d.stopEmpty = every(d.scrape, func() {
+		ctx.Dispatch(func(ctx app.Context) {
+			if d.stopEmpty != nil {
+				d.stopEmpty()
+				d.stopEmpty = nil
+			}
+			if rctx.Err() == nil {
+				d.tick(ctx)
+			}
+		})
+	})
 }
 
 // startRefresh (re)starts the auto-refresh timer for the current period.

@@ -510,6 +510,9 @@ func (d *Dashboard) renderMessages() app.UI {
 			text = "Refresh failed at " + d.errAt.Format("15:04:05") + "; showing the numbers from " + d.res.At.Format("15:04:05") + " (stale). " + text
 			class = "msg-stale"
 		}
+		if d.stopEmpty != nil {
+			text += fmt.Sprintf(" — no data yet: retrying every %s (%d of %d)", d.scrape, d.emptyTries, maxEmptyRetries(d.scrape))
+		}
 		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "true").Text(text))
 	}
 	if d.res != nil {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -239,6 +240,40 @@ func TestEmbeddedNoSpecMetrics(t *testing.T) {
 	if p.Metrics["acceptance-rate"] != "" {
 		t.Errorf("acceptance rate %q shown without spec metrics", p.Metrics["acceptance-rate"])
 	}
+}
+
+// TestEmbeddedWaitsForFirstData: a live window without auto-refresh that
+// finds no speculative-decoding series (a source that has just started, or
+// an engine not speculating yet) says it retries and shows the numbers once
+// they exist, without a click on Refresh.
+func TestEmbeddedWaitsForFirstData(t *testing.T) {
+	tab := newTab(t)
+	sim, err := simulate.New(simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	simCtx, stopSim := context.WithCancel(context.Background())
+	t.Cleanup(stopSim)
+	go sim.Run(simCtx)
+	var speculating atomic.Bool
+	target := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if speculating.Load() {
+			sim.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		io.WriteString(w, nonSpecMetrics)
+	}))
+	base := startEmbedded(t, []string{target + "/metrics"})
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m"))
+	waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('[data-dashboard]'); const e = document.querySelector('[data-error]');
+	  return !!r && r.dataset.state === 'error' && !!e && /no data yet: retrying every 1s \(\d+ of 60\)/.test(e.textContent); })()`)
+	speculating.Store(true)
+	waitJS(t, tab, 60*time.Second, `(() => {
+	  const r = document.querySelector('[data-dashboard]');
+	  const k = document.querySelector('[data-metric="k"]');
+	  return !!r && r.dataset.state === 'ready' && !!k && k.dataset.value === '3';
+	})()`)
 }
 
 func TestEmbeddedTargetDown(t *testing.T) {
