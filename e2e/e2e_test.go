@@ -440,12 +440,22 @@ func waitJS(t *testing.T, browser context.Context, timeout time.Duration, expr s
 
 // waitReady waits until the dashboard shows numbers (data-state=ready) and
 // fails early, with the page's message, on data-state=error.
+//
+// A state that went back to "loading" between the two reads (a load that a
+// URL change started just after the previous one was shown) is waited for
+// again, not taken for a failure.
 func waitReady(t *testing.T, browser context.Context, timeout time.Duration) {
 	t.Helper()
-	waitJS(t, browser, timeout, `(() => { const r = document.querySelector('[data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)
-	p := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
-	if p.State != "ready" {
-		t.Fatalf("dashboard state %q: %s", p.State, p.Error)
+	deadline := time.Now().Add(timeout)
+	for {
+		waitJS(t, browser, time.Until(deadline), `(() => { const r = document.querySelector('[data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)
+		p := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+		if p.State == "ready" {
+			return
+		}
+		if p.State != "loading" || time.Now().After(deadline) {
+			t.Fatalf("dashboard state %q: %s", p.State, p.Error)
+		}
 	}
 }
 
