@@ -398,22 +398,31 @@ func wasmEnv() ([]string, error) {
 
 const wasmPrefix = `GOOS=js GOARCH=wasm PATH="$PATH:$(go env GOROOT)/lib/wasm" `
 
-// decodeBench runs bench/decode on the host and in wasm.
-func decodeBench() ([]row, error) {
-	args := []string{"-run", "^$", "-bench", "^BenchmarkDecode$", "-count", strconv.Itoa(*runsFlag), "./bench/decode/"}
-	host, err := goTest(nil, args...)
+// hostAndWasm runs `go test args` on the host and under js/wasm in Node
+// and returns the metrics of each.
+func hostAndWasm(args []string) (host, wasm map[string]map[string][]float64, err error) {
+	h, err := goTest(nil, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	we, err := wasmEnv()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	wasm, err := goTest(we, args...)
+	w, err := goTest(we, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return metrics(h), metrics(w), nil
+}
+
+// decodeBench runs bench/decode on the host and in wasm.
+func decodeBench() ([]row, error) {
+	args := []string{"-run", "^$", "-bench", "^BenchmarkDecode$", "-count", strconv.Itoa(*runsFlag), "./bench/decode/"}
+	hm, wm, err := hostAndWasm(args)
 	if err != nil {
 		return nil, err
 	}
-	hm, wm := metrics(host), metrics(wasm)
 	var rows []row
 	for _, v := range []struct{ name, what string }{
 		{"FetchSeries", "decode of one refresh's query_range answer (176 series × 361 points, 1.5 MB JSON) by metricsclient.FetchSeries (client_golang)"},
@@ -436,19 +445,10 @@ func decodeBench() ([]row, error) {
 func computeBench() ([]row, error) {
 	count := strconv.Itoa(*runsFlag)
 	args := []string{"-run", "^$", "-bench", "^BenchmarkAggregate$", "-count", count, "./compute/"}
-	host, err := goTest(nil, args...)
+	hm, wm, err := hostAndWasm(args)
 	if err != nil {
 		return nil, err
 	}
-	we, err := wasmEnv()
-	if err != nil {
-		return nil, err
-	}
-	wasm, err := goTest(we, args...)
-	if err != nil {
-		return nil, err
-	}
-	hm, wm := metrics(host), metrics(wasm)
 	var rows []row
 	for _, rng := range []string{"6h", "24h"} {
 		h, err1 := get(hm, "BenchmarkAggregate/"+rng, "samples/s")
