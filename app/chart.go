@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -35,8 +36,16 @@ type Chart struct {
 	err     string
 	onBrush app.Func
 
-	stamp previewStamp // server only: set by OnPreRender (prerender.go)
+	stamp    previewStamp // server only: set by OnPreRender (prerender.go)
+	libWaits int          // draws put off because ECharts had not run yet
 }
+
+// An async echarts.min.js that has not run yet is waited for up to
+// libWaitMax × libWait.
+const (
+	libWait    = 100 * time.Millisecond
+	libWaitMax = 100
+)
 
 // ZoomAction is the go-app action a Chart with Zoom posts when a span is
 // selected; its value is a Zoom.
@@ -127,6 +136,17 @@ func (c *Chart) draw(ctx app.Context) {
 		if c.inst == nil || !c.inst.Truthy() {
 			echarts := app.Window().Get("echarts")
 			if !echarts.Truthy() {
+				// echarts.min.js is loaded async (server/server.go): wait
+				// for it, then say it is missing.
+				if c.libWaits < libWaitMax {
+					c.libWaits++
+					ctx.After(libWait, func(ctx app.Context) {
+						if c.Mounted() {
+							c.draw(ctx)
+						}
+					})
+					return
+				}
 				c.err = "chart library not loaded (/web/echarts.min.js): run make assets"
 				return
 			}
