@@ -75,7 +75,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	base := serve(t, h)
 	tab := newTab(t)
 
-	// Hold every app.wasm request (the preload and app.js's fetch) until
+	// Hold every app.wasm request (app.js's fetch) until
 	// released.
 	var mu sync.Mutex
 	var held []fetch.RequestID

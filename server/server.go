@@ -13,7 +13,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"html"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -189,12 +188,16 @@ func New(cfg Config) (http.Handler, error) {
 		BackgroundColor: "#f6f7f9",
 		ThemeColor:      "#1d4ed8",
 		LoadingLabel:    "Loading specdash… {progress}%",
-		// defer: ECharts (1 MB of JS) must not hold up app.js, which
-		// starts the wasm download; the preload starts it even earlier
-		// (docs/PERFORMANCE.md). preview.js draws the pre-rendered charts
-		// with ECharts before the wasm runs (app/prerender.go).
-		Scripts:           []string{"/web/echarts.min.js defer", "/web/preview.js defer"},
-		RawHeaders:        wasmPreload(assets),
+		// async: ECharts runs as soon as it has arrived, while the server
+		// still renders the dashboard page's body (pageStream sends the
+		// head first); it never holds up the page or app.js, which starts
+		// the wasm. preview.js draws the pre-rendered charts with ECharts
+		// before the wasm runs (app/prerender.go); it and app/chart.go wait
+		// for ECharts when it has not run yet. No <link rel=preload> of
+		// the wasm: its download and compile competed for the CPU with the
+		// first chart, and did not make the live dashboard ready sooner
+		// (docs/PERFORMANCE.md).
+		Scripts:           []string{"/web/echarts.min.js async", "/web/preview.js defer"},
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},
@@ -210,6 +213,7 @@ func New(cfg Config) (http.Handler, error) {
 		proxy:   m.instrument("proxy", proxy),
 		assets:  m.instrument("assets", assets),
 		app:     m.instrument("app", goapp),
+		page:    m.instrument("app", &pageStream{goapp: goapp}),
 		metrics: m.instrument("metrics", m.handler()),
 		health:  m.instrument("health", health{ready: ready}),
 	}
@@ -219,7 +223,7 @@ func New(cfg Config) (http.Handler, error) {
 // root dispatches on the raw request path, before any cleaning, so that
 // path tricks reach the proxy's checks instead of a redirect.
 type root struct {
-	proxy, assets, app, metrics, health http.Handler
+	proxy, assets, app, page, metrics, health http.Handler
 }
 
 func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -245,7 +249,7 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r = r.Clone(r.Context())
 			r.Header.Del("If-None-Match")
 		}
-		h.app.ServeHTTP(w, r)
+		h.page.ServeHTTP(w, r)
 	default:
 		h.app.ServeHTTP(w, r)
 	}
@@ -273,16 +277,6 @@ func (h health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprintln(w, "specdash is Healthy.")
-}
-
-// wasmPreload asks the browser to fetch app.wasm while it parses the page
-// (go-app's app.js fetches the same URL, same-origin, once it runs).
-func wasmPreload(a *assets) []string {
-	if a.wasmMissing {
-		return nil
-	}
-	href := hashResolver{a}.Resolve("/web/app.wasm")
-	return []string{`<link rel="preload" href="` + html.EscapeString(href) + `" as="fetch" type="application/wasm" crossorigin="anonymous">`}
 }
 
 // hashResolver gives go-app content-hashed URLs for the embedded assets

@@ -4,7 +4,8 @@
 // option carries it in data-option (base64 of the option JSON: go-app writes
 // pre-rendered attributes with strconv.Quote, not HTML escaping), with
 // data-preview-at (server time, Unix ms) and data-preview-url (base64url of
-// the page's path and query). This script, deferred after echarts.min.js:
+// the page's path and query). This script (deferred; echarts.min.js is async and may run before or
+// after it):
 //
 //  1. leaves the page alone unless the body's first element is a pre-rendered
 //     dashboard (data-state="preview") rendered less than MAX_AGE_MS ago for
@@ -41,12 +42,23 @@
     return decode(s);
   }
 
+  // ECharts is loaded async (server/server.go): when it has not run yet,
+  // start once it has.
+  if (window.echarts) {
+    start();
+  } else {
+    var lib = document.querySelector('script[src*="echarts"]');
+    if (lib) lib.addEventListener("load", function () { if (window.echarts) start(); });
+  }
+
+  function start() {
+  
   try {
     var body = document.body;
     var root = body && body.firstElementChild;
     if (!root || !root.matches('[data-dashboard][data-state="preview"]')) return;
     var charts = root.querySelectorAll("[data-chart][data-option]");
-    if (charts.length === 0 || !window.echarts) return;
+    if (charts.length === 0) return;
     var first = charts[0];
     var at = Number(first.getAttribute("data-preview-at"));
     var age = Date.now() - at;
@@ -75,12 +87,6 @@
     body.insertBefore(document.createElement("div"), root);
     overlay.appendChild(root);
     body.appendChild(overlay);
-    var hint = document.createElement("div");
-    hint.setAttribute("data-preview-hint", "true");
-    hint.textContent = "Starting the live dashboard… numbers as of " + new Date(at).toLocaleTimeString();
-    hint.style.cssText = "position:fixed;right:12px;bottom:12px;z-index:901;padding:6px 10px;border-radius:6px;" +
-      "font:13px system-ui,sans-serif;background:rgba(17,24,39,0.85);color:#fff;";
-    overlay.appendChild(hint);
     // go-app's full-page loader would hide the preview: keep its progress
     // label as a small badge instead.
     var loader = document.getElementById("app-wasm-loader");
@@ -104,7 +110,7 @@
       try {
         var opt = JSON.parse(decode(el.getAttribute("data-option")));
         opt.animation = false;
-        var inst = echarts.init(el, null, { renderer: "canvas" });
+        var inst = echarts.init(el, null, { renderer: "svg" });
         inst.setOption(opt, true);
         insts.push(inst);
       } catch (e) {
@@ -115,6 +121,16 @@
       if (next < charts.length) requestAnimationFrame(function () { setTimeout(drawNext, 0); });
     };
     drawNext();
+    // The hint after the first chart (toLocaleTimeString's first call is slow).
+    setTimeout(function () {
+      if (done) return;
+      var hint = document.createElement("div");
+      hint.setAttribute("data-preview-hint", "true");
+      hint.textContent = "Starting the live dashboard… numbers as of " + new Date(at).toLocaleTimeString();
+      hint.style.cssText = "position:fixed;right:12px;bottom:12px;z-index:901;padding:6px 10px;border-radius:6px;" +
+        "font:13px system-ui,sans-serif;background:rgba(17,24,39,0.85);color:#fff;";
+      overlay.appendChild(hint);
+    }, 0);
     var onResize = function () {
       for (var j = 0; j < insts.length; j++) insts[j].resize();
     };
@@ -149,5 +165,6 @@
     check();
   } catch (e) {
     // The preview is an optimisation: any failure leaves the page to go-app.
+  }
   }
 })();
