@@ -33,9 +33,17 @@ const (
 	ClientError ErrorKind = "client_error"
 	// BadResponse: an answer that is not a Prometheus API response.
 	BadResponse ErrorKind = "bad_response"
+	// Proxy: specdash's proxy (server/proxy.go) answered for Prometheus,
+	// which it could not reach or whose answer it refused; Msg is the
+	// proxy's explanation (its ProxyErrorPrefix removed).
+	Proxy ErrorKind = "proxy"
 	// Other: anything else.
 	Other ErrorKind = "error"
 )
+
+// ProxyErrorPrefix starts the plain-text body of every error that
+// specdash's proxy writes itself (not Prometheus').
+const ProxyErrorPrefix = "specdash proxy: "
 
 // APIError is a failed request to the Prometheus HTTP API, with a readable
 // message. Err is the underlying error (often a client_golang *v1.Error);
@@ -63,6 +71,8 @@ func (e *APIError) Error() string {
 		return fmt.Sprintf("%s request to Prometheus at %s was canceled: %s", e.Op, e.Address, e.Msg)
 	case Execution:
 		return fmt.Sprintf("Prometheus at %s failed to evaluate %s: %s", e.Address, e.Op, e.Msg)
+	case Proxy:
+		return fmt.Sprintf("specdash's proxy at %s could not answer %s: %s", e.Address, e.Op, e.Msg)
 	case ClientError, ServerError, BadResponse:
 		return fmt.Sprintf("Prometheus at %s answered %s with an error (%s): %s (is the address the API root, e.g. http://host:9090 or /prom?)", e.Address, e.Op, e.Kind, e.Msg)
 	default:
@@ -86,6 +96,12 @@ func wrapErr(op, address string, err error) error {
 		e.Kind = Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		e.Kind = Timeout
+	case errors.As(err, &apiErr) && (apiErr.Type == v1.ErrServer || apiErr.Type == v1.ErrClient) &&
+		strings.HasPrefix(strings.TrimSpace(apiErr.Detail), ProxyErrorPrefix):
+		// Not Prometheus' answer: the proxy's own message says what went
+		// wrong (hints about the API root do not apply).
+		e.Kind = Proxy
+		e.Msg = truncate(strings.TrimPrefix(strings.TrimSpace(apiErr.Detail), ProxyErrorPrefix), 300)
 	case errors.As(err, &apiErr):
 		e.Msg = apiErr.Msg
 		if d := strings.TrimSpace(apiErr.Detail); d != "" {

@@ -25,6 +25,8 @@ func TestWrapErr(t *testing.T) {
 		{&v1.Error{Type: v1.ErrClient, Msg: "client error: 404", Detail: "404 page not found\n"}, ClientError,
 			"Prometheus at http://p:9090 answered query_range with an error (client_error): client error: 404: 404 page not found (is the address the API root"},
 		{&v1.Error{Type: v1.ErrExec, Msg: "many-to-many matching"}, Execution, "failed to evaluate query_range: many-to-many matching"},
+		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 502", Detail: "specdash proxy: Prometheus is unreachable: connection refused (is it running?)\n"}, Proxy,
+			"specdash's proxy at http://p:9090 could not answer query_range: Prometheus is unreachable: connection refused (is it running?)"},
 		{&url.Error{Op: "Post", URL: "http://p:9090/api/v1/query_range", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}, Unreachable,
 			"cannot reach Prometheus at http://p:9090 (query_range): dial tcp 127.0.0.1:1: connect: connection refused"},
 		{context.Canceled, Canceled, "query_range request to Prometheus at http://p:9090 was canceled"},

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"specdash/metricsclient"
 )
 
 // ProxyPrefix is where the browser reaches the default source's HTTP API
@@ -109,11 +111,11 @@ func (p *proxy) route(w http.ResponseWriter, r *http.Request) (*upstream, string
 	// refuses encoded slashes and dots), no dot segments, no empty
 	// segments.
 	if strings.Contains(r.URL.EscapedPath(), "%") || r.URL.RawPath != "" {
-		http.Error(w, "specdash proxy: escaped characters are not allowed in the path", http.StatusBadRequest)
+		http.Error(w, metricsclient.ProxyErrorPrefix+"escaped characters are not allowed in the path", http.StatusBadRequest)
 		return nil, "", false
 	}
 	if p := r.URL.Path; path.Clean(p) != p || strings.Contains(p, "..") {
-		http.Error(w, "specdash proxy: path is not clean", http.StatusBadRequest)
+		http.Error(w, metricsclient.ProxyErrorPrefix+"path is not clean", http.StatusBadRequest)
 		return nil, "", false
 	}
 	rest := strings.TrimPrefix(r.URL.Path, ProxyPrefix)
@@ -122,19 +124,19 @@ func (p *proxy) route(w http.ResponseWriter, r *http.Request) (*upstream, string
 		name, tail, _ := strings.Cut(after, "/")
 		s, ok := p.sources[name]
 		if !ok {
-			http.Error(w, "specdash proxy: no such source (only configured sources are proxied)", http.StatusNotFound)
+			http.Error(w, metricsclient.ProxyErrorPrefix+"no such source (only configured sources are proxied)", http.StatusNotFound)
 			return nil, "", false
 		}
 		src, rest = s, "/"+tail
 	}
 	api, ok := strings.CutPrefix(rest, "/api/v1/")
 	if !ok || !(allowedAPI[api] || labelValuesAPI.MatchString(api) || (embeddedOnlyAPI[api] && src.Handler != nil)) {
-		http.Error(w, "specdash proxy: not found (only the read-only query API is proxied: query, query_range, labels, label/<name>/values, series, status/buildinfo, and targets of embedded sources)", http.StatusNotFound)
+		http.Error(w, metricsclient.ProxyErrorPrefix+"not found (only the read-only query API is proxied: query, query_range, labels, label/<name>/values, series, status/buildinfo, and targets of embedded sources)", http.StatusNotFound)
 		return nil, "", false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		w.Header().Set("Allow", "GET, POST")
-		http.Error(w, "specdash proxy: method not allowed (GET and POST only)", http.StatusMethodNotAllowed)
+		http.Error(w, metricsclient.ProxyErrorPrefix+"method not allowed (GET and POST only)", http.StatusMethodNotAllowed)
 		return nil, "", false
 	}
 	return src, api, true
@@ -146,24 +148,24 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > maxRequestBody {
-		http.Error(w, fmt.Sprintf("specdash proxy: request body larger than %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
+		http.Error(w, fmt.Sprintf(metricsclient.ProxyErrorPrefix+"request body larger than %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 	if err != nil {
-		http.Error(w, fmt.Sprintf("specdash proxy: request body larger than %d bytes or unreadable", maxRequestBody), http.StatusRequestEntityTooLarge)
+		http.Error(w, fmt.Sprintf(metricsclient.ProxyErrorPrefix+"request body larger than %d bytes or unreadable", maxRequestBody), http.StatusRequestEntityTooLarge)
 		return
 	}
 	ctype := r.Header.Get("Content-Type")
 	params, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		http.Error(w, "specdash proxy: malformed query string", http.StatusBadRequest)
+		http.Error(w, metricsclient.ProxyErrorPrefix+"malformed query string", http.StatusBadRequest)
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(ctype); mt == "application/x-www-form-urlencoded" && len(body) > 0 {
 		form, err := url.ParseQuery(string(body))
 		if err != nil {
-			http.Error(w, "specdash proxy: malformed form body", http.StatusBadRequest)
+			http.Error(w, metricsclient.ProxyErrorPrefix+"malformed form body", http.StatusBadRequest)
 			return
 		}
 		for k, v := range form {
@@ -297,7 +299,7 @@ func (p *proxy) roundTrip(ctx context.Context, src *upstream, api, method, rawQu
 func (p *proxy) finish(status int, ctype string, body []byte) *answer {
 	mt, _, _ := mime.ParseMediaType(ctype)
 	if status >= 400 && !strings.Contains(mt, "json") {
-		msg := fmt.Sprintf("specdash proxy: Prometheus answered HTTP %d %s without an API error body (a wrong path prefix, or a proxy or load balancer in front of it?)\n",
+		msg := fmt.Sprintf(metricsclient.ProxyErrorPrefix+"Prometheus answered HTTP %d %s without an API error body (a wrong path prefix, or a proxy or load balancer in front of it?)\n",
 			status, http.StatusText(status))
 		return &answer{status: status, ctype: "text/plain; charset=utf-8", body: []byte(msg)}
 	}
@@ -396,7 +398,7 @@ func (p *proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadGateway)
-	fmt.Fprintln(w, "specdash proxy: "+p.describeUpstreamError(err))
+	fmt.Fprintln(w, metricsclient.ProxyErrorPrefix+""+p.describeUpstreamError(err))
 }
 
 // describeUpstreamError classifies a transport error without quoting it

@@ -338,6 +338,18 @@ func TestProxyFaults(t *testing.T) {
 	}
 	w := do(t, h, "GET", "/prom/api/v1/query?query=up", nil, nil)
 	checkBadGateway(t, "unreachable", w, "connection refused", ln.Addr().String())
+	// What the dashboard says, reading through the proxy as the browser
+	// does: the proxy's explanation, not Prometheus-answer hints.
+	down := httptest.NewServer(h)
+	defer down.Close()
+	dc, err := metricsclient.New(metricsclient.Config{Address: down.URL + ProxyPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = dc.LabelValues(context.Background(), "model_name", nil, time.Now().Add(-time.Hour), time.Now())
+	if want := "specdash's proxy at " + down.URL + ProxyPrefix + " could not answer label values: Prometheus is unreachable: connection refused (is it running?)"; err == nil || err.Error() != want {
+		t.Errorf("client through the proxy, upstream down: %v\nwant %s", err, want)
+	}
 
 	// Hung upstream: answers nothing until the client gives up.
 	hung := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
