@@ -358,9 +358,10 @@ var acceptOnly = regexp.MustCompile(`(?i)accept[a-z]*_?(tok|rate|len)`)
 
 // looksSpec reports whether a metric name looks speculative-decoding
 // related: it contains "spec" or "draft", or "accept" about tokens, a rate
-// or a length.
+// or a length, and is not a counter's OpenMetrics creation time (a
+// *_created gauge, which comes with every counter and says nothing more).
 func looksSpec(name string) bool {
-	if !specLike.MatchString(name) {
+	if !specLike.MatchString(name) || strings.HasSuffix(name, "_created") {
 		return false
 	}
 	l := strings.ToLower(name)

@@ -15,6 +15,8 @@ func TestLooksSpec(t *testing.T) {
 		"foo_acceptance_rate":                              true,
 		"foo_accept_length":                                true,
 		"vllm:spec_decode_num_accepted_tokens_per_pos_tot": true,
+		"vllm:spec_decode_num_drafts_created":              false,
+		"myprefix_spec_decode_num_accepted_tokens_created": false,
 	} {
 		if got := looksSpec(name); got != want {
 			t.Errorf("looksSpec(%q) = %v, want %v", name, got, want)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -291,13 +290,8 @@ func (e *MissingMetricsError) Error() string {
 	instead := e.SpecLike
 	if e.ExistWithoutFilters {
 		// The looked-for metrics exist, only not with these filter values:
-		// listing them as found "instead" would contradict the message.
+		// other names found would only distract from the values to pick.
 		instead = nil
-		for _, n := range e.SpecLike {
-			if !slices.Contains(e.Wanted, n) {
-				instead = append(instead, n)
-			}
-		}
 	}
 	if len(instead) > 0 {
 		fmt.Fprintf(&b, "; metrics found instead: %s", strings.Join(instead, ", "))

@@ -70,6 +70,12 @@ func TestMissingMetricsErrorMessage(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 
+	// Filters that exclude everything: the values to pick, not other names.
+	e.SpecLike = append(e.SpecLike, "vllm:spec_decode_draft_acceptance_rate")
+	if got := e.Error(); got != want {
+		t.Errorf("filtered, other spec-like names present: got\n%s\nwant\n%s", got, want)
+	}
+
 	e = &MissingMetricsError{Schema: "vLLM V1", Wanted: wanted, Selector: "{}", Start: start, End: end,
 		SpecLike: []string{"vllm:spec_decode_draft_acceptance_rate", "vllm:spec_decode_efficiency"}}
 	if got := e.Error(); !strings.HasSuffix(got, "; metrics found instead: vllm:spec_decode_draft_acceptance_rate, vllm:spec_decode_efficiency") {
