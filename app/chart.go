@@ -15,6 +15,17 @@ import (
 // changed), resize on window resize, dispose on dismount. A JS exception
 // panics in Go and would kill the whole app, so every call into JS is
 // recovered and shown as a message in the chart's place.
+//
+// Lazy redraw (as Grafana does with panels out of view): when Option
+// changes on a chart that already shows a drawing and its div is more
+// than LazyMargin CSS pixels outside the viewport, the chart is pending:
+// it keeps its previous drawing, its div carries data-chart-pending, and
+// the new option is drawn when the div comes within LazyMargin of the
+// viewport (IntersectionObserver), in the browser's idle time (at most
+// LazyIdleTimeout later), or by DrawPendingCharts (exports). A draw always
+// takes the Option current at that moment, never an older one. A chart
+// never drawn yet (first load), a cleared one (Option "") and a div
+// without layout (hidden, not attached) are drawn at once.
 type Chart struct {
 	app.Compo
 
@@ -38,7 +49,23 @@ type Chart struct {
 
 	stamp    previewStamp // server only: set by OnPreRender (prerender.go)
 	libWaits int          // draws put off because ECharts had not run yet
+
+	// Lazy redraw (client only, see the type's comment).
+	div      app.Value // the [data-chart] div ECharts draws into
+	pending  bool      // Option is not drawn yet because the div is out of view
+	observer app.Value // IntersectionObserver on div; nil when the browser has none
+	onSeen   app.Func  // observer callback
+	onIdle   app.Func  // idle callback
+	idle     app.Value // handle of the scheduled idle callback; nil when none
 }
+
+// LazyMargin is how far (CSS pixels) outside the viewport a chart still
+// counts as in view, and LazyIdleTimeout bounds the wait of a pending
+// chart for idle time (requestIdleCallback's timeout).
+const (
+	LazyMargin      = 200
+	LazyIdleTimeout = time.Second
+)
 
 // An async echarts.min.js that has not run yet is waited for up to
 // libWaitMax × libWait.
@@ -110,8 +137,10 @@ func (c *Chart) OnResize(ctx app.Context) {
 	})
 }
 
-// OnDismount disposes of the ECharts instance.
+// OnDismount disposes of the ECharts instance and stops watching the
+// chart's visibility.
 func (c *Chart) OnDismount() {
+	c.unwatch()
 	c.js(func() {
 		if c.inst != nil && c.inst.Truthy() {
 			c.inst.Call("dispose")
@@ -122,16 +151,26 @@ func (c *Chart) OnDismount() {
 		c.onBrush = nil
 	}
 	c.inst = nil
+	c.div = nil
 	c.drawn = ""
 	c.state = nil
+	c.setPending(false)
 }
 
+// draw draws Option unless the chart is out of view and already shows an
+// older drawing (then it is pending, see the type's comment).
 func (c *Chart) draw(ctx app.Context) {
+	c.drawNow(ctx, false)
+}
+
+// drawNow draws Option; with force, even out of view.
+func (c *Chart) drawNow(ctx app.Context, force bool) {
 	if !app.IsClient {
 		return
 	}
 	prevErr := c.err
 	c.err = ""
+	pending := false
 	c.js(func() {
 		if c.inst == nil || !c.inst.Truthy() {
 			echarts := app.Window().Get("echarts")
@@ -150,13 +189,19 @@ func (c *Chart) draw(ctx app.Context) {
 				c.err = "chart library not loaded (/web/echarts.min.js): run make assets"
 				return
 			}
-			div := ctx.JSSrc().Call("querySelector", ".chart")
-			c.inst = echarts.Call("init", div, nil, map[string]any{"renderer": "canvas"})
+			c.unwatch()
+			c.div = ctx.JSSrc().Call("querySelector", ".chart")
+			c.inst = echarts.Call("init", c.div, nil, map[string]any{"renderer": "canvas"})
 			c.drawn = ""
 			c.state = nil
 			c.listen(ctx)
+			c.watch(ctx)
 		}
 		if c.Option == c.drawn {
+			return
+		}
+		if !force && c.Option != "" && c.drawn != "" && !c.inView() {
+			pending = true
 			return
 		}
 		if c.Option == "" {
@@ -170,9 +215,199 @@ func (c *Chart) draw(ctx app.Context) {
 		}
 		c.drawn = c.Option
 	})
+	c.setPending(pending)
+	if pending {
+		c.scheduleIdle(ctx)
+	}
 	if c.err != prevErr {
 		ctx.Update()
 	}
+}
+
+// inView reports whether the chart's div is within LazyMargin of the
+// viewport; a div without a box (display none, not attached) counts as in
+// view, and so does any JS failure (then the chart is drawn as before).
+func (c *Chart) inView() (in bool) {
+	defer func() {
+		if recover() != nil {
+			in = true
+		}
+	}()
+	if c.div == nil || !c.div.Truthy() {
+		return true
+	}
+	r := c.div.Call("getBoundingClientRect")
+	top, bottom := r.Get("top").Float(), r.Get("bottom").Float()
+	left, right := r.Get("left").Float(), r.Get("right").Float()
+	if bottom-top <= 0 && right-left <= 0 {
+		return true
+	}
+	w := app.Window()
+	vh, vw := w.Get("innerHeight").Float(), w.Get("innerWidth").Float()
+	const m = LazyMargin
+	return bottom > -m && top < vh+m && right > -m && left < vw+m
+}
+
+// watch observes the div: when it comes within LazyMargin of the
+// viewport, a pending chart is drawn.
+func (c *Chart) watch(ctx app.Context) {
+	io := app.Window().Get("IntersectionObserver")
+	if !io.Truthy() {
+		return // pending charts are then drawn in idle time
+	}
+	c.onSeen = app.FuncOf(func(this app.Value, args []app.Value) any {
+		if !intersecting(args) {
+			return nil
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if c.Mounted() && c.pending {
+				c.drawNow(ctx, true)
+			}
+		})
+		return nil
+	})
+	c.observer = io.New(c.onSeen, map[string]any{"rootMargin": fmt.Sprintf("%dpx", LazyMargin)})
+	c.observer.Call("observe", c.div)
+}
+
+// intersecting reads an IntersectionObserver callback's entries: whether
+// the latest one intersects.
+func intersecting(args []app.Value) (in bool) {
+	defer func() {
+		if recover() != nil {
+			in = false
+		}
+	}()
+	if len(args) == 0 || !args[0].Truthy() || args[0].Length() == 0 {
+		return false
+	}
+	return args[0].Index(args[0].Length() - 1).Get("isIntersecting").Bool()
+}
+
+// scheduleIdle draws the pending chart in the browser's idle time, at
+// most LazyIdleTimeout from now (one idle callback per chart at a time).
+func (c *Chart) scheduleIdle(ctx app.Context) {
+	if c.idle != nil {
+		return
+	}
+	c.js(func() {
+		if c.onIdle == nil {
+			c.onIdle = app.FuncOf(func(this app.Value, args []app.Value) any {
+				ctx.Dispatch(func(ctx app.Context) {
+					c.idle = nil
+					if c.Mounted() && c.pending {
+						c.drawNow(ctx, true)
+					}
+				})
+				return nil
+			})
+		}
+		c.idle = lazyFunc().Call("idle", c.onIdle, LazyIdleTimeout.Milliseconds())
+	})
+}
+
+// unwatch stops the observer and the idle callback and releases their
+// functions.
+func (c *Chart) unwatch() {
+	c.js(func() {
+		if c.observer != nil && c.observer.Truthy() {
+			c.observer.Call("disconnect")
+		}
+		if c.idle != nil {
+			lazyFunc().Call("cancel", c.idle)
+		}
+	})
+	c.observer, c.idle = nil, nil
+	if c.onSeen != nil {
+		c.onSeen.Release()
+		c.onSeen = nil
+	}
+	if c.onIdle != nil {
+		c.onIdle.Release()
+		c.onIdle = nil
+	}
+}
+
+// setPending records whether the chart is pending: in the page's set of
+// pending charts and as data-chart-pending on its div. When the set gets
+// empty, the whenChartsDrawn callbacks run.
+func (c *Chart) setPending(p bool) {
+	if p == c.pending {
+		return
+	}
+	c.pending = p
+	c.js(func() {
+		if c.div == nil || !c.div.Truthy() {
+			return
+		}
+		if p {
+			c.div.Call("setAttribute", "data-chart-pending", "true")
+		} else {
+			c.div.Call("removeAttribute", "data-chart-pending")
+		}
+	})
+	if p {
+		pendingCharts[c] = struct{}{}
+		return
+	}
+	delete(pendingCharts, c)
+	if len(pendingCharts) == 0 {
+		fs := chartsDrawn
+		chartsDrawn = nil
+		for _, f := range fs {
+			f()
+		}
+	}
+}
+
+// pendingCharts is the page's set of pending charts, chartsDrawn what
+// runs once it is empty (client only, go-app's UI goroutine).
+var (
+	pendingCharts = map[*Chart]struct{}{}
+	chartsDrawn   []func()
+)
+
+// DrawPendingCharts draws every pending chart now, wherever it is: what
+// reads a chart's pixels or option (PNG export) calls it first. Call it
+// on go-app's UI goroutine (event handlers, Dispatch).
+func DrawPendingCharts(ctx app.Context) {
+	cs := make([]*Chart, 0, len(pendingCharts))
+	for c := range pendingCharts {
+		cs = append(cs, c)
+	}
+	for _, c := range cs {
+		if c.Mounted() {
+			c.drawNow(ctx, true)
+		} else {
+			c.setPending(false)
+		}
+	}
+}
+
+// whenChartsDrawn runs f once no chart is pending: now when none is.
+func whenChartsDrawn(f func()) {
+	if len(pendingCharts) == 0 {
+		f()
+		return
+	}
+	chartsDrawn = append(chartsDrawn, f)
+}
+
+// LazyJS is {idle(cb, ms) => handle, cancel(handle)}: requestIdleCallback
+// with a timeout of ms milliseconds, or a setTimeout of 50 ms where the
+// browser has no requestIdleCallback.
+const LazyJS = `({
+  idle: (cb, ms) => window.requestIdleCallback ? {i: window.requestIdleCallback(cb, {timeout: ms})} : {t: setTimeout(cb, 50)},
+  cancel: (h) => { if (!h) return; if ('i' in h) window.cancelIdleCallback(h.i); else clearTimeout(h.t); },
+})`
+
+var lazyJS app.Value
+
+func lazyFunc() app.Value {
+	if lazyJS == nil || !lazyJS.Truthy() {
+		lazyJS = app.Window().Get("Function").New("return " + LazyJS).Invoke()
+	}
+	return lazyJS
 }
 
 // ChartUpdateJS is the JavaScript function (inst, json, zoom, prev) =>

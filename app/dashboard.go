@@ -224,7 +224,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			d.emptyTries = 0
 			d.adopt(&res)
 			d.window = res.Window
-			ctx.Defer(func(app.Context) { perfMark("rendered") })
+			ctx.Defer(func(app.Context) {
+				perfMark("rendered")
+				whenChartsDrawn(func() { perfMark("rendered-all") })
+			})
 		})
 	})
 }
@@ -250,8 +253,10 @@ func (d *Dashboard) adopt(res *Result) {
 // (BenchmarkRefresh): start and fetched around metricsclient.Client.Fetch
 // (incremental just before fetched when the load re-read only the newest
 // points, LoadSince), computed after compute, end when the load returns,
-// rendered once go-app has updated the page with the result (charts given
-// their new options).
+// rendered once go-app has updated the page with the result (charts in
+// view given their new options), rendered-all once no chart is pending
+// any more (Chart's lazy redraw: the charts out of view drawn too; at
+// once with rendered when none was pending).
 func perfMark(name string) {
 	if !app.IsClient {
 		return
@@ -589,6 +594,7 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 		var err error
 		switch format {
 		case "png":
+			DrawPendingCharts(ctx) // the PNG is what the current option draws
 			err = downloadPNG(name, fileName(d.res, name, "png"), PaletteFor(d.q.Theme).Panel)
 		case "csv":
 			t := d.exportTable(name)
