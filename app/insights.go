@@ -53,7 +53,7 @@ type InsightsData struct {
 // ComputeInsightsData derives the insights of s's counts at draft cost
 // ratio cost.
 func ComputeInsightsData(s compute.Stats, cost float64) InsightsData {
-	c := compute.Counts{Drafts: s.Drafts, DraftTokens: s.DraftTokens, AcceptedTokens: s.AcceptedTokens, AcceptedPerPosition: s.AcceptedPerPosition}
+	c := s.Counts()
 	return InsightsData{
 		Counts:    c,
 		Cost:      cost,

@@ -222,7 +222,7 @@ func markIncomplete(m map[string]any, n, complete int, p Palette) {
 // PerPositionOption is PerPositionChart in the light theme, with the
 // conditional rates fitted from s's own counts.
 func PerPositionOption(s compute.Stats) string {
-	c := compute.Counts{Drafts: s.Drafts, DraftTokens: s.DraftTokens, AcceptedTokens: s.AcceptedTokens, AcceptedPerPosition: s.AcceptedPerPosition}
+	c := s.Counts()
 	return PerPositionChart(s, compute.FitGeometric(c), PaletteFor(ThemeLight))
 }
 
@@ -254,8 +254,12 @@ func PerPositionChart(s compute.Stats, fit compute.GeometricFit, p Palette) stri
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: axisLabelP(p, "")}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 100, AxisLabel: axisLabelP(p, "{value} %"), SplitLine: splitLine(p)}),
 	)...)
+	name := "per-position acceptance rate (of all drafts)"
+	if s.DraftsAtPosition != nil {
+		name = "per-position acceptance rate (of drafts by series with k ≥ pos)"
+	}
 	bar.SetXAxis(labels).
-		AddSeries("per-position acceptance rate (of all drafts)", bars,
+		AddSeries(name, bars,
 			charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "30%"}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: p.Bar}),
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top", Formatter: "{c} %", Color: p.Text}),

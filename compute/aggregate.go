@@ -78,6 +78,11 @@ type groupAcc struct {
 	ids    map[string]struct{}
 	// perPos[pos] holds the bucket increases of that position.
 	perPos [][]float64
+	// kOf is the k (largest position + 1) of each source series set
+	// (identity), drafts its drafts' bucket increases: the per-position
+	// denominators when k is mixed (see finish).
+	kOf    map[string]int
+	drafts map[string][]float64
 }
 
 // Aggregate groups series by the values of the groupBy labels (a missing
@@ -111,7 +116,8 @@ func Aggregate(series []Series, groupBy []string, g Grid) []Group {
 			for i, l := range groupBy {
 				labels[l] = vals[i]
 			}
-			acc = &groupAcc{values: vals, group: Group{Labels: labels}, ids: map[string]struct{}{}}
+			acc = &groupAcc{values: vals, group: Group{Labels: labels}, ids: map[string]struct{}{},
+				kOf: map[string]int{}, drafts: map[string][]float64{}}
 			accs[kb.String()] = acc
 			order = append(order, acc)
 		}
@@ -127,8 +133,19 @@ func Aggregate(series []Series, groupBy []string, g Grid) []Group {
 			acc.group.Skipped = append(acc.group.Skipped, skip)
 			continue
 		}
-		acc.ids[identity(s.Labels)] = struct{}{}
+		id := identity(s.Labels)
+		acc.ids[id] = struct{}{}
 		inc := BucketIncreasesSince(s.Points, s.Created, g)
+		switch s.Family {
+		case AcceptedPerPosition:
+			acc.kOf[id] = max(acc.kOf[id], s.Position+1)
+		case Drafts:
+			if d := acc.drafts[id]; d != nil {
+				addInto(d, inc)
+			} else {
+				acc.drafts[id] = slices.Clone(inc)
+			}
+		}
 		if s.Family == AcceptedPerPosition {
 			for len(acc.perPos) <= s.Position {
 				acc.perPos = append(acc.perPos, nil)
@@ -190,12 +207,51 @@ func (acc *groupAcc) finish(n int) Group {
 		g.Total.addInPlace(*b)
 	}
 	g.Series = len(acc.ids)
+	acc.draftsAtPosition(k)
 	return *g
 }
 
+// draftsAtPosition sets DraftsAtPosition of the group's buckets and total
+// when its series mix k (a series with drafts whose k differs from the
+// group's k, which is the largest): position i's denominator is then the
+// drafts of the series with k > i only, so that a position some series
+// never draft is not diluted by their drafts. With one k it stays nil.
+func (acc *groupAcc) draftsAtPosition(k int) {
+	if k == 0 {
+		return
+	}
+	mixed := false
+	for id := range acc.drafts {
+		if acc.kOf[id] != k {
+			mixed = true
+			break
+		}
+	}
+	if !mixed {
+		return
+	}
+	g := &acc.group
+	n := len(g.Buckets)
+	backing := make([]float64, k*(n+1))
+	g.Total.DraftsAtPosition = backing[n*k : (n+1)*k : (n+1)*k]
+	for j := range g.Buckets {
+		g.Buckets[j].DraftsAtPosition = backing[j*k : (j+1)*k : (j+1)*k]
+	}
+	for id, d := range acc.drafts {
+		for i := range min(acc.kOf[id], k) {
+			for j, v := range d {
+				g.Buckets[j].DraftsAtPosition[i] += v
+				g.Total.DraftsAtPosition[i] += v
+			}
+		}
+	}
+}
+
 // Add returns c + o: each count summed, AcceptedPerPosition summed by
-// position with the longer length. Neither c nor o is modified and the
-// result aliases neither.
+// position with the longer length, and the per-position denominators
+// (PositionDrafts) summed by position when c and o have different k (a
+// side without position i adds no drafts to it). Neither c nor o is
+// modified and the result aliases neither.
 func (c Counts) Add(o Counts) Counts {
 	r := Counts{AcceptedPerPosition: make([]float64, max(len(c.AcceptedPerPosition), len(o.AcceptedPerPosition)))}
 	r.addInPlace(c)
@@ -204,17 +260,41 @@ func (c Counts) Add(o Counts) Counts {
 }
 
 // addInPlace adds o to c, growing c.AcceptedPerPosition only when o's is
-// longer (otherwise it writes into c's backing array).
+// longer (otherwise it writes into c's backing array). A position beyond
+// one side's k gets none of that side's drafts: when the sides' k differ,
+// the per-position denominators become DraftsAtPosition (nil again when
+// they all equal Drafts).
 func (c *Counts) addInPlace(o Counts) {
+	kc, ko := len(c.AcceptedPerPosition), len(o.AcceptedPerPosition)
+	var dap []float64
+	if c.DraftsAtPosition != nil || o.DraftsAtPosition != nil || kc != ko {
+		k := max(kc, ko)
+		dap = make([]float64, k)
+		total := c.Drafts + o.Drafts
+		same := true
+		for i := range k {
+			if i < kc {
+				dap[i] = c.PositionDrafts(i)
+			}
+			if i < ko {
+				dap[i] += o.PositionDrafts(i)
+			}
+			same = same && dap[i] == total
+		}
+		if same {
+			dap = nil
+		}
+	}
 	c.Drafts += o.Drafts
 	c.DraftTokens += o.DraftTokens
 	c.AcceptedTokens += o.AcceptedTokens
-	if len(o.AcceptedPerPosition) > len(c.AcceptedPerPosition) {
-		grown := make([]float64, len(o.AcceptedPerPosition))
+	if ko > kc {
+		grown := make([]float64, ko)
 		copy(grown, c.AcceptedPerPosition)
 		c.AcceptedPerPosition = grown
 	}
 	addInto(c.AcceptedPerPosition, o.AcceptedPerPosition)
+	c.DraftsAtPosition = dap
 }
 
 // Sum adds groups into one: the "total" row. Labels is nil; Total, Buckets

@@ -87,16 +87,25 @@ func TestAggregateByEngineAndNone(t *testing.T) {
 	if len(groups) != 2 || groups[0].Labels["engine"] != "0" || groups[1].Labels["engine"] != "1" {
 		t.Fatalf("groups %+v", groups)
 	}
-	// Engine 0 mixes k=3 (model a) and k=2 (model b): k = 3.
-	want0 := Counts{Drafts: 12, DraftTokens: 31, AcceptedTokens: 19, AcceptedPerPosition: []float64{12, 6, 1}}
+	// Engine 0 mixes k=3 (model a, 7 drafts) and k=2 (model b, 5 drafts):
+	// k = 3, and pos 3's denominator is model a's drafts only.
+	want0 := Counts{Drafts: 12, DraftTokens: 31, AcceptedTokens: 19, AcceptedPerPosition: []float64{12, 6, 1}, DraftsAtPosition: []float64{12, 12, 7}}
 	if !reflect.DeepEqual(groups[0].Total, want0) {
 		t.Errorf("engine 0 total %+v, want %+v", groups[0].Total, want0)
+	}
+	if st := groups[0].TotalStats(aggGrid, WithBonus); !near(st.PerPositionAcceptanceRate[2].V, 1.0/7) || !near(st.PerPositionAcceptanceRate[1].V, 6.0/12) ||
+		!near(st.MeanAcceptanceLength.V, 1+19.0/12) || !reflect.DeepEqual(st.DraftsAtPosition, []float64{12, 12, 7}) {
+		t.Errorf("engine 0 stats: per-position %v (want pos 3 = 1/7, not 1/12), mean length %v, drafts at position %v",
+			st.PerPositionAcceptanceRate, st.MeanAcceptanceLength, st.DraftsAtPosition)
+	}
+	if v := Check(groups[0].Total); v != nil {
+		t.Errorf("engine 0: violations %q", v)
 	}
 	all := Aggregate(fleet(), nil, aggGrid)
 	if len(all) != 1 || len(all[0].Labels) != 0 || all[0].Labels == nil || all[0].Series != 4 {
 		t.Fatalf("no grouping: %+v", all)
 	}
-	want := Counts{Drafts: 31, DraftTokens: 79, AcceptedTokens: 46, AcceptedPerPosition: []float64{28, 16, 2}}
+	want := Counts{Drafts: 31, DraftTokens: 79, AcceptedTokens: 46, AcceptedPerPosition: []float64{28, 16, 2}, DraftsAtPosition: []float64{31, 31, 17}}
 	if !reflect.DeepEqual(all[0].Total, want) {
 		t.Errorf("total %+v, want %+v", all[0].Total, want)
 	}
@@ -185,15 +194,27 @@ func TestCountsAdd(t *testing.T) {
 	a := Counts{Drafts: 1, DraftTokens: 2, AcceptedTokens: 1, AcceptedPerPosition: []float64{1}}
 	b := Counts{Drafts: 2, DraftTokens: 6, AcceptedTokens: 3, AcceptedPerPosition: []float64{2, 1, 0}}
 	got := a.Add(b)
-	want := Counts{Drafts: 3, DraftTokens: 8, AcceptedTokens: 4, AcceptedPerPosition: []float64{3, 1, 0}}
+	// Positions 2 and 3 are drafted by b only: their denominator is b's 2
+	// drafts.
+	want := Counts{Drafts: 3, DraftTokens: 8, AcceptedTokens: 4, AcceptedPerPosition: []float64{3, 1, 0}, DraftsAtPosition: []float64{3, 2, 2}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Add = %+v, want %+v", got, want)
 	}
 	if got2 := b.Add(a); !reflect.DeepEqual(got2, want) {
 		t.Errorf("b.Add(a) = %+v, want %+v", got2, want)
 	}
-	if a.AcceptedPerPosition[0] != 1 || b.AcceptedPerPosition[0] != 2 {
-		t.Errorf("inputs modified: %v %v", a.AcceptedPerPosition, b.AcceptedPerPosition)
+	if a.AcceptedPerPosition[0] != 1 || b.AcceptedPerPosition[0] != 2 || a.DraftsAtPosition != nil || b.DraftsAtPosition != nil {
+		t.Errorf("inputs modified: %+v %+v", a, b)
+	}
+	// Adding a k=3 count with 4 drafts makes the denominators equal again:
+	// nil (every position's is Drafts).
+	c := Counts{Drafts: 4, DraftTokens: 12, AcceptedTokens: 4, AcceptedPerPosition: []float64{2, 1, 1}}
+	if sum := got.Add(c).Add(Counts{Drafts: 1, DraftTokens: 2, AcceptedTokens: 1, AcceptedPerPosition: []float64{1, 0}}); !reflect.DeepEqual(sum.DraftsAtPosition, []float64{8, 7, 6}) {
+		t.Errorf("three k: drafts at position %v, want [8 7 6]", sum.DraftsAtPosition)
+	}
+	one := Counts{Drafts: 2, DraftTokens: 2, AcceptedTokens: 1, AcceptedPerPosition: []float64{1}, DraftsAtPosition: []float64{2}}
+	if sum := one.Add(Counts{Drafts: 3, DraftTokens: 3, AcceptedTokens: 2, AcceptedPerPosition: []float64{2}}); sum.DraftsAtPosition != nil {
+		t.Errorf("one k: drafts at position %v, want nil", sum.DraftsAtPosition)
 	}
 }
 

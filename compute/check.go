@@ -32,7 +32,8 @@ func num(v float64) string {
 //   - sum over positions of accepted_per_pos == accepted (when per-position
 //     data is present, k = len(AcceptedPerPosition) > 0);
 //   - accepted_per_pos is non-increasing by position;
-//   - accepted_per_pos[i] <= drafts;
+//   - accepted_per_pos[i] <= drafts (of the series that draft position
+//     i: PositionDrafts);
 //   - accepted <= draft tokens;
 //   - draft tokens <= k * drafts (when k > 0).
 //
@@ -76,9 +77,9 @@ func Check(c Counts) []string {
 			}
 		}
 		for i, v := range c.AcceptedPerPosition {
-			if greater(v, c.Drafts) {
+			if d := c.PositionDrafts(i); greater(v, d) {
 				out = append(out, fmt.Sprintf("accepted tokens at pos %d (%s) exceed the number of drafts (%s)",
-					i+1, num(v), num(c.Drafts)))
+					i+1, num(v), num(d)))
 			}
 		}
 	}

@@ -96,13 +96,13 @@ func AcceptanceRateInterval(c Counts, z float64) Interval {
 
 // PerPositionIntervals returns, for each 0-based position i, the Wilson
 // interval (see Wilson) of the per-position acceptance rate
-// accepted_per_pos[i] of drafts (the denominator is all drafts, as in
-// Derive). Length k = len(c.AcceptedPerPosition); each is undefined when
-// there are no drafts.
+// accepted_per_pos[i] of drafts (the denominator is c.PositionDrafts(i),
+// as in Derive). Length k = len(c.AcceptedPerPosition); each is undefined
+// when there are no drafts.
 func PerPositionIntervals(c Counts, z float64) []Interval {
 	out := make([]Interval, len(c.AcceptedPerPosition))
 	for i, v := range c.AcceptedPerPosition {
-		out[i] = Wilson(v, c.Drafts, z)
+		out[i] = Wilson(v, c.PositionDrafts(i), z)
 	}
 	return out
 }
@@ -184,7 +184,7 @@ func CompareAcceptanceRate(a, b Counts, z float64) Comparison {
 }
 
 // ComparePerPosition compares each per-position acceptance rate
-// (accepted_per_pos[i] of drafts) of a (baseline) with b; see
+// (accepted_per_pos[i] of PositionDrafts(i), as in Derive) of a (baseline) with b; see
 // CompareProportions. The result has max(len) positions; a position one side
 // lacks counts as 0 accepted of that side's drafts.
 func ComparePerPosition(a, b Counts, z float64) []Comparison {
@@ -196,8 +196,14 @@ func ComparePerPosition(a, b Counts, z float64) []Comparison {
 		}
 		return 0
 	}
+	drafts := func(c Counts, i int) float64 {
+		if i < len(c.AcceptedPerPosition) {
+			return c.PositionDrafts(i)
+		}
+		return c.Drafts
+	}
 	for i := range out {
-		out[i] = CompareProportions(at(a, i), a.Drafts, at(b, i), b.Drafts, z)
+		out[i] = CompareProportions(at(a, i), drafts(a, i), at(b, i), drafts(b, i), z)
 	}
 	return out
 }

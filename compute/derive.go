@@ -20,9 +20,14 @@ type Stats struct {
 	// accepted / drafts (WithoutBonus), tokens per draft; undefined when
 	// there are no drafts.
 	MeanAcceptanceLength Value `json:"mean_acceptance_length"`
-	// PerPositionAcceptanceRate[i] is accepted at position i / drafts (all
-	// drafts); length K; undefined when there are no drafts.
+	// PerPositionAcceptanceRate[i] is accepted at position i / the drafts
+	// of the series that draft position i (all drafts unless the series
+	// mix k: DraftsAtPosition); length K; undefined when there are no such
+	// drafts.
 	PerPositionAcceptanceRate []Value `json:"per_position_acceptance_rate"`
+	// DraftsAtPosition is Counts.DraftsAtPosition (drafts): set only when
+	// the series mix k, so the per-position denominators differ.
+	DraftsAtPosition []float64 `json:"drafts_at_position,omitempty"`
 	// AcceptedThroughput and DraftedThroughput are tokens/s,
 	// DraftsPerSecond drafts/s; undefined when WindowSeconds <= 0.
 	AcceptedThroughput Value      `json:"accepted_throughput"`
@@ -55,6 +60,9 @@ func clean(v float64) float64 {
 //     undefined when drafts = 0;
 //   - per-position acceptance rate[i] = accepted_per_pos[i] / drafts: the
 //     denominator is all drafts, so their sum is mean length (WithBonus) - 1;
+//     when the summed series mix k it is the drafts of the series with
+//     k > i (c.PositionDrafts(i)): a position some series never draft is
+//     not diluted by their drafts (ratio of sums over those series);
 //   - accepted and drafted throughput = tokens / seconds (tokens/s), drafts
 //     per second = drafts / seconds; undefined when seconds <= 0 (or not
 //     finite), defined and 0 when the counts are 0 over a positive window.
@@ -77,9 +85,17 @@ func Derive(c Counts, seconds float64, conv Convention) Stats {
 	if finite(seconds) && seconds > 0 {
 		s.WindowSeconds = seconds
 	}
+	if c.DraftsAtPosition != nil {
+		s.DraftsAtPosition = make([]float64, k)
+	}
 	for i, v := range c.AcceptedPerPosition {
 		s.AcceptedPerPosition[i] = clean(v)
-		s.PerPositionAcceptanceRate[i] = ratio(s.AcceptedPerPosition[i], s.Drafts)
+		d := s.Drafts
+		if s.DraftsAtPosition != nil {
+			d = clean(c.PositionDrafts(i))
+			s.DraftsAtPosition[i] = d
+		}
+		s.PerPositionAcceptanceRate[i] = ratio(s.AcceptedPerPosition[i], d)
 	}
 	s.AcceptanceRate = ratio(s.AcceptedTokens, s.DraftTokens)
 	s.MeanAcceptanceLength = ratio(s.AcceptedTokens, s.Drafts)
@@ -92,6 +108,18 @@ func Derive(c Counts, seconds float64, conv Convention) Stats {
 		s.DraftsPerSecond = ratio(s.Drafts, s.WindowSeconds)
 	}
 	return s
+}
+
+// Counts returns the counts s was derived from (copies of its slices):
+// drafts, draft tokens, accepted tokens, accepted per position and, when
+// the series mixed k, the drafts at each position.
+func (s Stats) Counts() Counts {
+	c := Counts{Drafts: s.Drafts, DraftTokens: s.DraftTokens, AcceptedTokens: s.AcceptedTokens,
+		AcceptedPerPosition: append([]float64(nil), s.AcceptedPerPosition...)}
+	if s.DraftsAtPosition != nil {
+		c.DraftsAtPosition = append([]float64(nil), s.DraftsAtPosition...)
+	}
+	return c
 }
 
 // String names the convention: "with bonus token" or "without bonus token".

@@ -114,7 +114,7 @@ func DistinctK(series []Series) KMix {
 // Warning is the sentence that warns of a selection mixing k, "" when it
 // does not (Mixed is false). It names the k, the label that decides them
 // when there is one, from which position on the summed per-position rates
-// are diluted, and what to do.
+// cover fewer series, what still mixes k, and what to do.
 func (m KMix) Warning() string {
 	if !m.Mixed() {
 		return ""
@@ -132,7 +132,7 @@ func (m KMix) Warning() string {
 		}
 		fmt.Fprintf(&b, " (%s: %s)", m.Label, strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(&b, ": summed per-position rates from pos %d on are divided by the drafts of all series, including those that never draft that far, and the conditional rates, geometric fit and speedup follow from them; ", m.Ks[0]+1)
+	fmt.Fprintf(&b, ": summed per-position rates from pos %d on cover only the series that draft that far (each divided by their drafts), while the conditional rates, geometric fit and speedup still mix series of different k; ", m.Ks[0]+1)
 	if m.Label != "" {
 		fmt.Fprintf(&b, "group by %s or filter to one k", m.Label)
 	} else {

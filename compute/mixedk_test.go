@@ -35,7 +35,7 @@ func TestDistinctK(t *testing.T) {
 			t.Fatalf("got %+v, want %+v", m, want)
 		}
 		w := m.Warning()
-		const wantW = `the selected series mix k = 4 and 5 (model_name: "A" k=4, "B" k=5): summed per-position rates from pos 5 on are divided by the drafts of all series, including those that never draft that far, and the conditional rates, geometric fit and speedup follow from them; group by model_name or filter to one k`
+		const wantW = `the selected series mix k = 4 and 5 (model_name: "A" k=4, "B" k=5): summed per-position rates from pos 5 on cover only the series that draft that far (each divided by their drafts), while the conditional rates, geometric fit and speedup still mix series of different k; group by model_name or filter to one k`
 		if w != wantW {
 			t.Fatalf("warning\n%s\nwant\n%s", w, wantW)
 		}
@@ -85,7 +85,7 @@ func TestDistinctK(t *testing.T) {
 		if !reflect.DeepEqual(m.Ks, []int{3, 4}) || m.Label != "" || m.ByLabel != nil {
 			t.Fatalf("got %+v", m)
 		}
-		const wantW = `the selected series mix k = 3 and 4: summed per-position rates from pos 4 on are divided by the drafts of all series, including those that never draft that far, and the conditional rates, geometric fit and speedup follow from them; filter to one k`
+		const wantW = `the selected series mix k = 3 and 4: summed per-position rates from pos 4 on cover only the series that draft that far (each divided by their drafts), while the conditional rates, geometric fit and speedup still mix series of different k; filter to one k`
 		if w := m.Warning(); w != wantW {
 			t.Fatalf("warning\n%s\nwant\n%s", w, wantW)
 		}

@@ -76,6 +76,25 @@ type Counts struct {
 	AcceptedTokens float64
 	// AcceptedPerPosition is indexed by 0-based position; its length is k.
 	AcceptedPerPosition []float64
+	// DraftsAtPosition[i] is the drafts of the series that draft position
+	// i (their k > i): the denominator of the per-position acceptance rate
+	// at i when the summed series mix k. nil means every position's
+	// denominator is Drafts (one k, the usual case); otherwise its length
+	// is len(AcceptedPerPosition). Aggregate, Sum and Add set it only for
+	// mixed k. Use PositionDrafts to read it.
+	DraftsAtPosition []float64
+}
+
+// PositionDrafts is the denominator of the per-position acceptance rate at
+// 0-based position i: DraftsAtPosition[i] when set, else Drafts (drafts).
+func (c Counts) PositionDrafts(i int) float64 {
+	if c.DraftsAtPosition != nil {
+		if i < len(c.DraftsAtPosition) {
+			return c.DraftsAtPosition[i]
+		}
+		return 0
+	}
+	return c.Drafts
 }
 
 // Grid is a step-aligned time grid. Start, End and Step are Unix

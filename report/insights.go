@@ -59,12 +59,7 @@ type Intervals struct {
 
 // CountsOf returns the counts a Stats was derived from (drafts, tokens).
 func CountsOf(s compute.Stats) compute.Counts {
-	return compute.Counts{
-		Drafts:              s.Drafts,
-		DraftTokens:         s.DraftTokens,
-		AcceptedTokens:      s.AcceptedTokens,
-		AcceptedPerPosition: slices.Clone(s.AcceptedPerPosition),
-	}
+	return s.Counts()
 }
 
 // ComputeInsights computes the insights of counts c at draft cost ratio

@@ -96,6 +96,7 @@ func TestLiveSimulator(t *testing.T) {
 	}
 	var total simulate.Counts
 	total.AcceptedPerPosition = make([]int64, 3)
+	atPos := make([]int64, 3) // the drafts of the series drafting each position (k mixes 3 and 2)
 	for _, ts := range truth.Series {
 		var g *Group
 		for i := range res.Groups {
@@ -113,9 +114,13 @@ func TestLiveSimulator(t *testing.T) {
 		total.AcceptedTokens += ts.Total.AcceptedTokens
 		for i, v := range ts.Total.AcceptedPerPosition {
 			total.AcceptedPerPosition[i] += v
+			atPos[i] += ts.Total.Drafts
 		}
 	}
-	checkCounts(t, "total", res.Total, total, res.WindowSeconds)
+	if atPos[2] == total.Drafts {
+		t.Fatalf("the simulated series do not mix k: drafts at positions %v", atPos)
+	}
+	simtest.CheckCountsAt(t, "total", res.Total, total, atPos, res.WindowSeconds)
 
 	// Not grouped: one group, equal to the total.
 	opts.GroupBy = nil
@@ -126,8 +131,8 @@ func TestLiveSimulator(t *testing.T) {
 	if len(res2.Groups) != 1 || len(res2.Groups[0].Labels) != 0 {
 		t.Fatalf("ungrouped: %+v", res2.Groups)
 	}
-	checkCounts(t, "ungrouped", res2.Groups[0].Stats, total, res2.WindowSeconds)
-	checkCounts(t, "ungrouped total", res2.Total, total, res2.WindowSeconds)
+	simtest.CheckCountsAt(t, "ungrouped", res2.Groups[0].Stats, total, atPos, res2.WindowSeconds)
+	simtest.CheckCountsAt(t, "ungrouped total", res2.Total, total, atPos, res2.WindowSeconds)
 
 	// A model filter (quotes and a backslash in the name) selects exactly it.
 	opts.Filters = []metricsclient.Filter{{Name: "model_name", Values: []string{liveModels[1]}}}

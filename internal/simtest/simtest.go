@@ -17,6 +17,14 @@ import (
 // 1); no invariant violations.
 func CheckCounts(t testing.TB, what string, s compute.Stats, c simulate.Counts, window float64) {
 	t.Helper()
+	CheckCountsAt(t, what, s, c, nil, window)
+}
+
+// CheckCountsAt is CheckCounts for a sum of series that mix k: atPos[i] is
+// the drafts of the series with k > i, the per-position rates'
+// denominators (nil: c.Drafts for every position).
+func CheckCountsAt(t testing.TB, what string, s compute.Stats, c simulate.Counts, atPos []int64, window float64) {
+	t.Helper()
 	if s.Drafts != float64(c.Drafts) || s.DraftTokens != float64(c.DraftTokens) || s.AcceptedTokens != float64(c.AcceptedTokens) {
 		t.Errorf("%s: drafts/draft/accepted = %v/%v/%v, want %d/%d/%d", what, s.Drafts, s.DraftTokens, s.AcceptedTokens, c.Drafts, c.DraftTokens, c.AcceptedTokens)
 	}
@@ -28,7 +36,11 @@ func CheckCounts(t testing.TB, what string, s compute.Stats, c simulate.Counts, 
 		if s.AcceptedPerPosition[i] != float64(v) {
 			t.Errorf("%s: accepted at position %d = %v, want %d", what, i, s.AcceptedPerPosition[i], v)
 		}
-		Near(t, what+" per-position rate", s.PerPositionAcceptanceRate[i], float64(v)/float64(c.Drafts))
+		d := c.Drafts
+		if atPos != nil {
+			d = atPos[i]
+		}
+		Near(t, what+" per-position rate", s.PerPositionAcceptanceRate[i], float64(v)/float64(d))
 	}
 	Near(t, what+" acceptance rate", s.AcceptanceRate, float64(c.AcceptedTokens)/float64(c.DraftTokens))
 	Near(t, what+" mean acceptance length", s.MeanAcceptanceLength, 1+float64(c.AcceptedTokens)/float64(c.Drafts))
