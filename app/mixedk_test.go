@@ -22,7 +22,7 @@ func TestLoadNotesMixedK(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	const scrape = 15 * time.Second
 	c := knownAnswerClient(t, fx, scrape)
-	const want = `the selected series mix k = 3 and 4 (model_name: "Llama 3 \"chat\" 8B" k=3, "org/model-b" k=4): summed per-position rates from pos 4 on are divided by the drafts of all series, including those that never draft that far, and the conditional rates, geometric fit and speedup follow from them; group by model_name or filter to one k`
+	const want = `the selected series mix k = 3 and 4 (model_name: "Llama 3 \"chat\" 8B" k=3, "org/model-b" k=4): summed per-position rates from pos 4 on cover only the series that draft that far (each divided by their drafts), while the conditional rates, geometric fit and speedup still mix series of different k; group by model_name or filter to one k`
 	now := time.Unix(fixtures.StartUnix+1350, 0)
 	for _, groupBy := range [][]string{nil, {"model_name"}} {
 		q := DefaultQuery()
