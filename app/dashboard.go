@@ -218,6 +218,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			if res.Err != nil {
 				d.err, d.errAt = res.Err, res.At
 				d.window = nil
+				d.adoptLabels(&res) // a filter matching nothing: the values that exist
 				d.retryWhileEmpty(ctx, res.Err)
 				return
 			}
@@ -236,6 +237,14 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 // without them (a failed look-up) leaves the previous ones.
 func (d *Dashboard) adopt(res *Result) {
 	d.res, d.err = res, nil
+	d.adoptLabels(res)
+	d.schema = res.Schema
+}
+
+// adoptLabels keeps res's label lists for the filter menus, when it has
+// them (a failed load has them only when its filters matched nothing:
+// LoadSince's labelsWhenFiltered).
+func (d *Dashboard) adoptLabels(res *Result) {
 	if res.Models != nil {
 		d.models = res.Models
 	}
@@ -245,7 +254,6 @@ func (d *Dashboard) adopt(res *Result) {
 	if res.Labels != nil {
 		d.labels = res.Labels
 	}
-	d.schema = res.Schema
 }
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser
@@ -280,10 +288,11 @@ func maxEmptyRetries(scrape time.Duration) int {
 // (embedded mode's first seconds) has no sample before the window's end
 // (the last step point) yet, and the page must not stay on that error
 // until someone clicks Refresh. At most maxEmptyRetries in a row; a
-// success or another data selection resets the count.
+// success or another data selection resets the count. Filters that
+// exclude series that exist are not retried: waiting will not help.
 func (d *Dashboard) retryWhileEmpty(ctx app.Context, err error) {
 	var miss *metricsclient.MissingMetricsError
-	if !errors.As(err, &miss) || d.q.From != 0 || d.q.RefreshDuration() > 0 ||
+	if !errors.As(err, &miss) || miss.ExistWithoutFilters || d.q.From != 0 || d.q.RefreshDuration() > 0 ||
 		d.emptyTries >= maxEmptyRetries(d.scrape) || d.stopEmpty != nil || d.ctx == nil {
 		return
 	}

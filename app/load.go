@@ -177,6 +177,7 @@ func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape tim
 	})
 	if err != nil {
 		res.Err = err
+		res.labelsWhenFiltered(ctx, c, g, err)
 		res.At = time.Now()
 		return res
 	}
@@ -196,14 +197,7 @@ func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape tim
 	perfMark("computed")
 
 	if labels := f.Labels; labels != nil {
-		res.Labels = labels
-		res.Models, res.Engines = labels["model_name"], labels["engine"]
-		if res.Models == nil {
-			res.Models = []string{}
-		}
-		if res.Engines == nil {
-			res.Engines = []string{}
-		}
+		res.setLabels(labels)
 	} else if f.LabelsErr != nil && ctx.Err() == nil {
 		res.Notes = append(res.Notes, "label list: "+f.LabelsErr.Error())
 	}
@@ -320,4 +314,36 @@ func loadBaseline(ctx context.Context, c *metricsclient.Client, q Query, g compu
 	b.Total = compute.Sum(compute.Aggregate(series, nil, b.Grid))
 	b.Stats = b.Total.TotalStats(b.Grid, q.Convention)
 	return b
+}
+
+// setLabels keeps the label lists of the filter menus.
+func (res *Result) setLabels(labels map[string][]string) {
+	res.Labels = labels
+	res.Models, res.Engines = labels["model_name"], labels["engine"]
+	if res.Models == nil {
+		res.Models = []string{}
+	}
+	if res.Engines == nil {
+		res.Engines = []string{}
+	}
+}
+
+// labelsWhenFiltered fills the filter menus' label lists after a load
+// whose filters exclude every series (metricsclient.CauseFiltered): the
+// schema's series exist in the window without the filters, so the menus
+// list their values (one series request), and the user can pick values
+// that exist instead of editing the URL. Other errors leave them unset.
+func (res *Result) labelsWhenFiltered(ctx context.Context, c *metricsclient.Client, g compute.Grid, err error) {
+	var miss *metricsclient.MissingMetricsError
+	if !errors.As(err, &miss) || miss.Cause != metricsclient.CauseFiltered {
+		return
+	}
+	s, ok := metricsclient.SchemaByID(miss.Schema)
+	if !ok {
+		return
+	}
+	labels, lerr := c.WithSchema(s).SeriesLabels(ctx, nil, time.UnixMilli(g.Start), time.UnixMilli(g.End))
+	if lerr == nil {
+		res.setLabels(labels)
+	}
 }

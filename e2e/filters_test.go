@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
+	"specdash/server"
+)
+
+// TestFilterMatchingNothing: a shared link whose model filter matches no
+// series shows the diagnosis (the values present, no other names), and its
+// model menu offers the models that exist, so picking one from the menu
+// (no URL editing) brings the numbers back: org/model-b's acceptance rate
+// over the fixture's whole range.
+func TestFilterMatchingNothing(t *testing.T) {
+	tab := newTab(t)
+	fx := fixtures.KnownAnswer()
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	w := fx.Whole
+	u := base + "/?" + url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "model": {"no-such-model"}}.Encode()
+	step(t, tab, 30*time.Second, chromedp.Navigate(u))
+	waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('[data-dashboard]'); return !!r && r.dataset.state === 'error'; })()`)
+	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	for _, want := range []string{"the metrics exist without the filters", "pick values that exist", `"org/model-b"`} {
+		if !strings.Contains(p.Error, want) {
+			t.Errorf("message lacks %q: %s", want, p.Error)
+		}
+	}
+	for _, not := range []string{"found instead"} {
+		if strings.Contains(p.Error, not) {
+			t.Errorf("message says %q: %s", not, p.Error)
+		}
+	}
+	for _, m := range []string{fixtures.ModelA, fixtures.ModelB} {
+		if !slices.Contains(p.Models, m) {
+			t.Errorf("model menu %q lacks %q", p.Models, m)
+		}
+	}
+
+	// Pick org/model-b alone in the menu.
+	modelJS, _ := json.Marshal(fixtures.ModelB)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](fmt.Sprintf(`(() => {
+	  const s = document.getElementById('model');
+	  for (const o of s.options) o.selected = o.text === %s;
+	  s.dispatchEvent(new Event('change', {bubbles: true}));
+	  return true;
+	})()`, modelJS)))
+	waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => {
+	  const r = document.querySelector('[data-dashboard]');
+	  const q = new URLSearchParams(location.search);
+	  return !!r && r.dataset.state === 'ready' && q.getAll('model').join() === %s;
+	})()`, modelJS))
+	p = run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	numEq(t, "acceptance rate after picking "+fixtures.ModelB, p.Metrics["acceptance-rate"], fx.Whole.Models[fixtures.ModelB].AcceptanceRate)
+}
