@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,6 +153,9 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	})()`))
 	if before["live"] != false || before["firstEmpty"] != true {
 		t.Errorf("before the wasm: %v, want no live dashboard and an empty first child for go-app", before)
+	}
+	if hint, _ := before["hint"].(string); !regexp.MustCompile(`as of \d\d:\d\d:\d\d$`).MatchString(hint) {
+		t.Errorf("hint %q: want the time as 24-hour hh:mm:ss, as the dashboard shows times", hint)
 	}
 	if before["pointer"] != "none" || before["inert"] != true || !strings.Contains(before["hint"].(string), "Starting") {
 		t.Errorf("overlay: pointer-events %v, inert %v, hint %q; want none, inert and a starting hint", before["pointer"], before["inert"], before["hint"])

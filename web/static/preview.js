@@ -91,7 +91,9 @@
     // label as a small badge instead.
     var loader = document.getElementById("app-wasm-loader");
     if (loader) {
-      loader.style.cssText = "position:fixed;left:12px;bottom:12px;top:auto;width:auto;height:auto;" +
+      // Bottom right, above the hint: the bottom left holds the pos chips
+      // on narrow screens.
+      loader.style.cssText = "position:fixed;right:12px;bottom:48px;left:auto;top:auto;width:auto;height:auto;" +
         "z-index:901;padding:4px 8px;border-radius:6px;flex-direction:row;background:rgba(17,24,39,0.85);color:#fff;";
       var icon = document.getElementById("app-wasm-loader-icon");
       if (icon) icon.style.cssText = "width:16px;height:16px;margin-right:6px;";
@@ -126,7 +128,9 @@
       if (done) return;
       var hint = document.createElement("div");
       hint.setAttribute("data-preview-hint", "true");
-      hint.textContent = "Starting the live dashboard… numbers as of " + new Date(at).toLocaleTimeString();
+      // 24-hour, as the dashboard's own times.
+      hint.textContent = "Starting the live dashboard… numbers as of " +
+        new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
       hint.style.cssText = "position:fixed;right:12px;bottom:12px;z-index:901;padding:6px 10px;border-radius:6px;" +
         "font:13px system-ui,sans-serif;background:rgba(17,24,39,0.85);color:#fff;";
       overlay.appendChild(hint);
