@@ -297,7 +297,7 @@ func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
 		parts := []app.UI{app.Text("chi² "), insightMetric("fit-chi-square", f.ChiSquare, strconv.FormatFloat(f.ChiSquare.V, 'f', 2, 64)),
 			app.Text(fmt.Sprintf(" on %d df", f.DegreesOfFreedom))}
 		if f.PValue.OK {
-			parts = append(parts, app.Text(", p = "), insightMetric("fit-p-value", f.PValue, strconv.FormatFloat(f.PValue.V, 'g', 3, 64)))
+			parts = append(parts, app.Text(", p "), insightMetric("fit-p-value", f.PValue, compute.FormatPValue(f.PValue)))
 		}
 		if f.RSquared.OK {
 			parts = append(parts, app.Text("; R² "+strconv.FormatFloat(f.RSquared.V, 'f', 3, 64)))

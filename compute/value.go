@@ -110,6 +110,20 @@ func FormatRatio(v Value) string {
 	return strconv.FormatFloat(v.V, 'f', 3, 64)
 }
 
+// FormatPValue prints a p-value (probability 0..1) as it reads after "p":
+// "= 0.12", "= 0.0421" (three significant digits), and "< 0.001" below
+// 0.001, where more digits are noise (a chi-square tail that underflows
+// would print "= 0"). Undefined prints "n/a".
+func FormatPValue(v Value) string {
+	switch {
+	case !v.OK || !finite(v.V):
+		return UndefinedShort
+	case v.V < 0.001:
+		return "< 0.001"
+	}
+	return "= " + strconv.FormatFloat(v.V, 'g', 3, 64)
+}
+
 // FormatRate prints a rate followed by its unit, for example
 // FormatRate(Value{12.34, true}, "tokens/s") -> "12.3 tokens/s". One decimal
 // when |v| >= 1 or v == 0, two significant digits below 1 (0.042 drafts/s).

@@ -286,7 +286,7 @@ func WriteInsightsText(w io.Writer, in *Insights) error {
 	if f := in.Fit; f != nil {
 		gof := "chi-square " + trimNum(f.ChiSquare.V, 3) + " on " + strconv.Itoa(f.DegreesOfFreedom) + " df"
 		if f.PValue.OK {
-			gof += ", p = " + strconv.FormatFloat(f.PValue.V, 'g', 3, 64)
+			gof += ", p " + compute.FormatPValue(f.PValue)
 		}
 		if f.RSquared.OK {
 			gof += "; R² " + strconv.FormatFloat(f.RSquared.V, 'f', 3, 64)
