@@ -364,7 +364,9 @@ func renderIntervalTable(d InsightsData) app.UI {
 			app.Td().Text(compute.FormatPercent(extrapolatedRate(d, i), 1)+" (extrapolated)"),
 		))
 	}
-	return app.Table().Class("insights-table").Body(
+	// In a scrolling box: on a narrow screen the table scrolls instead of
+	// overflowing the panel.
+	return app.Div().Class("table-scroll").Body(app.Table().Class("insights-table").Body(
 		app.THead().Body(app.Tr().Body(
 			app.Th().Text("Position"),
 			app.Th().Text("Acceptance rate (of drafts)"),
@@ -372,7 +374,7 @@ func renderIntervalTable(d InsightsData) app.UI {
 			app.Th().Text("Fitted"),
 		)),
 		app.TBody().Body(rows...),
-	)
+	))
 }
 
 // extrapolatedPositions are the 0-based positions beyond k shown: up to
