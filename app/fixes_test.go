@@ -251,8 +251,8 @@ func TestPartialWindow(t *testing.T) {
 		ms   int64
 		want string
 	}{{65_000, "1m 05s"}, {900_000, "15m"}, {45_000, "45s"}, {3_780_000, "1h 03m"}, {7 * 86_400_000, "7d"}, {93_600_000, "1d 2h"}} {
-		if got := spanText(c.ms); got != c.want {
-			t.Errorf("spanText(%d) = %q, want %q", c.ms, got, c.want)
+		if got := compute.SpanText(c.ms); got != c.want {
+			t.Errorf("SpanText(%d) = %q, want %q", c.ms, got, c.want)
 		}
 	}
 }

@@ -228,13 +228,13 @@ func (res *Result) compute(series []compute.Series, q Query, g compute.Grid, now
 	res.Fit = compute.FitGeometric(res.Total.Total)
 	res.Series = len(series)
 	first := firstPoints(series, q.GroupBy)
-	res.FirstBucket = firstBucket(g, first[allKey])
+	res.FirstBucket = g.BucketAt(first[allKey])
 	res.DataFrom = g.BucketStart(res.FirstBucket)
 	res.Groups = make([]GroupResult, len(groups))
 	for i, gr := range groups {
 		key := GroupKey(gr.Labels, q.GroupBy)
 		res.Groups[i] = GroupResult{
-			FirstBucket: firstBucket(g, first[key]),
+			FirstBucket: g.BucketAt(first[key]),
 			Key:         GroupKey(gr.Labels, q.GroupBy),
 			Name:        GroupName(gr.Labels, q.GroupBy),
 			Labels:      gr.Labels,
@@ -268,22 +268,6 @@ func firstPoints(series []compute.Series, groupBy []string) map[string]int64 {
 		set(GroupKey(s.Labels, groupBy), t)
 	}
 	return out
-}
-
-// firstBucket is the index of the first bucket of g ending at or after t
-// (a point at t belongs to it); g.Buckets() when t is 0 (no points) or
-// after the grid.
-func firstBucket(g compute.Grid, t int64) int {
-	n := g.Buckets()
-	if t == 0 {
-		return n
-	}
-	for j := 0; j < n; j++ {
-		if g.BucketEnd(j) >= t {
-			return j
-		}
-	}
-	return n
 }
 
 // gapsBefore returns vals with the values before bucket first undefined

@@ -530,45 +530,15 @@ func (d *Dashboard) renderMessages() app.UI {
 	return app.Div().Class("messages").Body(msgs...)
 }
 
-// CoverageNote says when the data starts well inside the window (after
-// its first tenth; counted from the first bucket with data): the rates of
-// the cards (drafts/s, tokens/s) are increase / window seconds, vLLM's
-// interval rule, so they average over the whole window, also the part
-// without data, and read lower than the charts' per-bucket rates. "" when
-// the data covers (almost) the whole window or there is none.
+// CoverageNote is compute.Coverage's note for the dashboard (cards and
+// charts), "" when the data covers (almost) the whole window or there is
+// none.
 func CoverageNote(res *Result) string {
-	g := res.Grid
-	n := g.Buckets()
-	if n == 0 || res.FirstBucket <= 0 || res.FirstBucket >= n {
+	note := compute.Coverage{FirstBucket: res.FirstBucket, DataFrom: res.DataFrom}.Note(res.Grid)
+	if note == "" {
 		return ""
 	}
-	window, covered := g.End-g.Start, g.End-res.DataFrom
-	if covered*10 > window*9 {
-		return ""
-	}
-	return "Data covers the last " + spanText(covered) + " of this " + spanText(window) +
-		" window; rates (drafts/s, tokens/s) are averaged over the whole window, so they read lower than the charts' rates per bucket."
-}
-
-// spanText prints a span of ms as "1m 05s", "2h 03m", "45s", "15m", "2d 3h".
-func spanText(ms int64) string {
-	s := ms / 1000
-	d, h, m, sec := s/86400, s%86400/3600, s%3600/60, s%60
-	switch {
-	case d > 0 && h > 0:
-		return fmt.Sprintf("%dd %dh", d, h)
-	case d > 0:
-		return fmt.Sprintf("%dd", d)
-	case h > 0 && m > 0:
-		return fmt.Sprintf("%dh %02dm", h, m)
-	case h > 0:
-		return fmt.Sprintf("%dh", h)
-	case m > 0 && sec > 0:
-		return fmt.Sprintf("%dm %02ds", m, sec)
-	case m > 0:
-		return fmt.Sprintf("%dm", m)
-	}
-	return fmt.Sprintf("%ds", sec)
+	return note + ", so they read lower than the charts' rates per bucket."
 }
 
 // plain is the data-value form of a number: a plain decimal that parses

@@ -83,10 +83,14 @@ func TestLiveSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The two models draft k=3 and k=2: the one warning says so.
-	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 (model_name: ") ||
-		!strings.Contains(res.Warnings[0], "from pos 3 on") {
-		t.Errorf("warnings: %q, want only the mixed-k one", res.Warnings)
+	// The two models draft k=3 and k=2: the first warning says so; the
+	// simulator started inside the window: the second says how much of it
+	// the data covers.
+	wantCov := " of this " + compute.SpanText(res.Grid.End-res.Grid.Start) + " window; rates (drafts/s, tokens/s) are averaged over the whole window"
+	if len(res.Warnings) != 2 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 (model_name: ") ||
+		!strings.Contains(res.Warnings[0], "from pos 3 on") ||
+		!strings.HasPrefix(res.Warnings[1], "Data covers the last ") || !strings.HasSuffix(res.Warnings[1], wantCov) {
+		t.Errorf("warnings: %q, want the mixed-k one and the coverage note", res.Warnings)
 	}
 	if res.StepSeconds != 1 {
 		t.Errorf("step %v s, want 1 s (scrape interval 1 s, range under 600 s)", res.StepSeconds)

@@ -174,6 +174,10 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 	if w := compute.DistinctK(series).Warning(); w != "" {
 		warnings = append(warnings, w)
 	}
+	if note := compute.CoverageOf(series, g).Note(g); note != "" {
+		// As the dashboard's note: throughputs below are per window second.
+		warnings = append(warnings, note)
+	}
 	r := &Result{
 		WindowSeconds: g.Seconds(),
 		Start:         time.UnixMilli(g.Start).UTC(),

@@ -1,0 +1,81 @@
+package compute
+
+import "fmt"
+
+// Coverage is the part of a grid that holds data: FirstBucket is the index
+// of the first bucket with a sample of any series (g.Buckets() when there
+// is none), DataFrom that bucket's start (Unix ms).
+type Coverage struct {
+	FirstBucket int
+	DataFrom    int64
+}
+
+// CoverageOf finds the first bucket of g that holds a sample of series
+// (the bucket ending at or after the earliest first point).
+func CoverageOf(series []Series, g Grid) Coverage {
+	var first int64
+	for _, s := range series {
+		if len(s.Points) > 0 && (first == 0 || s.Points[0].T < first) {
+			first = s.Points[0].T
+		}
+	}
+	j := g.BucketAt(first)
+	return Coverage{FirstBucket: j, DataFrom: g.BucketStart(j)}
+}
+
+// BucketAt is the index of the first bucket ending at or after t (Unix
+// ms; a point at t belongs to it), or Buckets() when t is 0 (no point) or
+// after the grid.
+func (g Grid) BucketAt(t int64) int {
+	n := g.Buckets()
+	if t == 0 || g.Step <= 0 {
+		return n
+	}
+	if t <= g.Start {
+		return 0
+	}
+	j := int((t-g.Start+g.Step-1)/g.Step) - 1
+	if j >= n {
+		return n
+	}
+	return j
+}
+
+// Note says when the data starts well inside the window (after its first
+// tenth): rates over the window (drafts/s, tokens/s: increase / window
+// seconds, vLLM's interval rule) then average over the part without data
+// too, and read lower than per-bucket rates. "" when the data covers
+// (almost) the whole window, or there is none.
+func (c Coverage) Note(g Grid) string {
+	n := g.Buckets()
+	if n == 0 || c.FirstBucket <= 0 || c.FirstBucket >= n {
+		return ""
+	}
+	window, covered := g.End-g.Start, g.End-c.DataFrom
+	if covered*10 > window*9 {
+		return ""
+	}
+	return "Data covers the last " + SpanText(covered) + " of this " + SpanText(window) +
+		" window; rates (drafts/s, tokens/s) are averaged over the whole window"
+}
+
+// SpanText prints a span of ms as "1m 05s", "2h 03m", "45s", "15m", "2d 3h".
+func SpanText(ms int64) string {
+	s := ms / 1000
+	d, h, m, sec := s/86400, s%86400/3600, s%3600/60, s%60
+	switch {
+	case d > 0 && h > 0:
+		return fmt.Sprintf("%dd %dh", d, h)
+	case d > 0:
+		return fmt.Sprintf("%dd", d)
+	case h > 0 && m > 0:
+		return fmt.Sprintf("%dh %02dm", h, m)
+	case h > 0:
+		return fmt.Sprintf("%dh", h)
+	case m > 0 && sec > 0:
+		return fmt.Sprintf("%dm %02ds", m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%ds", sec)
+}
