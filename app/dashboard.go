@@ -500,7 +500,11 @@ func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 	if n == 0 {
 		return
 	}
-	from, to := max(z.From, 0), min(z.To, n-1)
+	from, to := z.From, z.To
+	if z.Chart == ChartHeatmap && d.view.heatFirst != nil {
+		from, to = ColumnBuckets(d.view.heatFirst, n, from, to)
+	}
+	from, to = max(from, 0), min(to, n-1)
 	if to < from {
 		return
 	}

@@ -403,6 +403,60 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
+// HeatmapMaxColumns is the most columns the dashboard's heatmap draws:
+// longer windows merge runs of buckets into one column (compute.Columns),
+// so that a 6 h window at 1 min (360 buckets) draws 120 columns of 3 min,
+// each some 5 px wide, instead of 360 slivers. ECharts' setOption of the
+// heatmap costs in proportion to its cells and is most of a live refresh's
+// drawing (docs/PERFORMANCE.md). The heatmap's export keeps every bucket.
+const HeatmapMaxColumns = 120
+
+// HeatmapColumns is the heatmap of r (HeatmapOption) with at most
+// HeatmapMaxColumns columns: each column's rates are ratios of sums over
+// its buckets; a column is incomplete when one of its buckets is; its
+// label is the end of its last bucket. first[c] is the first bucket of
+// column c (for a span selected on the heatmap). nil and "" without
+// per-position data.
+func HeatmapColumns(r *Result, loc *time.Location, p Palette) (first []int, option string) {
+	g, n := r.Grid, len(r.Buckets)
+	k := r.Stats.K
+	if k == 0 || n == 0 || len(r.Total.Buckets) != n {
+		return nil, ""
+	}
+	first, counts := compute.Columns(r.Total.Buckets, g, compute.ColumnFactor(n, HeatmapMaxColumns))
+	stats := make([]compute.Stats, len(counts))
+	labels := make([]string, len(counts))
+	all := TimeLabels(g, n, loc)
+	complete := len(counts)
+	for c := range counts {
+		last := n - 1
+		if c+1 < len(first) {
+			last = first[c+1] - 1
+		}
+		stats[c] = compute.Derive(counts[c], float64(last-first[c]+1)*g.StepSeconds(), r.Query.Convention)
+		labels[c] = all[last]
+		if last >= r.Complete && complete == len(counts) {
+			complete = c
+		}
+	}
+	return first, heatmapOption(labels, stats, k, complete, p)
+}
+
+// ColumnBuckets turns the columns from..to (inclusive) of a heatmap whose
+// column c starts at bucket first[c] (HeatmapColumns) into buckets of the
+// n-bucket grid, inclusive; to < from when the span is empty or outside.
+func ColumnBuckets(first []int, n, from, to int) (int, int) {
+	if from < 0 || to < from || from >= len(first) {
+		return 0, -1
+	}
+	b := first[from]
+	e := n - 1
+	if to+1 < len(first) {
+		e = first[to+1] - 1
+	}
+	return b, e
+}
+
 // HeatmapOption is the per-position acceptance rate over time: x = bucket
 // end, y = pos 1..k, colour = accepted at position / drafts of the bucket
 // (percent). Buckets without drafts are left blank; incomplete buckets are
@@ -410,8 +464,13 @@ func appendJSONFloat(b []byte, f float64) []byte {
 // cells are [bucket index, position index, percent]). Empty string when
 // k = 0 or no buckets.
 func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc *time.Location, p Palette) string {
+	return heatmapOption(TimeLabels(g, len(buckets), loc), buckets, k, complete, p)
+}
+
+// heatmapOption is HeatmapOption with its x labels given (one per column).
+func heatmapOption(labels []string, buckets []compute.Stats, k, complete int, p Palette) string {
 	n := len(buckets)
-	if k == 0 || n == 0 {
+	if k == 0 || n == 0 || len(labels) != n {
 		return ""
 	}
 	ys := make([]string, k)
@@ -460,7 +519,6 @@ func HeatmapOption(g compute.Grid, buckets []compute.Stats, k, complete int, loc
 		charts.WithVisualMapOpts(opts.VisualMap{Show: opts.Bool(true), Min: 0, Max: 100, Calculable: opts.Bool(false), Orient: "horizontal", Left: "center", Bottom: "0",
 			Text: []string{"100 %", "0 %"}, TextStyle: &opts.TextStyle{Color: p.Muted}, InRange: &opts.VisualMapInRange{Color: p.Heat}}),
 	)...)
-	labels := TimeLabels(g, n, loc)
 	hm.SetXAxis(nil).AddSeries("per-position acceptance rate", nil)
 	xLabels := xData(labels)
 	hm.Validate()

@@ -16,16 +16,18 @@ import (
 // look (theme, time zone, sort order); recomputed only when one of them
 // changes.
 type view struct {
-	key     string
-	pal     Palette
-	loc     *time.Location
-	groups  []GroupResult // sorted as the table shows them
-	rate    []Line        // per group: acceptance rate (ratio) per bucket
-	length  []Line        // per group: mean acceptance length (tokens/draft)
-	drafts  []Line        // per group: drafts/s
-	tokens  []Line        // total: drafted, accepted, rejected tokens/s
-	drawn   int           // groups drawn as lines (the busiest MaxLines)
-	options map[string]string
+	key    string
+	pal    Palette
+	loc    *time.Location
+	groups []GroupResult // sorted as the table shows them
+	rate   []Line        // per group: acceptance rate (ratio) per bucket
+	length []Line        // per group: mean acceptance length (tokens/draft)
+	drafts []Line        // per group: drafts/s
+	tokens []Line        // total: drafted, accepted, rejected tokens/s
+	drawn  int           // groups drawn as lines (the busiest MaxLines)
+	// heatFirst[c] is the first bucket of heatmap column c (HeatmapColumns).
+	heatFirst []int
+	options   map[string]string
 }
 
 func (d *Dashboard) prepare() *view {
@@ -74,7 +76,9 @@ func (d *Dashboard) prepare() *view {
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
 		v.options[ChartPerPosition] = PerPositionChart(r.Stats, r.Fit, p)
-		v.options[ChartHeatmap] = HeatmapOption(g, r.Buckets, r.Stats.K, c, loc, p)
+		var hm string
+		v.heatFirst, hm = HeatmapColumns(r, loc, p)
+		v.options[ChartHeatmap] = hm
 		v.options[ChartAcceptanceRate] = LinesOption(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
 		v.options[ChartAcceptanceLength] = LinesOption(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p)
 		v.options[ChartThroughput] = LinesOption(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
