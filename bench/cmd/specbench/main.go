@@ -362,7 +362,7 @@ func refresh(env []string) ([]row, error) {
 	cmd := "SPECDASH_BENCH_RUNS=" + strconv.Itoa(*runsFlag) + " go test " + shellJoin(args)
 	var rows []row
 	for _, c := range []struct{ rng, prefix, what string }{
-		{"6h", "slide-", "after the window slid one step (a live refresh: every chart redrawn)"},
+		{"6h", "slide-", "after the window slid one step (a live refresh: every chart changes)"},
 		{"6h", "", "numbers unchanged (charts not redrawn)"},
 		{"24h", "", "numbers unchanged (charts not redrawn)"},
 	} {
@@ -379,10 +379,14 @@ func refresh(env []string) ([]row, error) {
 		if c.rng == "6h" && c.prefix == "slide-" {
 			budget = "≤ 100 ms: " + ok(v[0] <= 100)
 		}
+		val := fmt.Sprintf("**%.0f ms** = query %.0f + decode %.0f + compute %.0f + render %.0f", v[0], v[1], v[2], v[3], v[4])
+		if all, err := get(m, name, c.prefix+"render-all-ms"); err == nil && all > v[4]+0.5 {
+			// Charts out of view drawn afterwards, in idle time (app/chart.go).
+			val += fmt.Sprintf(" (charts in view; the charts below drawn by %.0f ms after the load)", all)
+		}
 		rows = append(rows, row{"",
-			"one incremental refresh in the browser, 16 engines × 8 positions, 15 s scrape, " + c.rng + " window, " + c.what,
-			fmt.Sprintf("**%.0f ms** = query %.0f + decode %.0f + compute %.0f + render %.0f", v[0], v[1], v[2], v[3], v[4]),
-			budget, cmd})
+			"one incremental refresh in the browser, 16 engines × 8 positions, 15 s scrape, " + c.rng + " window, 1440×1000 viewport, " + c.what,
+			val, budget, cmd})
 	}
 	return rows, nil
 }
