@@ -67,6 +67,7 @@ type Dashboard struct {
 	gen         int
 	stopRefresh context.CancelFunc
 	refreshing  string
+	labelsBusy  bool   // refreshLabels is reading
 	stopEmpty   func() // pending retryWhileEmpty timer
 	emptyTries  int    // retryWhileEmpty retries since the last success
 }
@@ -225,10 +226,39 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			d.emptyTries = 0
 			d.adopt(&res)
 			d.window = res.Window
+			d.refreshLabels(ctx)
 			ctx.Defer(func(app.Context) {
 				perfMark("rendered")
 				whenChartsDrawn(func() { perfMark("rendered-all") })
 			})
+		})
+	})
+}
+
+// refreshLabels reads the filter menus' label lists again in the
+// background when the shown window's are older than LabelsMaxAge: after
+// the load is shown, so that a refresh never waits for them. The result
+// goes into the menus and into a copy of the window for the next
+// incremental load, unless another load came in between.
+func (d *Dashboard) refreshLabels(ctx app.Context) {
+	w, client := d.window, d.client
+	if w == nil || client == nil || d.labelsBusy || time.Since(w.LabelsAt()) < LabelsMaxAge || d.ctx == nil {
+		return
+	}
+	d.labelsBusy = true
+	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
+	ctx.Async(func() {
+		defer cancel()
+		nw, labels, err := client.RefreshLabels(lctx, w, time.Now())
+		ctx.Dispatch(func(ctx app.Context) {
+			d.labelsBusy = false
+			if err != nil || d.window != w {
+				return // the next load reads them, or a newer load has them
+			}
+			d.window = nw
+			var r Result
+			r.setLabels(labels)
+			d.adoptLabels(&r)
 		})
 	})
 }

@@ -123,12 +123,19 @@ func Load(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Dur
 }
 
 // LabelsMaxAge is how old the label lists of the filter menus (Result.Labels)
-// may be on an incremental refresh: younger ones are reused, older ones are
-// read again with the refresh's counters. So a label value that appears (a
-// new engine, a new model) shows in the menus at most a minute plus one
-// refresh period after it is in the window, and one that left the window
-// stays listed as long.
+// may grow: after showing a load whose lists are older, the dashboard
+// reads them again in the background (metricsclient.Client.RefreshLabels),
+// off the refresh's path. So a label value that appears (a new engine, a
+// new model) shows in the menus about a minute plus one refresh period
+// after it is in the window, and one that left the window stays listed as
+// long.
 const LabelsMaxAge = time.Minute
+
+// labelsReuseMax is how old label lists an incremental load reuses instead
+// of reading them with the counters: long, since the dashboard refreshes
+// them in the background every LabelsMaxAge; past it (no refresh came
+// through) the load reads them itself.
+const labelsReuseMax = 10 * time.Minute
 
 // LoadSince fetches and computes the numbers for q over the window ending
 // at now (or q's absolute window): grid = q.Grid(scrape, now), the schema
@@ -146,7 +153,8 @@ const LabelsMaxAge = time.Minute
 // the previous load's first incomplete bucket (IncompleteLag) on, merges
 // them into prev's points and computes from the merged series exactly as
 // from a full read (Result.Incremental); the label lists of prev are
-// reused while younger than LabelsMaxAge. An absolute window, another
+// reused while younger than labelsReuseMax (the dashboard refreshes them
+// in the background: Dashboard.refreshLabels). An absolute window, another
 // step, filters or source, a window that jumped, a schema change or a
 // source warning reads everything. Result.Window is what the next load may
 // continue from (nil after an error).
@@ -172,7 +180,7 @@ func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape tim
 		Prev:         prev,
 		Settled:      now.Add(-IncompleteLag(scrape)),
 		Labels:       true,
-		LabelsMaxAge: LabelsMaxAge,
+		LabelsMaxAge: labelsReuseMax,
 		Now:          now,
 	})
 	if err != nil {

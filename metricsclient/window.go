@@ -246,6 +246,26 @@ func (c *Client) startLabels(ctx context.Context, wg *sync.WaitGroup, s Schema, 
 	return a
 }
 
+// LabelsAt is when the window's label lists (Fetched.Labels) were read;
+// the zero time when it holds none.
+func (w *Window) LabelsAt() time.Time { return w.labelsAt }
+
+// RefreshLabels reads the label lists of w's schema over w's grid again
+// (SeriesLabels without filters, as Fetch does) and returns them with a
+// copy of w that holds them, read at now, for the next incremental Fetch
+// to reuse: a caller that reuses labels for long in Fetch (LabelsMaxAge)
+// refreshes them with this after showing a load, off the refresh's path.
+// w itself is not modified. Errors: those of SeriesLabels.
+func (c *Client) RefreshLabels(ctx context.Context, w *Window, now time.Time) (*Window, map[string][]string, error) {
+	labels, err := c.WithSchema(w.det.Schema).SeriesLabels(ctx, nil, time.UnixMilli(w.grid.Start), time.UnixMilli(w.grid.End))
+	if err != nil {
+		return nil, nil, err
+	}
+	cp := *w
+	cp.labels, cp.labelsAt = labels, now
+	return &cp, labels, nil
+}
+
 // window makes the Window of a successful fetch.
 func (c *Client) window(g compute.Grid, filterKey string, settled time.Time, det Detection, raw rawFetch, f *Fetched, labelsAt time.Time) *Window {
 	w := &Window{

@@ -243,3 +243,45 @@ func TestFetchIncrementalEqualsFull(t *testing.T) {
 		}
 	})
 }
+
+// TestRefreshLabels: a window's label lists read again off the refresh's
+// path (RefreshLabels) are those a full fetch reads, in a copy of the
+// window stamped with the time given; an incremental fetch that may reuse
+// them returns them without reading them itself, and the old window is
+// unchanged.
+func TestRefreshLabels(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.KnownAnswer().OpenMetrics)})
+	const scrape = 15 * time.Second
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := time.Unix(fixtures.StartUnix+900, 0)
+	g := AlignGrid(now, 15*time.Minute, ChooseStep(15*time.Minute, scrape))
+	full, w, err := c.Fetch(ctx, FetchRequest{Grid: g, Labels: true, Now: now, Settled: now.Add(-20 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !w.LabelsAt().Equal(now) || len(full.Labels["model_name"]) != 2 {
+		t.Fatalf("full fetch: labels at %v, %v", w.LabelsAt(), full.Labels)
+	}
+	later := now.Add(2 * time.Minute)
+	nw, labels, err := c.RefreshLabels(ctx, w, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(labels, full.Labels) || !nw.LabelsAt().Equal(later) || !w.LabelsAt().Equal(now) {
+		t.Fatalf("refreshed labels %v at %v (old window at %v), want %v", labels, nw.LabelsAt(), w.LabelsAt(), full.Labels)
+	}
+	// The next incremental fetch reuses them (a minute's age allowed).
+	now2 := later.Add(30 * time.Second)
+	g2 := AlignGrid(now2, 15*time.Minute, ChooseStep(15*time.Minute, scrape))
+	inc, w2, err := c.Fetch(ctx, FetchRequest{Grid: g2, Prev: nw, Labels: true, LabelsMaxAge: time.Minute, Now: now2, Settled: now2.Add(-20 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inc.Incremental || !reflect.DeepEqual(inc.Labels, full.Labels) || !w2.LabelsAt().Equal(later) {
+		t.Errorf("incremental fetch: incremental %v, labels %v read at %v; want the refreshed ones of %v", inc.Incremental, inc.Labels, w2.LabelsAt(), later)
+	}
+}

@@ -5,12 +5,27 @@
 package main
 
 import (
+	"runtime/debug"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	specapp "specdash/app"
 )
 
+// GC settings of the page (docs/PERFORMANCE.md, "Refresh"): the live heap
+// is small (5–20 MB: the window's points, the options) while every refresh
+// allocates a few MB, so at the default GOGC=100 a collection (20–30 ms in
+// wasm, one thread) ran in nearly every live refresh. At 400 one runs every
+// few refreshes, for a heap of a few tens of MB; the memory limit keeps a
+// very long window from growing the heap past it.
+const (
+	gcPercent   = 400
+	memoryLimit = 512 << 20 // bytes
+)
+
 func main() {
+	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(memoryLimit)
 	specapp.Register()
 	app.RunWhenOnBrowser()
 }
