@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"specdash/internal/simtest"
 	"specdash/metricsclient"
 	"specdash/report"
 	"specdash/simulate"
@@ -71,9 +72,11 @@ func TestSimulatorTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The models draft k=3 and k=2: only the mixed-k warning.
-	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 ") {
-		t.Errorf("warnings: %q, want only the mixed-k one", res.Warnings)
+	// The models draft k=3 and k=2: the mixed-k warning; the window starts
+	// 10 s before the first scrape: the coverage note.
+	if len(res.Warnings) != 2 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 ") ||
+		!strings.HasPrefix(res.Warnings[1], "Data covers the last ") {
+		t.Errorf("warnings: %q, want the mixed-k one and the coverage note", res.Warnings)
 	}
 	if len(res.Groups) != len(truth.Series) {
 		t.Fatalf("%d groups, want %d", len(res.Groups), len(truth.Series))
@@ -90,7 +93,17 @@ func TestSimulatorTarget(t *testing.T) {
 			t.Errorf("no group for %q engine %s", s.Model, s.Engine)
 		}
 	}
-	checkCounts(t, "total", res.Total, want, res.WindowSeconds)
+	// Mixed k: pos 3's rate is over the drafts of the k=3 series only.
+	atPos := make([]int64, 3)
+	for _, s := range truth.Series {
+		for i := range s.Total.AcceptedPerPosition {
+			atPos[i] += s.Total.Drafts
+		}
+	}
+	if atPos[2] == want.Drafts {
+		t.Fatalf("the simulated series do not mix k: drafts at positions %v", atPos)
+	}
+	simtest.CheckCountsAt(t, "total", res.Total, want, atPos, res.WindowSeconds)
 
 	// A filter on a model name with quotes and a backslash.
 	res, err = report.Build(ctx, c, report.Options{Range: opts.Range, End: end, GroupBy: []string{"model_name"},
