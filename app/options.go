@@ -405,11 +405,22 @@ func appendJSONFloat(b []byte, f float64) []byte {
 
 // HeatmapMaxColumns is the most columns the dashboard's heatmap draws:
 // longer windows merge runs of buckets into one column (compute.Columns),
-// so that a 6 h window at 1 min (360 buckets) draws 120 columns of 3 min,
-// each some 5 px wide, instead of 360 slivers. ECharts' setOption of the
+// so that a 6 h window at 1 min (360 buckets) draws 90 or 91 columns of
+// 4 min, each some 7 px wide, instead of 360 slivers. ECharts' setOption of the
 // heatmap costs in proportion to its cells and is most of a live refresh's
 // drawing (docs/PERFORMANCE.md). The heatmap's export keeps every bucket.
 const HeatmapMaxColumns = 120
+
+// HeatmapFactor is the number of buckets per heatmap column for n
+// buckets: 1 up to HeatmapMaxColumns buckets; above, enough that the
+// columns (aligned in Unix time, so the first and last may be partial:
+// one column more than n / factor) stay within HeatmapMaxColumns.
+func HeatmapFactor(n int) int {
+	if n <= HeatmapMaxColumns {
+		return 1
+	}
+	return compute.ColumnFactor(n, HeatmapMaxColumns-1)
+}
 
 // HeatmapColumns is the heatmap of r (HeatmapOption) with at most
 // HeatmapMaxColumns columns: each column's rates are ratios of sums over
@@ -423,7 +434,7 @@ func HeatmapColumns(r *Result, loc *time.Location, p Palette) (first []int, opti
 	if k == 0 || n == 0 || len(r.Total.Buckets) != n {
 		return nil, ""
 	}
-	first, counts := compute.Columns(r.Total.Buckets, g, compute.ColumnFactor(n, HeatmapMaxColumns))
+	first, counts := compute.Columns(r.Total.Buckets, g, HeatmapFactor(n))
 	stats := make([]compute.Stats, len(counts))
 	labels := make([]string, len(counts))
 	all := TimeLabels(g, n, loc)

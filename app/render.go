@@ -159,7 +159,7 @@ func (d *Dashboard) Render() app.UI {
 					d.renderPositions(stats),
 				),
 				d.panel(ChartHeatmap, "Per-position acceptance over time",
-					"Colour: accepted at position / drafts, per "+d.stepText(grid)+" bucket; blank: no drafts. Select a span to zoom.",
+					d.heatmapNote(grid),
 					true,
 					chart(ChartHeatmap, 290, true),
 				),
@@ -228,6 +228,20 @@ func (d *Dashboard) stepText(g compute.Grid) string {
 		return "step"
 	}
 	return (time.Duration(g.Step) * time.Millisecond).String()
+}
+
+// heatmapNote is the heatmap's subtitle: the width of its columns (a run
+// of buckets on long windows: HeatmapFactor).
+func (d *Dashboard) heatmapNote(g compute.Grid) string {
+	if g.Step <= 0 {
+		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."
+	}
+	col := g
+	if f := HeatmapFactor(g.Buckets()); f > 1 {
+		col.Step *= int64(f)
+		return "Colour: accepted at position / drafts, per " + d.stepText(col) + " column (" + strconv.Itoa(f) + " buckets of " + d.stepText(g) + "); blank: no drafts. Select a span to zoom."
+	}
+	return "Colour: accepted at position / drafts, per " + d.stepText(g) + " bucket; blank: no drafts. Select a span to zoom."
 }
 
 func (d *Dashboard) bucketNote(g compute.Grid, formula string) string {

@@ -62,6 +62,7 @@ func (p *pageStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if head == nil && rec.Code == http.StatusOK && i >= 0 {
 		hdr := rec.Header().Clone()
 		hdr.Del("Content-Length")
+		hdr.Del("ETag") // go-app's build version; every dashboard page differs (its numbers)
 		p.head.CompareAndSwap(nil, &pageHead{header: hdr, prefix: bytes.Clone(page[:i+len(bodyTag)])})
 	}
 
@@ -71,6 +72,7 @@ func (p *pageStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for k, v := range rec.Header() {
 			h[k] = v
 		}
+		h.Del("ETag") // as in the streamed pages
 		if rec.Code != http.StatusOK {
 			w.WriteHeader(rec.Code)
 			w.Write(page)

@@ -61,6 +61,9 @@ func TestPageHeadBeforeLoad(t *testing.T) {
 	if cl := resp.Header.Get("Content-Length"); cl != "" {
 		t.Errorf("streamed page has Content-Length %s", cl)
 	}
+	if et := resp.Header.Get("ETag"); et != "" {
+		t.Errorf("dashboard page has ETag %s: every page holds other numbers", et)
+	}
 	br := bufio.NewReader(resp.Body)
 	var head strings.Builder
 	for !strings.HasSuffix(head.String(), "<body>") {
