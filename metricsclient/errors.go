@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,6 +252,26 @@ func (e *MissingMetricsError) LikelyCause() string {
 	return ""
 }
 
+// excluding returns the filters with a value absent from the metrics
+// (FilterValues): the ones to change. When every filter's values exist
+// (only their combination matches nothing), all filters.
+func (e *MissingMetricsError) excluding() []Filter {
+	var out []Filter
+	for _, f := range e.Filters {
+		have := e.FilterValues[f.Name]
+		for _, v := range f.Values {
+			if !slices.Contains(have, v) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return e.Filters
+	}
+	return out
+}
+
 func (e *MissingMetricsError) Error() string {
 	var b strings.Builder
 	if e.Schema == "" && len(e.Schemas) > 0 {
@@ -268,7 +289,7 @@ func (e *MissingMetricsError) Error() string {
 	if len(e.Filters) > 0 && e.DiagnosisErr == nil {
 		if e.ExistWithoutFilters {
 			b.WriteString("; the metrics exist without the filters")
-			for _, f := range e.Filters {
+			for _, f := range e.excluding() {
 				vals := e.FilterValues[f.Name]
 				if len(vals) == 0 {
 					fmt.Fprintf(&b, "; label %s is absent from them", f.Name)

@@ -70,6 +70,19 @@ func TestMissingMetricsErrorMessage(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 
+	// Two filters, one of whose values exist: only the other one is named.
+	two := *e
+	two.Filters = []Filter{{Name: "engine", Values: []string{"0"}}, {Name: "model_name", Values: []string{"absent"}}}
+	two.FilterValues = map[string][]string{"model_name": {"a"}, "engine": {"0", "1"}}
+	if got := two.Error(); !strings.Contains(got, `model_name values present: "a"`) || strings.Contains(got, "engine values present") {
+		t.Errorf("one excluding filter of two: %s", got)
+	}
+	// Both values exist, not together: both named.
+	two.FilterValues["model_name"] = []string{"a", "absent"}
+	if got := two.Error(); !strings.Contains(got, `model_name values present: "a", "absent"`) || !strings.Contains(got, `engine values present: "0", "1"`) {
+		t.Errorf("a combination that matches nothing: %s", got)
+	}
+
 	// Filters that exclude everything: the values to pick, not other names.
 	e.SpecLike = append(e.SpecLike, "vllm:spec_decode_draft_acceptance_rate")
 	if got := e.Error(); got != want {
