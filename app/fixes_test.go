@@ -324,3 +324,27 @@ func contrast(a, b string) float64 {
 	}
 	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 }
+
+// Before any load was shown (loading, or the source failed), the insights
+// cards give the state, not "no drafts in window" or reasons that only
+// hold for loaded counts (an unreachable Prometheus read "no drafts in
+// window" and "no per-position counts").
+func TestInsightsCardsBeforeData(t *testing.T) {
+	for _, empty := range []string{"Loading…", "No data"} {
+		p := &InsightsPanel{Ready: false, Empty: empty}
+		p.cost = compute.DefaultDraftCostRatio
+		html := renderHTML(t, p.Render())
+		if strings.Contains(html, compute.Undefined) || strings.Contains(html, "no per-position counts") {
+			t.Errorf("%s: cards say %q or give a reason:\n%s", empty, compute.Undefined, html)
+		}
+		if strings.Count(html, `data-waiting`) != 4 || strings.Count(html, empty) < 4 {
+			t.Errorf("%s: want 4 waiting cards saying %q:\n%s", empty, empty, html)
+		}
+	}
+	// Loaded: the numbers (here none: no drafts).
+	p := &InsightsPanel{Ready: true}
+	p.cost = compute.DefaultDraftCostRatio
+	if html := renderHTML(t, p.Render()); !strings.Contains(html, compute.Undefined) || strings.Contains(html, `data-waiting`) {
+		t.Errorf("loaded without drafts: want %q, no waiting cards:\n%s", compute.Undefined, html)
+	}
+}

@@ -218,10 +218,22 @@ func (p *InsightsPanel) Render() app.UI {
 				return app.Div().Class("msg", "msg-error").DataSet("cost-error", "true").Text(p.costErr)
 			}),
 		),
-		p.renderCards(d),
+		app.If(p.Ready, func() app.UI { return p.renderCards(d) }).
+			Else(func() app.UI { return waitingCards(empty) }),
 		&Chart{Name: ChartInsightsFit, Option: InsightsChart(d, PaletteFor(p.Theme)), Height: 260, Empty: empty},
 		renderIntervalTable(d),
 	)
+}
+
+// waitingCards are the panel's cards before any load was shown (loading,
+// or the source failed): the state's text (empty: "Loading…", "No data"),
+// not "no drafts in window" or reasons that only hold for loaded counts.
+func waitingCards(empty string) app.UI {
+	cards := make([]app.UI, 0, 4)
+	for _, label := range []string{"Estimated speedup", "Best k (speculative tokens)", "Per-token acceptance α (geometric fit)", "Acceptance rate, 95 % interval (Wilson)"} {
+		cards = append(cards, card(label, app.Span().Class("insight-value", "undefined").DataSet("waiting", "true").Text("—"), app.Text(empty)))
+	}
+	return app.Div().Class("cards").Body(cards...)
 }
 
 // insightMetric is one number of the panel with its test hook.
