@@ -297,8 +297,16 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
+// seconds prints a span of s seconds as a Go duration, rounded to the
+// second from a minute on and to the millisecond below (a window taken
+// from log timestamps is not a whole number of seconds: "5m0s", not
+// "5m0.003124511s").
 func seconds(s float64) string {
-	return (time.Duration(s * float64(time.Second))).String()
+	d := time.Duration(s * float64(time.Second))
+	if d >= time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // LabelString prints labels as {a="x", b="y"}, sorted by name, values quoted

@@ -166,3 +166,16 @@ total: SpecDecoding metrics: Mean acceptance length: 2.80, Accepted throughput: 
 		t.Errorf("ungrouped text:\n%s", b.String())
 	}
 }
+
+// A window from log timestamps is not a whole number of seconds: printed
+// to the second from a minute on, to the millisecond below.
+func TestSecondsText(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		want string
+	}{{300.003124511, "5m0s"}, {600, "10m0s"}, {59.9994, "59.999s"}, {10, "10s"}, {0.25, "250ms"}, {3599.6, "1h0m0s"}} {
+		if got := seconds(c.s); got != c.want {
+			t.Errorf("seconds(%v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}
