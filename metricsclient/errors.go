@@ -306,7 +306,7 @@ func (e *MissingMetricsError) Error() string {
 		}
 	}
 	if e.ExistOutsideWindow {
-		b.WriteString("; series exist outside this window: widen the range or move its end")
+		b.WriteString("; series exist outside this window: widen the range or move its end (a relative window ends at its last full step, up to one step before now: on a long range, a source that has just started may have data only after it)")
 	}
 	instead := e.SpecLike
 	if e.ExistWithoutFilters {
@@ -318,7 +318,8 @@ func (e *MissingMetricsError) Error() string {
 		fmt.Fprintf(&b, "; metrics found instead: %s", strings.Join(instead, ", "))
 	} else if e.ExistWithoutFilters {
 		// Said above: which filter values exist.
-	} else if e.DiagnosisErr == nil {
+	} else if e.DiagnosisErr == nil && !e.ExistOutsideWindow {
+		// (Outside the window they exist: said above.)
 		b.WriteString("; no metric whose name contains spec, draft or accept was found (is speculative decoding enabled, and is this the right Prometheus?)")
 	}
 	if len(e.Schemas) > 0 {

@@ -95,7 +95,9 @@ func TestMissingMetricsErrorMessage(t *testing.T) {
 		t.Errorf("V0 case: %s", got)
 	}
 	e = &MissingMetricsError{Schema: "vLLM V1", Wanted: wanted, Selector: "{}", Start: start, End: end, ExistOutsideWindow: true}
-	if got := e.Error(); !strings.Contains(got, "series exist outside this window") || !strings.Contains(got, "no metric whose name contains spec, draft or accept was found") {
+	// They exist, only elsewhere: not also "no metric ... was found (is
+	// speculative decoding enabled ...)", which contradicted it.
+	if got := e.Error(); !strings.Contains(got, "series exist outside this window: widen the range or move its end (a relative window ends at its last full step") || strings.Contains(got, "no metric whose name contains spec, draft or accept was found") {
 		t.Errorf("outside-window case: %s", got)
 	}
 	e = &MissingMetricsError{Schema: "vLLM V1", Wanted: wanted, Selector: "{}", Start: start, End: end,
