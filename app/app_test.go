@@ -286,22 +286,32 @@ func TestTooltipEscapesLabels(t *testing.T) {
 	}
 }
 
+// heatmapJSON is the part of a heatmap option the tests read: x labels
+// and, per series, its [x, y, percent] cells and item style.
+type heatmapJSON struct {
+	XAxis []struct {
+		Data []string `json:"data"`
+	} `json:"xAxis"`
+	Series []struct {
+		Data      [][]float64    `json:"data"`
+		ItemStyle map[string]any `json:"itemStyle"`
+	} `json:"series"`
+}
+
+func decodeHeatmap(t *testing.T, js string) heatmapJSON {
+	t.Helper()
+	var o heatmapJSON
+	if err := json.Unmarshal([]byte(js), &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 func TestHeatmapOption(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 30_000, Step: 10_000}
 	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0, 0, 0}}, 10, compute.WithBonus)
 	js := HeatmapOption(g, []compute.Stats{seedStats(), none, seedStats()}, 3, 2, time.UTC, PaletteFor(ThemeLight))
-	var o struct {
-		XAxis []struct {
-			Data []string `json:"data"`
-		} `json:"xAxis"`
-		Series []struct {
-			Data      [][]float64    `json:"data"`
-			ItemStyle map[string]any `json:"itemStyle"`
-		} `json:"series"`
-	}
-	if err := json.Unmarshal([]byte(js), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := decodeHeatmap(t, js)
 	if len(o.XAxis) == 0 || len(o.XAxis[0].Data) != 3 {
 		t.Fatalf("x axis %+v, want 3 bucket labels", o.XAxis)
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -30,17 +29,7 @@ func TestHeatmapColumns(t *testing.T) {
 	if len(first) != 90 || first[1] != 4 || first[89] != 356 {
 		t.Fatalf("%d columns, first %v...", len(first), first[:3])
 	}
-	var o struct {
-		XAxis []struct {
-			Data []string `json:"data"`
-		} `json:"xAxis"`
-		Series []struct {
-			Data [][]float64 `json:"data"`
-		} `json:"series"`
-	}
-	if err := json.Unmarshal([]byte(option), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := decodeHeatmap(t, option)
 	if len(o.XAxis) != 1 || len(o.XAxis[0].Data) != 90 || o.XAxis[0].Data[89] != time.UnixMilli(g.End).UTC().Format("15:04") {
 		t.Fatalf("x labels %d, last %v", len(o.XAxis[0].Data), o.XAxis[0].Data[len(o.XAxis[0].Data)-1:])
 	}
