@@ -28,8 +28,6 @@ import (
 	"specdash/app"
 	"specdash/compute"
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
-	"specdash/server"
 	"specdash/web"
 )
 
@@ -211,12 +209,7 @@ func TestEChartsBundle(t *testing.T) {
 	}
 	dev := devBundle(t)
 
-	fx := fixtures.KnownAnswer()
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, h := knownAnswerHandler(t)
 	w := fx.Whole
 	window := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}
 	type pageSpec struct {

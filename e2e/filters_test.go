@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -23,12 +24,7 @@ import (
 // over the fixture's whole range.
 func TestFilterMatchingNothing(t *testing.T) {
 	tab := newTab(t)
-	fx := fixtures.KnownAnswer()
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, h := knownAnswerHandler(t)
 	base := serve(t, h)
 	w := fx.Whole
 	u := base + "/?" + url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "model": {"no-such-model"}}.Encode()
@@ -66,4 +62,18 @@ func TestFilterMatchingNothing(t *testing.T) {
 	})()`, modelJS))
 	p = run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 	numEq(t, "acceptance rate after picking "+fixtures.ModelB, p.Metrics["acceptance-rate"], fx.Whole.Models[fixtures.ModelB].AcceptanceRate)
+}
+
+// knownAnswerHandler starts a real Prometheus backfilled with the
+// known-answer fixture and returns the fixture and a specdash server
+// (handler, not yet listening) in front of it, at the fixture's step.
+func knownAnswerHandler(t *testing.T) (fixtures.Fixture, http.Handler) {
+	t.Helper()
+	fx := fixtures.KnownAnswer()
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx, h
 }
