@@ -67,7 +67,7 @@ const (
 	LazyIdleTimeout = time.Second
 )
 
-// An async echarts.min.js that has not run yet is waited for up to
+// An echarts.min.js that has not run yet (deferred) is waited for up to
 // libWaitMax × libWait.
 const (
 	libWait    = 100 * time.Millisecond
@@ -90,7 +90,10 @@ type Zoom struct {
 // wasm runs: data-option is base64 (standard, padded) of the option JSON,
 // because go-app writes pre-rendered attribute values with strconv.Quote,
 // not HTML escaping, and the option holds label values; data-preview-at
-// and data-preview-url say when and for which page it was rendered.
+// and data-preview-url say when and for which page it was rendered. With
+// a SetPreRenderChart hook, the div also holds the hook's static drawing
+// of the option (shown with the first paint; preview.js replaces it with
+// the ECharts chart).
 func (c *Chart) Render() app.UI {
 	h := c.Height
 	if h <= 0 {
@@ -101,6 +104,11 @@ func (c *Chart) Render() app.UI {
 		div = div.DataSet("option", base64.StdEncoding.EncodeToString([]byte(c.Option))).
 			DataSet("preview-at", c.stamp.at).
 			DataSet("preview-url", c.stamp.url)
+		if draw := preRenderChart.Load(); draw != nil {
+			if static := (*draw)(c.Option); static != "" {
+				div = div.Body(app.Raw(static))
+			}
+		}
 	}
 	return app.Div().Class("chart-box").Body(
 		div,
@@ -175,7 +183,7 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 		if c.inst == nil || !c.inst.Truthy() {
 			echarts := app.Window().Get("echarts")
 			if !echarts.Truthy() {
-				// echarts.min.js is loaded async (server/server.go): wait
+				// echarts.min.js is deferred (server/server.go): wait
 				// for it, then say it is missing.
 				if c.libWaits < libWaitMax {
 					c.libWaits++

@@ -51,6 +51,25 @@ func SetPreRenderClient(f PreRenderClientFunc) {
 	preRenderClient.Store(&f)
 }
 
+// PreRenderChartFunc draws a chart's ECharts option (JSON) as static HTML
+// for the pre-rendered page, or returns "" to leave the chart to ECharts.
+// Its result goes into the page as it is: it must escape every text.
+type PreRenderChartFunc func(option string) string
+
+var preRenderChart atomic.Pointer[PreRenderChartFunc]
+
+// SetPreRenderChart sets the hook that draws each pre-rendered chart
+// before ECharts has run (nil: none; package server sets chartsvg.Draw in
+// New, so the wasm never links the drawing code). Only charts of a
+// pre-render that loaded numbers are drawn.
+func SetPreRenderChart(f PreRenderChartFunc) {
+	if f == nil {
+		preRenderChart.Store(nil)
+		return
+	}
+	preRenderChart.Store(&f)
+}
+
 // preRenderLoad runs the URL's Load on the server within the budget of the
 // SetPreRenderClient hook and keeps a successful result for the pre-rendered page.
 // A failure or a timeout leaves the page without numbers. Never in the

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/fixtures"
@@ -76,11 +77,12 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	base := serve(t, h)
 	tab := newTab(t)
 
-	// Hold every app.wasm request (app.js's fetch) until
-	// released.
+	// Hold every app.wasm request (app.js's fetch) until released, and
+	// ECharts until releaseECharts: first the page shows the server's
+	// static drawings, then ECharts' charts, then the wasm's.
 	var mu sync.Mutex
-	var held []fetch.RequestID
-	released := false
+	var held, heldECharts []fetch.RequestID
+	released, releasedECharts := false, false
 	cont := func(id fetch.RequestID) {
 		go chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
 			return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
@@ -90,6 +92,14 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
 			mu.Lock()
 			defer mu.Unlock()
+			if strings.Contains(ev.Request.URL, "echarts") {
+				if releasedECharts {
+					cont(ev.RequestID)
+				} else {
+					heldECharts = append(heldECharts, ev.RequestID)
+				}
+				return
+			}
 			if released {
 				cont(ev.RequestID)
 				return
@@ -98,8 +108,21 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		}
 	})
 	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
+		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}, {URLPattern: "*echarts.min.js*"}}})
 	}))
+	releaseECharts := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if releasedECharts {
+			return
+		}
+		releasedECharts = true
+		for _, id := range heldECharts {
+			cont(id)
+		}
+		heldECharts = nil
+	}
+	t.Cleanup(releaseECharts)
 	release := func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -116,7 +139,62 @@ func TestPreRenderedFirstChart(t *testing.T) {
 
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
-	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+q.Encode()))
+	// Not chromedp.Navigate: the held ECharts (a deferred script) holds
+	// the load event back.
+	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
+		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: base + "/?" + q.Encode()})
+	}))
+
+	// Before ECharts: the server's static drawings are on screen (not
+	// under go-app's loader, which is a badge), with the fixture's numbers:
+	// each per-position bar is its rate on the 0..100 % axis (the drawing's
+	// box is 1000 high), the legend names each series, the hostile model
+	// name is text.
+	waitJS(t, tab, 30*time.Second, `!!document.querySelector('[data-chart="per-position"] [data-chart-static]') && document.readyState !== 'loading'`)
+	static := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]any](`(() => {
+	  const el = document.querySelector('[data-chart="per-position"]');
+	  const r = el.getBoundingClientRect();
+	  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+	  const loader = document.getElementById('app-wasm-loader').getBoundingClientRect();
+	  const rate = document.querySelector('[data-chart="acceptance-rate"] [data-chart-static]');
+	  return {
+	    bars: Array.from(el.querySelectorAll('[data-chart-static] g[data-series] rect')).map(b => Number(b.getAttribute('height'))),
+	    visible: !!hit && el.contains(hit),
+	    loaderWidth: loader.width,
+	    echarts: !!window.echarts,
+	    legend: rate ? rate.textContent : '',
+	    statics: document.querySelectorAll('[data-chart-static]').length,
+	  };
+	})()`))
+	if static["echarts"] != false {
+		t.Fatalf("ECharts ran although held: the test cannot tell the static drawings from ECharts")
+	}
+	bars, _ := static["bars"].([]any)
+	if len(bars) != len(w.Total.PerPositionRate) {
+		t.Fatalf("static per-position chart: %d bars, want %d (%v)", len(bars), len(w.Total.PerPositionRate), static)
+	}
+	for i, b := range bars {
+		want := math.Round(w.Total.PerPositionRate[i]*1000) / 10 * 10
+		if h, _ := b.(float64); math.Abs(h-want) > 0.06 {
+			t.Errorf("static bar pos %d: height %v, want %v (rate %v)", i+1, h, want, w.Total.PerPositionRate[i])
+		}
+	}
+	if static["visible"] != true {
+		t.Errorf("static per-position chart covered at its centre (go-app's loader?): %v", static)
+	}
+	if lw, _ := static["loaderWidth"].(float64); lw <= 0 || lw > 400 {
+		t.Errorf("go-app's loader %v px wide: want the small badge over a preview", lw)
+	}
+	// Every chart but the heatmap: per-position, the four time charts and
+	// the insights' fit.
+	if n, _ := static["statics"].(float64); n != 6 {
+		t.Errorf("%v static drawings, want 6 (every bar and line chart)", n)
+	}
+	if legend, _ := static["legend"].(string); !strings.Contains(legend, prerenderHostile) {
+		t.Errorf("static acceptance-rate legend %q lacks the hostile model name as text", legend)
+	}
+	checkNoScript(t, tab)
+	releaseECharts()
 	// Record the live dashboard's state when the overlay leaves.
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
 	  window.__handover = '';
@@ -128,12 +206,15 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	  return true;
 	})()`))
 
-	// The preview: drawn while the wasm is held back.
+	// The preview: drawn by ECharts while the wasm is held back, each chart
+	// in place of its static drawing.
 	waitJS(t, tab, 30*time.Second, `(() => {
 	  const el = document.querySelector('#specdash-preview [data-chart="acceptance-rate"]');
 	  const inst = el && window.echarts && echarts.getInstanceByDom(el);
 	  return !!inst && inst.getOption().series.some(s => s.data && s.data.length > 0);
 	})()`)
+	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#specdash-preview [data-chart][data-option]').length === 7 &&
+	  Array.from(document.querySelectorAll('#specdash-preview [data-chart][data-option]')).every(el => !!echarts.getInstanceByDom(el) && !el.querySelector('[data-chart-static]'))`)
 	mu.Lock()
 	nHeld := len(held)
 	mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -38,6 +39,22 @@ type pageHead struct {
 
 var bodyTag = []byte("<body>")
 
+// offBooleans drops the boolean attributes that go-app pre-renders as off
+// with the value "false" (selected="false", checked="false", ...): HTML
+// reads a present boolean attribute as on, so the page's first paint would
+// show a select's last option and every checkbox ticked, not the URL's
+// choices. go-app writes attribute values with strconv.Quote, so a label
+// value holding the same text has its quotes escaped (\") and is left alone;
+// text is HTML-escaped (&#34;). web/static/preview.js does the same in the
+// browser for a page from go-app's service worker.
+var offBooleans = func() *strings.Replacer {
+	var pairs []string
+	for _, a := range []string{"selected", "checked", "disabled", "multiple", "hidden", "open", "readonly", "required"} {
+		pairs = append(pairs, " "+a+`="false"`, "")
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
 func (p *pageStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		p.goapp.ServeHTTP(w, r)
@@ -57,7 +74,7 @@ func (p *pageStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	rec := httptest.NewRecorder()
 	p.goapp.ServeHTTP(rec, r)
-	page := rec.Body.Bytes()
+	page := []byte(offBooleans.Replace(rec.Body.String()))
 	i := bytes.Index(page, bodyTag)
 	if head == nil && rec.Code == http.StatusOK && i >= 0 {
 		hdr := rec.Header().Clone()
@@ -72,13 +89,13 @@ func (p *pageStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for k, v := range rec.Header() {
 			h[k] = v
 		}
-		h.Del("ETag") // as in the streamed pages
+		h.Del("ETag")           // as in the streamed pages
+		h.Del("Content-Length") // offBooleans may have shortened the page
 		if rec.Code != http.StatusOK {
 			w.WriteHeader(rec.Code)
 			w.Write(page)
 			return
 		}
-		h.Del("Content-Length")
 		out = p.startBody(w, r)
 		out.Write(page)
 		out.Close()

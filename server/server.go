@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	specapp "specdash/app"
+	"specdash/chartsvg"
 	"specdash/web"
 )
 
@@ -158,6 +159,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	specapp.Register()
 	specapp.SetPreRenderClient(preRenderClients(proxy, order, def, cfg.PreRenderTimeout))
+	specapp.SetPreRenderChart(chartsvg.Draw) // charts in the first paint, before ECharts
 	var list []specapp.SourceInfo
 	for _, u := range order {
 		list = append(list, specapp.SourceInfo{
@@ -188,16 +190,18 @@ func New(cfg Config) (http.Handler, error) {
 		BackgroundColor: "#f6f7f9",
 		ThemeColor:      "#1d4ed8",
 		LoadingLabel:    "Loading specdash… {progress}%",
-		// async: ECharts runs as soon as it has arrived, while the server
-		// still renders the dashboard page's body (pageStream sends the
-		// head first); it never holds up the page or app.js, which starts
-		// the wasm. preview.js draws the pre-rendered charts with ECharts
+		// defer: ECharts is fetched with the head (pageStream sends it
+		// before the body) and runs once the body is parsed, so that its
+		// 50-100 ms of script do not hold up the first paint, which shows
+		// the server's static drawings of the charts (chartsvg); async, it
+		// ran in the middle of the body's arrival (docs/PERFORMANCE.md).
+		// preview.js then draws the pre-rendered charts with ECharts
 		// before the wasm runs (app/prerender.go); it and app/chart.go wait
 		// for ECharts when it has not run yet. No <link rel=preload> of
 		// the wasm: its download and compile competed for the CPU with the
 		// first chart, and did not make the live dashboard ready sooner
 		// (docs/PERFORMANCE.md).
-		Scripts:           []string{"/web/echarts.min.js async", "/web/preview.js defer"},
+		Scripts:           []string{"/web/echarts.min.js defer", "/web/preview.js defer"},
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},

@@ -4,19 +4,26 @@
 // option carries it in data-option (base64 of the option JSON: go-app writes
 // pre-rendered attributes with strconv.Quote, not HTML escaping), with
 // data-preview-at (server time, Unix ms) and data-preview-url (base64url of
-// the page's path and query). This script (deferred; echarts.min.js is async and may run before or
-// after it):
+// the page's path and query); the server also drew the bar and line charts
+// as static HTML and SVG inside their divs ([data-chart-static], package
+// chartsvg), so they are on screen with the first paint, and specdash.css
+// shows go-app's full-page loader as a small badge over a preview. This
+// script (deferred, after echarts.min.js, which is deferred too; it still
+// checks that ECharts has run):
 //
 //  1. leaves the page alone unless the body's first element is a pre-rendered
 //     dashboard (data-state="preview") rendered less than MAX_AGE_MS ago for
-//     this very URL (go-app's service worker may serve an old copy of "/");
+//     this very URL (go-app's service worker may serve an old copy of "/"),
+//     and then marks the body data-preview="skipped" (the full-page loader
+//     comes back over the old numbers);
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
 //     same layout, inert and pointer-events: none, with a "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
-//  3. draws every pre-rendered chart with ECharts (no animation), one per
-//     frame in page order, so the first is painted without waiting for all;
+//  3. once ECharts has run, draws every pre-rendered chart with it (no
+//     animation), one per frame in page order, each replacing its static
+//     drawing in the same task;
 //  4. removes the overlay when the live dashboard is ready or failed
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
@@ -42,14 +49,7 @@
     return decode(s);
   }
 
-  // ECharts is loaded async (server/server.go): when it has not run yet,
-  // start once it has.
-  if (window.echarts) {
-    start();
-  } else {
-    var lib = document.querySelector('script[src*="echarts"]');
-    if (lib) lib.addEventListener("load", function () { if (window.echarts) start(); });
-  }
+  start();
 
   function start() {
   
@@ -58,12 +58,15 @@
     var root = body && body.firstElementChild;
     if (!root || !root.matches('[data-dashboard][data-state="preview"]')) return;
     var charts = root.querySelectorAll("[data-chart][data-option]");
-    if (charts.length === 0) return;
+    // Not this page's fresh preview: go-app's full-page loader hides it
+    // (specdash.css shows the loader as a badge over a preview).
+    var skip = function () { body.setAttribute("data-preview", "skipped"); };
+    if (charts.length === 0) return skip();
     var first = charts[0];
     var at = Number(first.getAttribute("data-preview-at"));
     var age = Date.now() - at;
-    if (!(age < MAX_AGE_MS && age > -MAX_AGE_MS)) return;
-    if (decodeURLSafe(first.getAttribute("data-preview-url") || "") !== location.pathname + location.search) return;
+    if (!(age < MAX_AGE_MS && age > -MAX_AGE_MS)) return skip();
+    if (decodeURLSafe(first.getAttribute("data-preview-url") || "") !== location.pathname + location.search) return skip();
 
     // go-app's pre-render writes boolean attributes that are off as
     // selected="false", checked="false": present, so on in HTML. Make the
@@ -102,7 +105,9 @@
     }
 
     // 3. The charts, in page order, one per frame: the first is painted as
-    // soon as it is drawn, the others follow.
+    // soon as it is drawn, the others follow. Each replaces the server's
+    // static drawing of the same option (chartsvg), if any, in the same
+    // task: no frame without a chart.
     var insts = [];
     var done = false;
     var next = 0;
@@ -112,6 +117,8 @@
       try {
         var opt = JSON.parse(decode(el.getAttribute("data-option")));
         opt.animation = false;
+        var drawing = el.querySelector("[data-chart-static]");
+        if (drawing) drawing.remove();
         var inst = echarts.init(el, null, { renderer: "svg" });
         inst.setOption(opt, true);
         insts.push(inst);
@@ -122,7 +129,16 @@
       // that frame is painted).
       if (next < charts.length) requestAnimationFrame(function () { setTimeout(drawNext, 0); });
     };
-    drawNext();
+    // ECharts is deferred before this script (server/server.go); should it
+    // not have run yet, draw once it has. Either way the static drawings
+    // are painted first: the first ECharts chart waits for a frame.
+    var later = function () { requestAnimationFrame(function () { setTimeout(drawNext, 0); }); };
+    if (window.echarts) {
+      later();
+    } else {
+      var lib = document.querySelector('script[src*="echarts"]');
+      if (lib) lib.addEventListener("load", function () { if (window.echarts) later(); });
+    }
     // The hint after the first chart (toLocaleTimeString's first call is slow).
     setTimeout(function () {
       if (done) return;
