@@ -5,6 +5,7 @@ package bench
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -49,9 +50,13 @@ func newProfile(b *testing.B, browser context.Context) (context.Context, context
 // Page conditions for "the first chart is drawn": the condition holds,
 // then one animation frame has run (the canvas or SVG is painted).
 const (
-	// specdash: an ECharts instance in a [data-chart] holds an option with
-	// at least one series carrying data.
-	specdashDrawn = `(() => {
+	// specdash: a [data-chart] holds a drawn series, either the server's
+	// static drawing (package chartsvg: a mark with data-series in
+	// [data-chart-static], in the page's first paint) or specdashECharts.
+	specdashDrawn = `(!!document.querySelector('[data-chart] [data-chart-static] [data-series]') || ` + specdashECharts + `)`
+	// specdash, drawn by ECharts: an ECharts instance in a [data-chart]
+	// holds an option with at least one series carrying data.
+	specdashECharts = `(() => {
 		if (!window.echarts) return false;
 		for (const el of document.querySelectorAll('[data-chart]')) {
 			const inst = echarts.getInstanceByDom(el);
@@ -66,18 +71,18 @@ const (
 	promDrawn = `!!document.querySelector('.graph svg path')`
 )
 
-// firstChartScript records in window.__drawn the performance.now() of the
+// firstChartScript records in window[name] the performance.now() of the
 // first animation frame after cond first holds (checked on every DOM
 // change and every frame, from the start of the document).
-func firstChartScript(cond string) string {
+func firstChartScript(name, cond string) string {
 	return `(() => {
-	window.__drawn = 0;
+	window[` + strconv.Quote(name) + `] = 0;
 	let seen = false;
 	const check = () => {
 		if (seen) return;
 		let ok = false;
 		try { ok = ` + cond + `; } catch (e) {}
-		if (ok) { seen = true; requestAnimationFrame(() => { window.__drawn = performance.now(); }); }
+		if (ok) { seen = true; requestAnimationFrame(() => { window[` + strconv.Quote(name) + `] = performance.now(); }); }
 	};
 	const loop = () => { check(); if (!seen) requestAnimationFrame(loop); };
 	new MutationObserver(check).observe(document, {subtree: true, childList: true, attributes: true});
@@ -86,17 +91,37 @@ func firstChartScript(cond string) string {
 }
 
 // watchChart makes every document the tab loads from now on record its
-// first drawn chart (cond) in window.__drawn.
-func watchChart(b *testing.B, tab context.Context, cond string) {
+// first drawn chart (cond) in window.__drawn and, with echarts set, its
+// first chart drawn by ECharts in window.__echarts.
+func watchChart(b *testing.B, tab context.Context, cond, echarts string) {
 	b.Helper()
+	src := firstChartScript("__drawn", cond)
+	if echarts != "" {
+		src += firstChartScript("__echarts", echarts)
+	}
 	_, err := chromedp.Run(tab, chromedp.Action[page.AddScriptToEvaluateOnNewDocumentResult](
 		func(ctx context.Context, t *chromedp.Target) (page.AddScriptToEvaluateOnNewDocumentResult, error) {
 			return cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument,
-				page.AddScriptToEvaluateOnNewDocumentParams{Source: firstChartScript(cond)})
+				page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
 		}))
 	if err != nil {
 		b.Fatalf("inject: %v", err)
 	}
+}
+
+// timeToECharts waits for the page loaded by timeToChart to record its first
+// chart drawn by ECharts and returns it, in milliseconds from navigation
+// start.
+func timeToECharts(b *testing.B, tab context.Context, timeout time.Duration) float64 {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(tab, timeout)
+	defer cancel()
+	ms, err := chromedp.Run(ctx, chromedp.Poll[float64](`window.__echarts || false`,
+		chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
+		b.Fatalf("no chart drawn by ECharts within %s: %v", timeout, err)
+	}
+	return ms
 }
 
 // timeToChart navigates the tab (prepared with watchChart) to url and

@@ -147,7 +147,7 @@ func BenchmarkRefresh(b *testing.B) {
 		b.Run(rng, func(b *testing.B) {
 			tab, cancel := newProfile(b, browser)
 			defer cancel()
-			watchChart(b, tab, specdashDrawn)
+			watchChart(b, tab, specdashDrawn, "")
 			timeToChart(b, tab, spec+"/?range="+rng, time.Minute)
 			var measured []refreshTiming
 			for i := range 2 + runs(b) {
