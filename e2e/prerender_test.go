@@ -77,12 +77,16 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	base := serve(t, h)
 	tab := newTab(t)
 
-	// Hold every app.wasm request (app.js's fetch) until released, and
-	// ECharts until releaseECharts: first the page shows the server's
-	// static drawings, then ECharts' charts, then the wasm's.
+	// Hold back, each until its gate is opened: preview.js, ECharts (the
+	// page's preload and preview.js's script) and app.wasm (app.js's
+	// fetch). The page shows first the server's static drawings (under
+	// specdash.css alone), then preview.js's overlay, then ECharts' charts,
+	// then the wasm's dashboard.
 	var mu sync.Mutex
-	var held, heldECharts []fetch.RequestID
-	released, releasedECharts := false, false
+	gates := map[string]string{"preview.js": "preview", "echarts.min.js": "echarts", "app.wasm": "wasm"}
+	held := map[string][]fetch.RequestID{}
+	open := map[string]bool{}
+	heldCount := map[string]int{}
 	cont := func(id fetch.RequestID) {
 		go chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
 			return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
@@ -92,61 +96,57 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
 			mu.Lock()
 			defer mu.Unlock()
-			if strings.Contains(ev.Request.URL, "echarts") {
-				if releasedECharts {
-					cont(ev.RequestID)
-				} else {
-					heldECharts = append(heldECharts, ev.RequestID)
+			gate := ""
+			for part, g := range gates {
+				if strings.Contains(ev.Request.URL, part) {
+					gate = g
 				}
-				return
 			}
-			if released {
+			if gate == "" || open[gate] {
 				cont(ev.RequestID)
 				return
 			}
-			held = append(held, ev.RequestID)
+			held[gate] = append(held[gate], ev.RequestID)
+			heldCount[gate]++
 		}
 	})
+	var patterns []*fetch.RequestPattern
+	for part := range gates {
+		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "*" + part + "*"})
+	}
 	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}, {URLPattern: "*echarts.min.js*"}}})
+		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: patterns})
 	}))
-	releaseECharts := func() {
+	openGate := func(gate string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if releasedECharts {
+		if open[gate] {
 			return
 		}
-		releasedECharts = true
-		for _, id := range heldECharts {
+		open[gate] = true
+		for _, id := range held[gate] {
 			cont(id)
 		}
-		heldECharts = nil
+		held[gate] = nil
 	}
-	t.Cleanup(releaseECharts)
-	release := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if released {
-			return
+	t.Cleanup(func() {
+		for _, g := range gates {
+			openGate(g)
 		}
-		released = true
-		for _, id := range held {
-			cont(id)
-		}
-		held = nil
-	}
-	t.Cleanup(release)
+	})
+	release := func() { openGate("wasm") }
 
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
-	// Not chromedp.Navigate: the held ECharts (a deferred script) holds
+	// Not chromedp.Navigate: the held preview.js (a deferred script) holds
 	// the load event back.
 	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
 		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: base + "/?" + q.Encode()})
 	}))
 
-	// Before ECharts: the server's static drawings are on screen (not
-	// under go-app's loader, which is a badge), with the fixture's numbers:
+	// Before any script of ours: the server's static drawings are on
+	// screen (not under go-app's loader, which specdash.css makes a badge),
+	// with the fixture's numbers:
 	// each per-position bar is its rate on the 0..100 % axis (the drawing's
 	// box is 1000 high), the legend names each series, the hostile model
 	// name is text.
@@ -154,20 +154,24 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	static := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]any](`(() => {
 	  const el = document.querySelector('[data-chart="per-position"]');
 	  const r = el.getBoundingClientRect();
-	  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
 	  const loader = document.getElementById('app-wasm-loader').getBoundingClientRect();
+	  // The preview overlay has pointer-events: none (elementFromPoint sees
+	  // through it): compare boxes instead.
+	  const apart = loader.right <= r.left || loader.left >= r.right || loader.bottom <= r.top || loader.top >= r.bottom;
+	  const shown = el.querySelector('[data-chart-static] svg').getBoundingClientRect();
 	  const rate = document.querySelector('[data-chart="acceptance-rate"] [data-chart-static]');
 	  return {
 	    bars: Array.from(el.querySelectorAll('[data-chart-static] g[data-series] rect')).map(b => Number(b.getAttribute('height'))),
-	    visible: !!hit && el.contains(hit),
+	    visible: apart && r.bottom <= innerHeight && shown.width > 100 && shown.height > 100,
 	    loaderWidth: loader.width,
 	    echarts: !!window.echarts,
+	    overlay: !!document.getElementById('specdash-preview'),
 	    legend: rate ? rate.textContent : '',
 	    statics: document.querySelectorAll('[data-chart-static]').length,
 	  };
 	})()`))
-	if static["echarts"] != false {
-		t.Fatalf("ECharts ran although held: the test cannot tell the static drawings from ECharts")
+	if static["echarts"] != false || static["overlay"] != false {
+		t.Fatalf("ECharts or preview.js ran although held (%v): the test cannot tell the static drawings from them", static)
 	}
 	bars, _ := static["bars"].([]any)
 	if len(bars) != len(w.Total.PerPositionRate) {
@@ -180,7 +184,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		}
 	}
 	if static["visible"] != true {
-		t.Errorf("static per-position chart covered at its centre (go-app's loader?): %v", static)
+		t.Errorf("static per-position chart not in view, too small, or under go-app's loader: %v", static)
 	}
 	if lw, _ := static["loaderWidth"].(float64); lw <= 0 || lw > 400 {
 		t.Errorf("go-app's loader %v px wide: want the small badge over a preview", lw)
@@ -194,7 +198,10 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		t.Errorf("static acceptance-rate legend %q lacks the hostile model name as text", legend)
 	}
 	checkNoScript(t, tab)
-	releaseECharts()
+	// preview.js: the overlay at once; ECharts (held) after a frame.
+	openGate("preview")
+	waitJS(t, tab, 30*time.Second, `!!document.getElementById('specdash-preview')`)
+	openGate("echarts")
 	// Record the live dashboard's state when the overlay leaves.
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
 	  window.__handover = '';
@@ -216,7 +223,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#specdash-preview [data-chart][data-option]').length === 7 &&
 	  Array.from(document.querySelectorAll('#specdash-preview [data-chart][data-option]')).every(el => !!echarts.getInstanceByDom(el) && !el.querySelector('[data-chart-static]'))`)
 	mu.Lock()
-	nHeld := len(held)
+	nHeld := heldCount["wasm"]
 	mu.Unlock()
 	if nHeld == 0 {
 		t.Fatalf("no app.wasm request was held: the test cannot tell the preview from the wasm")

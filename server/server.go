@@ -13,6 +13,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"html"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -80,6 +81,10 @@ type Config struct {
 	// Assets replaces the embedded web.FS (dist/ and static/). For tests.
 	Assets fs.FS
 }
+
+// EChartsPath is the URL path of the ECharts bundle (web/dist); the page
+// preloads it and web/static/preview.js runs it.
+const EChartsPath = "/web/echarts.min.js"
 
 // New returns the server's handler:
 //
@@ -190,18 +195,21 @@ func New(cfg Config) (http.Handler, error) {
 		BackgroundColor: "#f6f7f9",
 		ThemeColor:      "#1d4ed8",
 		LoadingLabel:    "Loading specdash… {progress}%",
-		// defer: ECharts is fetched with the head (pageStream sends it
-		// before the body) and runs once the body is parsed, so that its
-		// 50-100 ms of script do not hold up the first paint, which shows
-		// the server's static drawings of the charts (chartsvg); async, it
-		// ran in the middle of the body's arrival (docs/PERFORMANCE.md).
-		// preview.js then draws the pre-rendered charts with ECharts
-		// before the wasm runs (app/prerender.go); it and app/chart.go wait
-		// for ECharts when it has not run yet. No <link rel=preload> of
-		// the wasm: its download and compile competed for the CPU with the
-		// first chart, and did not make the live dashboard ready sooner
-		// (docs/PERFORMANCE.md).
-		Scripts:           []string{"/web/echarts.min.js defer", "/web/preview.js defer"},
+		// ECharts is fetched with the head (a preload: pageStream sends the
+		// head before the body) but run only when preview.js adds its
+		// script: at once on a page without a preview, after the first
+		// frame on a page with one, so that its 50-100 ms of script never
+		// hold up the first paint, which shows the server's static drawings
+		// of the charts (chartsvg). Loaded async it ran in the middle of the
+		// body's arrival; deferred, right after the body was parsed, before
+		// the first frame (docs/PERFORMANCE.md). preview.js then draws the
+		// pre-rendered charts with ECharts before the wasm runs
+		// (app/prerender.go); app/chart.go waits for ECharts when it has not
+		// run yet. No <link rel=preload> of the wasm: its download and
+		// compile competed for the CPU with the first chart, and did not
+		// make the live dashboard ready sooner (docs/PERFORMANCE.md).
+		RawHeaders:        []string{`<link rel="preload" as="script" href="` + html.EscapeString(hashResolver{assets}.Resolve(EChartsPath)) + `">`},
+		Scripts:           []string{"/web/preview.js defer"},
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},

@@ -8,8 +8,9 @@
 // as static HTML and SVG inside their divs ([data-chart-static], package
 // chartsvg), so they are on screen with the first paint, and specdash.css
 // shows go-app's full-page loader as a small badge over a preview. This
-// script (deferred, after echarts.min.js, which is deferred too; it still
-// checks that ECharts has run):
+// script (deferred) also runs ECharts, which the page preloads: at once
+// without a fresh preview, after the first frame with one (see loadECharts).
+// It:
 //
 //  1. leaves the page alone unless the body's first element is a pre-rendered
 //     dashboard (data-state="preview") rendered less than MAX_AGE_MS ago for
@@ -21,9 +22,9 @@
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
-//  3. once ECharts has run, draws every pre-rendered chart with it (no
-//     animation), one per frame in page order, each replacing its static
-//     drawing in the same task;
+//  3. after the first frame, runs ECharts and draws every pre-rendered chart
+//     with it (no animation), one per frame in page order, each replacing
+//     its static drawing in the same task;
 //  4. removes the overlay when the live dashboard is ready or failed
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
@@ -49,7 +50,32 @@
     return decode(s);
   }
 
-  start();
+  // ECharts: the page preloads it (server/server.go) and this script runs
+  // it: at once, or, on a page with a fresh preview, after the first frame
+  // (the static drawings are painted before its 50-100 ms of script).
+  // then (optional) runs once it has run.
+  function loadECharts(then) {
+    if (window.echarts) {
+      if (then) then();
+      return;
+    }
+    var s = document.querySelector('script[src*="echarts"]');
+    if (!s) {
+      var link = document.querySelector('link[rel="preload"][href*="echarts"]');
+      if (!link) return;
+      s = document.createElement("script");
+      s.src = link.href;
+      document.head.appendChild(s);
+    }
+    if (then) s.addEventListener("load", function () { if (window.echarts) then(); });
+  }
+
+  var scheduled = false; // start set ECharts to load after the first frame
+  try {
+    start();
+  } finally {
+    if (!scheduled) loadECharts();
+  }
 
   function start() {
   
@@ -129,18 +155,17 @@
       // that frame is painted).
       if (next < charts.length) requestAnimationFrame(function () { setTimeout(drawNext, 0); });
     };
-    // ECharts is deferred before this script (server/server.go); should it
-    // not have run yet, draw once it has. Either way the static drawings
-    // are painted first: the first ECharts chart waits for a frame.
-    var later = function () { requestAnimationFrame(function () { setTimeout(drawNext, 0); }); };
-    if (window.echarts) {
-      later();
-    } else {
-      var lib = document.querySelector('script[src*="echarts"]');
-      if (lib) lib.addEventListener("load", function () { if (window.echarts) later(); });
-    }
-    // The hint after the first chart (toLocaleTimeString's first call is slow).
-    setTimeout(function () {
+    // After the next frame (the static drawings are painted first): the
+    // hint (toLocaleTimeString's first call takes 15-20 ms), then ECharts,
+    // which then draws.
+    requestAnimationFrame(function () {
+      setTimeout(function () {
+        addHint();
+        loadECharts(drawNext);
+      }, 0);
+    });
+    scheduled = true;
+    var addHint = function () {
       if (done) return;
       var hint = document.createElement("div");
       hint.setAttribute("data-preview-hint", "true");
@@ -150,7 +175,7 @@
       hint.style.cssText = "position:fixed;right:12px;bottom:12px;z-index:901;padding:6px 10px;border-radius:6px;" +
         "font:13px system-ui,sans-serif;background:rgba(17,24,39,0.85);color:#fff;";
       overlay.appendChild(hint);
-    }, 0);
+    };
     var onResize = function () {
       for (var j = 0; j < insts.length; j++) insts[j].resize();
     };
