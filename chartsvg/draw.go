@@ -29,7 +29,7 @@ import (
 const (
 	labelGap   = 8  // between an axis label and the plot area (ECharts' axisLabel.margin)
 	charWidth  = 7  // estimated width of a 12 px label character
-	labelLine  = 16 // height of an x axis label line
+	labelLine  = 12 // height of an x axis label line (12 px font)
 	maxXLabels = 8  // the most x axis labels drawn (evenly spaced)
 	span       = 1000
 )
