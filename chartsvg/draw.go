@@ -8,9 +8,10 @@
 // It draws what package app's time and per-position charts use: a category
 // x axis, one value y axis (fixed min/max, or fitted as ECharts fits them:
 // see Ticks), bar and line series with gaps, bar labels, the legend, and
-// the shaded "incomplete" band (markArea). Any other option (a heatmap, a
-// time axis, a second y axis, a series type it does not know) is not drawn:
-// Draw returns "" and the chart waits for ECharts as before.
+// the shaded "incomplete" band (markArea); and the per-position heatmap (a
+// category y axis, heatmap series coloured by a continuous visualMap). Any
+// other option (a time axis, a second y axis, a series type it does not
+// know) is not drawn: Draw returns "" and the chart waits for ECharts.
 //
 // Server only: the wasm never links it (package server hands Draw to
 // app.SetPreRenderChart).
@@ -42,10 +43,11 @@ type option struct {
 		Show      *bool `json:"show"`
 		TextStyle style `json:"textStyle"`
 	} `json:"legend"`
-	Grid   []grid   `json:"grid"`
-	XAxis  []axis   `json:"xAxis"`
-	YAxis  []axis   `json:"yAxis"`
-	Series []series `json:"series"`
+	Grid      []grid      `json:"grid"`
+	XAxis     []axis      `json:"xAxis"`
+	YAxis     []axis      `json:"yAxis"`
+	Series    []series    `json:"series"`
+	VisualMap []visualMap `json:"visualMap"`
 }
 
 type style struct {
@@ -76,8 +78,11 @@ type series struct {
 	Name       string            `json:"name"`
 	Data       []json.RawMessage `json:"data"`
 	YAxisIndex int               `json:"yAxisIndex"`
-	ItemStyle  style             `json:"itemStyle"`
-	LineStyle  struct {
+	ItemStyle  struct {
+		Color   string   `json:"color"`
+		Opacity *float64 `json:"opacity"`
+	} `json:"itemStyle"`
+	LineStyle struct {
 		Color string  `json:"color"`
 		Width float64 `json:"width"`
 	} `json:"lineStyle"`
@@ -143,24 +148,19 @@ func Draw(optionJSON string) string {
 	if err := json.Unmarshal([]byte(optionJSON), &o); err != nil {
 		return ""
 	}
-	if len(o.XAxis) != 1 || o.XAxis[0].Type != "category" || len(o.YAxis) != 1 || o.YAxis[0].Type != "value" || len(o.Series) == 0 {
+	if len(o.XAxis) != 1 || o.XAxis[0].Type != "category" || len(o.YAxis) != 1 || len(o.Series) == 0 {
+		return ""
+	}
+	if o.YAxis[0].Type == "category" {
+		return drawHeatmap(o)
+	}
+	if o.YAxis[0].Type != "value" {
 		return ""
 	}
 	x, y := o.XAxis[0], o.YAxis[0]
-	cats := make([]string, len(x.Data))
-	for i, raw := range x.Data {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			var f float64
-			if json.Unmarshal(raw, &f) != nil {
-				return ""
-			}
-			s = strconv.FormatFloat(f, 'f', -1, 64)
-		}
-		cats[i] = s
-	}
+	cats, ok := categories(x)
 	n := len(cats)
-	if n == 0 {
+	if !ok || n == 0 {
 		return ""
 	}
 	vals := make([][]point, len(o.Series))
@@ -347,6 +347,24 @@ func Draw(optionJSON string) string {
 	b.WriteString(over.String())
 	b.WriteString(`</div></div>`)
 	return b.String()
+}
+
+// categories reads a category axis' labels (strings, or numbers written
+// as ECharts writes them); ok false for anything else.
+func categories(a axis) ([]string, bool) {
+	cats := make([]string, len(a.Data))
+	for i, raw := range a.Data {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			var f float64
+			if json.Unmarshal(raw, &f) != nil {
+				return nil, false
+			}
+			s = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		cats[i] = s
+	}
+	return cats, true
 }
 
 // symbols reports whether ECharts draws the symbols of line series s over

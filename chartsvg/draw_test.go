@@ -226,20 +226,19 @@ func TestDrawLines(t *testing.T) {
 	}
 }
 
-// Options it does not draw give "": the heatmap, a time axis, two y axes,
-// no defined value, broken JSON.
+// Options it does not draw give "": a heatmap without cells, a time axis,
+// two y axes, no defined value, broken JSON.
 func TestDrawNotDrawn(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 2 * 60_000, Step: 60_000}
-	heat := app.HeatmapOption(g, []compute.Stats{{PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.5)}}, {PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.4)}}}, 1, 2, time.UTC, app.PaletteFor(app.ThemeLight))
 	gaps := app.LinesOption(g, []app.Line{{Name: "a", Values: []compute.Value{{}, {}}}}, 2, 1, 3, "ratio", nil, nil, time.UTC, app.PaletteFor(app.ThemeLight))
 	for name, opt := range map[string]string{
-		"heatmap":   heat,
-		"all gaps":  gaps,
-		"time axis": `{"xAxis":[{"type":"time"}],"yAxis":[{"type":"value"}],"series":[{"type":"line","data":[[0,1]]}]}`,
-		"two y":     `{"xAxis":[{"type":"category","data":["a"]}],"yAxis":[{"type":"value"},{"type":"value"}],"series":[{"type":"line","data":[1]}]}`,
-		"pie":       `{"xAxis":[{"type":"category","data":["a"]}],"yAxis":[{"type":"value"}],"series":[{"type":"pie","data":[1]}]}`,
-		"broken":    `{"xAxis":[`,
-		"empty":     ``,
+		"heatmap, no cell": app.HeatmapOption(g, []compute.Stats{{PerPositionAcceptanceRate: []compute.Value{{}}}, {PerPositionAcceptanceRate: []compute.Value{{}}}}, 1, 2, time.UTC, app.PaletteFor(app.ThemeLight)),
+		"all gaps":         gaps,
+		"time axis":        `{"xAxis":[{"type":"time"}],"yAxis":[{"type":"value"}],"series":[{"type":"line","data":[[0,1]]}]}`,
+		"two y":            `{"xAxis":[{"type":"category","data":["a"]}],"yAxis":[{"type":"value"},{"type":"value"}],"series":[{"type":"line","data":[1]}]}`,
+		"pie":              `{"xAxis":[{"type":"category","data":["a"]}],"yAxis":[{"type":"value"}],"series":[{"type":"pie","data":[1]}]}`,
+		"broken":           `{"xAxis":[`,
+		"empty":            ``,
 	} {
 		if out := chartsvg.Draw(opt); out != "" {
 			t.Errorf("%s: drawn (%d bytes), want \"\"", name, len(out))
@@ -278,17 +277,7 @@ func ExampleDraw() {
 // same data and axis settings (ECharts 5.6 from node_modules, server-side
 // rendering in Node: no browser needed).
 func TestTicksMatchECharts(t *testing.T) {
-	nodeBin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed (make deps installs it with the npm packages)")
-	}
-	lib, err := filepath.Abs("../node_modules/echarts/dist/echarts.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(lib); err != nil {
-		t.Skipf("ECharts not installed (npm ci): %v", err)
-	}
+	nodeBin, lib := echartsInNode(t)
 	type axisCase struct {
 		Data   []float64      `json:"data"`
 		Axis   map[string]any `json:"axis"`
@@ -324,7 +313,8 @@ for (const c of cases) {
   ch.dispose();
 }
 process.stdout.write(JSON.stringify(cases));`
-	cmd := exec.Command(nodeBin, "-e", script)
+	cmd := exec.CommandContext(t.Context(), nodeBin, "-e", script)
+	cmd.WaitDelay = time.Second
 	cmd.Stdin = bytes.NewReader(in)
 	out, err := cmd.Output()
 	if err != nil {
@@ -367,4 +357,117 @@ process.stdout.write(JSON.stringify(cases));`
 			t.Errorf("data %v axis %v: labels %q, ECharts %q", c.Data, c.Axis, labels, c.Labels)
 		}
 	}
+}
+
+// heatmapBuckets: three buckets of k = 2; bucket 1 has no pos 2 value.
+func heatmapOption(theme string) string {
+	g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
+	b := []compute.Stats{
+		{PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.8), compute.Defined(0.5)}},
+		{PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.7), {}}},
+		{PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.9), compute.Defined(0.4)}},
+	}
+	// Buckets from 2 on are incomplete: drawn at reduced opacity.
+	return app.HeatmapOption(g, b, 2, 2, time.UTC, app.PaletteFor(theme))
+}
+
+// The heatmap: one cell per defined value, pos 1 in the bottom row, each
+// coloured along the palette's four stops over 0..100 % (80 % is 0.4 of
+// the way from the third stop #3b82f6 to the fourth #1e3a8a:
+// rgb(47,101,203)); the incomplete bucket at opacity 0.45; the visualMap's
+// texts at the bottom.
+func TestDrawHeatmap(t *testing.T) {
+	out := chartsvg.Draw(heatmapOption(app.ThemeLight))
+	if out == "" {
+		t.Fatal("heatmap not drawn")
+	}
+	root := parse(t, out)
+	rects := root.all(func(n *node) bool { return n.Name == "rect" })
+	type cell struct{ x, y, w, h, fill string }
+	var got []cell
+	for _, r := range rects {
+		got = append(got, cell{r.Attr["x"], r.Attr["y"], r.Attr["width"], r.Attr["height"], r.Attr["fill"]})
+	}
+	want := []cell{
+		{"0", "500", "333.3", "500", "rgba(47,101,203,1)"},     // bucket 0, pos 1: 80 %
+		{"0", "0", "333.3", "500", "rgba(125,175,250,1)"},      // bucket 0, pos 2: 50 %
+		{"333.3", "500", "333.3", "500", "rgba(56,123,235,1)"}, // bucket 1, pos 1: 70 %
+		{"666.7", "500", "333.3", "500", "rgba(39,80,170,1)"},  // bucket 2, pos 1: 90 %
+		{"666.7", "0", "333.3", "500", "rgba(165,201,252,1)"},  // bucket 2, pos 2: 40 %
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells\n%v\nwant\n%v", got, want)
+	}
+	groups := root.all(func(n *node) bool { return n.Name == "g" && n.Attr["data-series"] != "" })
+	if len(groups) != 2 || groups[0].Attr["opacity"] != "" || groups[1].Attr["opacity"] != "0.45" {
+		t.Errorf("series groups %d, opacities %q %q; want the incomplete one at 0.45", len(groups), groups[0].Attr["opacity"], groups[len(groups)-1].Attr["opacity"])
+	}
+	text := root.text()
+	for _, s := range []string{"pos 1", "pos 2", "00:01", "00:03", "0 %", "100 %"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("heatmap drawing lacks the text %q", s)
+		}
+	}
+}
+
+// The heatmap's cell colours are those ECharts itself gives the same
+// option (ECharts 5.6 server-side rendering in Node), in both themes.
+func TestHeatmapMatchesECharts(t *testing.T) {
+	nodeBin, lib := echartsInNode(t)
+	for _, theme := range []string{app.ThemeLight, app.ThemeDark} {
+		opt := heatmapOption(theme)
+		script := `const echarts = require(` + strconv.Quote(lib) + `);
+const opt = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const c = echarts.init(null, null, {renderer: 'svg', ssr: true, width: 600, height: 300});
+c.setOption(opt);
+const cells = (c.renderToSVGString().match(/<path [^>]*ecmeta_series_index[^>]*>/g) || []).map(p => {
+  const f = /fill="rgb\((\d+),(\d+),(\d+)\)"/.exec(p);
+  const o = /fill-opacity="([\d.]+)"/.exec(p);
+  return f ? 'rgba(' + f[1] + ',' + f[2] + ',' + f[3] + ',1)' + (o ? ' ' + o[1] : '') : p;
+});
+c.dispose();
+process.stdout.write(JSON.stringify(cells));`
+		cmd := exec.CommandContext(t.Context(), nodeBin, "-e", script)
+		cmd.Stdin = strings.NewReader(opt)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node: %v", err)
+		}
+		var want []string
+		if err := json.Unmarshal(out, &want); err != nil {
+			t.Fatalf("node's answer %q: %v", out, err)
+		}
+		root := parse(t, chartsvg.Draw(opt))
+		var got []string
+		for _, g := range root.all(func(n *node) bool { return n.Name == "g" && n.Attr["data-series"] != "" }) {
+			for _, r := range g.all(func(n *node) bool { return n.Name == "rect" }) {
+				c := r.Attr["fill"]
+				if o := g.Attr["opacity"]; o != "" {
+					c += " " + o
+				}
+				got = append(got, c)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s theme: cells %v, ECharts %v", theme, got, want)
+		}
+	}
+}
+
+// echartsInNode returns node and the path of npm's full ECharts build, or
+// skips the test when either is missing (make deps installs both).
+func echartsInNode(t *testing.T) (nodeBin, lib string) {
+	t.Helper()
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed (make deps installs it with the npm packages)")
+	}
+	lib, err = filepath.Abs("../node_modules/echarts/dist/echarts.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lib); err != nil {
+		t.Skipf("ECharts not installed (npm ci): %v", err)
+	}
+	return nodeBin, lib
 }

@@ -189,10 +189,10 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	if lw, _ := static["loaderWidth"].(float64); lw <= 0 || lw > 400 {
 		t.Errorf("go-app's loader %v px wide: want the small badge over a preview", lw)
 	}
-	// Every chart but the heatmap: per-position, the four time charts and
-	// the insights' fit.
-	if n, _ := static["statics"].(float64); n != 6 {
-		t.Errorf("%v static drawings, want 6 (every bar and line chart)", n)
+	// Every chart: per-position, the heatmap, the four time charts and the
+	// insights' fit.
+	if n, _ := static["statics"].(float64); n != 7 {
+		t.Errorf("%v static drawings, want 7 (every chart)", n)
 	}
 	if legend, _ := static["legend"].(string); !strings.Contains(legend, prerenderHostile) {
 		t.Errorf("static acceptance-rate legend %q lacks the hostile model name as text", legend)

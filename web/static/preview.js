@@ -4,7 +4,7 @@
 // option carries it in data-option (base64 of the option JSON: go-app writes
 // pre-rendered attributes with strconv.Quote, not HTML escaping), with
 // data-preview-at (server time, Unix ms) and data-preview-url (base64url of
-// the page's path and query); the server also drew the bar and line charts
+// the page's path and query); the server also drew the charts
 // as static HTML and SVG inside their divs ([data-chart-static], package
 // chartsvg), so they are on screen with the first paint, and specdash.css
 // shows go-app's full-page loader as a small badge over a preview. This
