@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/browsertest"
@@ -140,4 +141,27 @@ func timeToChart(b *testing.B, tab context.Context, url string, timeout time.Dur
 		b.Fatalf("%s: no chart drawn within %s: %v; page text: %q", url, timeout, err, text)
 	}
 	return ms
+}
+
+// settle waits, before a warm load, until the page of the cold load has
+// done its own start-up work, so that the warm load does not compete with
+// it: for specdash (live true), the live dashboard ready and go-app's
+// service worker active (its install caches app.wasm and the assets in
+// the background, for a second or more after the first chart); for both
+// sites, then 300 ms more.
+func settle(b *testing.B, tab context.Context, live bool, timeout time.Duration) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(tab, timeout)
+	defer cancel()
+	if live {
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const d = document.querySelector('body > [data-dashboard]'); return !!d && d.dataset.state === 'ready'; })()`,
+			chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+			b.Fatalf("live dashboard not ready within %s: %v", timeout, err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`navigator.serviceWorker.ready.then(() => true)`,
+			func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) })); err != nil {
+			b.Fatalf("service worker not active within %s: %v", timeout, err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
 }
