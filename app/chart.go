@@ -67,7 +67,8 @@ const (
 	LazyIdleTimeout = time.Second
 )
 
-// An echarts.min.js that has not run yet (deferred) is waited for up to
+// An echarts.min.js that has not run yet (web/static/preview.js runs it,
+// after the first frame on a pre-rendered page) is waited for up to
 // libWaitMax × libWait.
 const (
 	libWait    = 100 * time.Millisecond
@@ -183,7 +184,7 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 		if c.inst == nil || !c.inst.Truthy() {
 			echarts := app.Window().Get("echarts")
 			if !echarts.Truthy() {
-				// echarts.min.js is deferred (server/server.go): wait
+				// preview.js runs echarts.min.js (server/server.go): wait
 				// for it, then say it is missing.
 				if c.libWaits < libWaitMax {
 					c.libWaits++
