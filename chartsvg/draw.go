@@ -141,7 +141,8 @@ func values(data []json.RawMessage) []point {
 // absolute) at any width: the plot is an SVG scaled to the plot area
 // (preserveAspectRatio none, strokes not scaled), the labels are HTML
 // placed in percent of it. Every text (series names, labels) is
-// HTML-escaped. Each series' mark carries data-series (its name), so a
+// HTML-escaped, without the characters XML does not allow (the drawing is
+// well-formed XML); colours are written only when they are colours (css). Each series' mark carries data-series (its name), so a
 // test or script finds what was drawn.
 func Draw(optionJSON string) string {
 	var o option
@@ -226,7 +227,7 @@ func Draw(optionJSON string) string {
 			if s.Type == "line" {
 				mark = `width:25px;height:2px;background:` + css(c)
 			}
-			b.WriteString(`<span style="display:inline-flex;align-items:center;margin-right:10px"><span style="display:inline-block;margin-right:5px;` + mark + `"></span>` + html.EscapeString(s.Name) + `</span>`)
+			b.WriteString(`<span style="display:inline-flex;align-items:center;margin-right:10px"><span style="display:inline-block;margin-right:5px;` + mark + `"></span>` + esc(s.Name) + `</span>`)
 		}
 		b.WriteString(`</div>`)
 	}
@@ -234,11 +235,11 @@ func Draw(optionJSON string) string {
 	// The plot area: labels in percent of it, the SVG filling it.
 	b.WriteString(`<div style="position:absolute;left:` + strconv.Itoa(left) + `px;right:` + strconv.Itoa(right) + `px;top:` + strconv.Itoa(top) + `px;bottom:` + strconv.Itoa(bottom) + `px">`)
 	for i, t := range ticks {
-		b.WriteString(`<span style="position:absolute;right:100%;margin-right:` + strconv.Itoa(labelGap) + `px;top:` + pct(yPos(t)) + `;transform:translateY(-50%);white-space:nowrap">` + html.EscapeString(yLabels[i]) + `</span>`)
+		b.WriteString(`<span style="position:absolute;right:100%;margin-right:` + strconv.Itoa(labelGap) + `px;top:` + pct(yPos(t)) + `;transform:translateY(-50%);white-space:nowrap">` + esc(yLabels[i]) + `</span>`)
 	}
 	every := (n + maxXLabels - 1) / maxXLabels
 	for j := 0; j < n; j += every {
-		b.WriteString(`<span style="position:absolute;top:100%;margin-top:` + strconv.Itoa(labelGap) + `px;left:` + pct(xPos(j)) + `;transform:translateX(-50%);white-space:nowrap">` + html.EscapeString(cats[j]) + `</span>`)
+		b.WriteString(`<span style="position:absolute;top:100%;margin-top:` + strconv.Itoa(labelGap) + `px;left:` + pct(xPos(j)) + `;transform:translateX(-50%);white-space:nowrap">` + esc(cats[j]) + `</span>`)
 	}
 	var over strings.Builder // bar labels and the band's label: HTML over the SVG
 	b.WriteString(`<svg viewBox="0 0 1000 1000" preserveAspectRatio="none" style="position:absolute;left:0;top:0;width:100%;height:100%;overflow:visible" aria-hidden="true">`)
@@ -256,7 +257,7 @@ func Draw(optionJSON string) string {
 			x0, x1 := xPos(a), xPos(z)
 			b.WriteString(`<rect x="` + num(x0) + `" y="0" width="` + num(x1-x0) + `" height="1000" fill="` + css(ma.ItemStyle.Color) + `"/>`)
 			if ma.Label.Show != nil && *ma.Label.Show && ma.Label.Formatter != "" {
-				over.WriteString(`<span style="position:absolute;top:4px;left:` + pct((x0+x1)/2) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ma.Label.Color, muted)) + `">` + html.EscapeString(ma.Label.Formatter) + `</span>`)
+				over.WriteString(`<span style="position:absolute;top:4px;left:` + pct((x0+x1)/2) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ma.Label.Color, muted)) + `">` + esc(ma.Label.Formatter) + `</span>`)
 			}
 		}
 	}
@@ -298,7 +299,7 @@ func Draw(optionJSON string) string {
 			b.WriteString(`<rect x="` + num(x0) + `" y="` + num(min(y0, y1)) + `" width="` + num(w) + `" height="` + num(math.Abs(y1-y0)) + `"/>`)
 			if showLabel {
 				lbl := strings.ReplaceAll(first(s.Label.Formatter, "{c}"), "{c}", strconv.FormatFloat(p.v, 'f', -1, 64))
-				over.WriteString(`<span style="position:absolute;left:` + pct(x0+w/2) + `;top:` + pct(min(y0, y1)) + `;transform:translate(-50%,-100%);padding-bottom:3px;white-space:nowrap;color:` + css(first(s.Label.Color, text)) + `">` + html.EscapeString(lbl) + `</span>`)
+				over.WriteString(`<span style="position:absolute;left:` + pct(x0+w/2) + `;top:` + pct(min(y0, y1)) + `;transform:translate(-50%,-100%);padding-bottom:3px;white-space:nowrap;color:` + css(first(s.Label.Color, text)) + `">` + esc(lbl) + `</span>`)
 			}
 		}
 		b.WriteString(`</g>`)
@@ -388,7 +389,10 @@ func symbols(s series, n int) bool {
 // multiples of it. lo..hi is the data's extent; a fitted axis (scale
 // false) includes zero. A span of zero is widened as ECharts does (half the
 // value each way, or 0..1). A fixed end off the interval's multiples is
-// still the end. Checked against ECharts 5.6 itself (TestTicksMatchECharts):
+// still the end. nil when there is no such axis in float64: an end or the
+// span not finite, or an interval lost in the values' precision (1e17 ..
+// 1e17+32, 1 .. 1+1e-15, 0 .. 1e-300); Draw then leaves the chart to
+// ECharts. Checked against ECharts 5.6 itself (TestTicksMatchECharts):
 // like it, 0.3 / 0.1 floors to 2 in floating point, so 0.3..0.71 starts at
 // 0.2.
 func Ticks(lo, hi, fixedMin float64, okMin bool, fixedMax float64, okMax bool, scale bool) []float64 {
@@ -417,24 +421,41 @@ func Ticks(lo, hi, fixedMin float64, okMin bool, fixedMax float64, okMax bool, s
 			hi = 1
 		}
 	}
-	if lo == hi || math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+	if !(lo < hi) || !finite(hi-lo) {
 		return nil
 	}
 	step := nice((hi - lo) / 5)
+	if !finite(step) || step <= 0 {
+		return nil
+	}
 	if !okMin {
 		lo = roundTo(math.Floor(lo/step)*step, step)
 	}
 	if !okMax {
 		hi = roundTo(math.Ceil(hi/step)*step, step)
 	}
+	if !(lo < hi) || !finite(hi-lo) {
+		return nil
+	}
 	ticks := []float64{lo}
-	for t := roundTo(math.Floor(lo/step)*step+step, step); t < hi-step*1e-9; t = roundTo(t+step, step) {
+	for t := roundTo(math.Floor(lo/step)*step+step, step); t < hi-step*1e-9; {
 		if t > lo+step*1e-9 {
 			ticks = append(ticks, t)
 		}
+		next := roundTo(t+step, step)
+		if !(next > t) || len(ticks) > maxTicks {
+			return nil // the step is lost in the values' precision
+		}
+		t = next
 	}
 	return append(ticks, hi)
 }
+
+// maxTicks bounds Ticks' loop: ECharts' splitNumber 5 gives at most 8 or
+// so; more means rounding went wrong.
+const maxTicks = 50
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // nice is ECharts' numberUtil.nice(v, true): v rounded to 1, 2, 3, 5 or 10
 // times its power of ten.
@@ -470,7 +491,7 @@ func roundTo(v, step float64) float64 {
 // decimalsOf is the number of decimals that step's multiples need.
 func decimalsOf(step float64) int {
 	d := 0
-	for d < 12 && math.Abs(step*math.Pow(10, float64(d))-math.Round(step*math.Pow(10, float64(d)))) > 1e-9 {
+	for d < 20 && math.Abs(step*math.Pow(10, float64(d))-math.Round(step*math.Pow(10, float64(d)))) > 1e-9 {
 		d++
 	}
 	return d
@@ -559,14 +580,56 @@ func num(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f'
 func pct(v float64) string { return strconv.FormatFloat(math.Round(v)/10, 'f', -1, 64) + "%" }
 
 // attr escapes a value for a double-quoted attribute.
-func attr(s string) string { return html.EscapeString(s) }
+func attr(s string) string { return esc(s) }
 
-// css is a colour for a style or a fill: s when it holds only the
-// characters of a CSS colour (#hex, rgb(a)/hsl(a), names), else "" (the
-// default colour).
+// esc escapes a text (an element's content or a double-quoted attribute)
+// and drops the characters XML does not allow (controls other than tab,
+// newline and return; U+FFFE, U+FFFF), which a label value can hold: the
+// drawing stays well-formed XML, and HTML would not show them either.
+func esc(s string) string {
+	return html.EscapeString(strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF {
+			return r
+		}
+		return -1
+	}, s))
+}
+
+// css is a colour for a style or a fill: s when it is a CSS colour's
+// syntax (#hex; rgb(a)/hsl(a) of numbers; a name such as red or
+// transparent), else "" (the default colour). No other CSS function
+// (url(), var(), expression()) and no other declaration gets through.
 func css(s string) string {
+	switch {
+	case strings.HasPrefix(s, "#"):
+		if n := len(s) - 1; n != 3 && n != 4 && n != 6 && n != 8 {
+			return ""
+		}
+		for _, r := range s[1:] {
+			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+				return ""
+			}
+		}
+		return s
+	case strings.ContainsRune(s, '('):
+		fn, args, ok := strings.Cut(s, "(")
+		if !ok || !strings.HasSuffix(args, ")") {
+			return ""
+		}
+		switch strings.ToLower(fn) {
+		case "rgb", "rgba", "hsl", "hsla":
+		default:
+			return ""
+		}
+		for _, r := range strings.TrimSuffix(args, ")") {
+			if !(r >= '0' && r <= '9' || strings.ContainsRune("., %-+/", r) || r == 'd' || r == 'e' || r == 'g' || r == 'E') {
+				return ""
+			}
+		}
+		return s
+	}
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("#(),. %-", r)) {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			return ""
 		}
 	}

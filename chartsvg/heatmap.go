@@ -2,7 +2,6 @@ package chartsvg
 
 import (
 	"encoding/json"
-	"html"
 	"math"
 	"strconv"
 	"strings"
@@ -114,11 +113,11 @@ func drawHeatmap(o option) string {
 	b.WriteString(`<div class="chart-static" data-chart-static="" style="position:absolute;inset:0;overflow:hidden;font:12px sans-serif;color:` + css(muted) + `">`)
 	b.WriteString(`<div style="position:absolute;left:` + strconv.Itoa(left) + `px;right:` + strconv.Itoa(right) + `px;top:` + strconv.Itoa(top) + `px;bottom:` + strconv.Itoa(bottom) + `px">`)
 	for j, y := range ys {
-		b.WriteString(`<span style="position:absolute;right:100%;margin-right:` + strconv.Itoa(labelGap) + `px;top:` + pct(span-(float64(j)+0.5)*ch) + `;transform:translateY(-50%);white-space:nowrap">` + html.EscapeString(y) + `</span>`)
+		b.WriteString(`<span style="position:absolute;right:100%;margin-right:` + strconv.Itoa(labelGap) + `px;top:` + pct(span-(float64(j)+0.5)*ch) + `;transform:translateY(-50%);white-space:nowrap">` + esc(y) + `</span>`)
 	}
 	every := (nx + maxXLabels - 1) / maxXLabels
 	for i := 0; i < nx; i += every {
-		b.WriteString(`<span style="position:absolute;top:100%;margin-top:` + strconv.Itoa(labelGap) + `px;left:` + pct((float64(i)+0.5)*cw) + `;transform:translateX(-50%);white-space:nowrap">` + html.EscapeString(xs[i]) + `</span>`)
+		b.WriteString(`<span style="position:absolute;top:100%;margin-top:` + strconv.Itoa(labelGap) + `px;left:` + pct((float64(i)+0.5)*cw) + `;transform:translateX(-50%);white-space:nowrap">` + esc(xs[i]) + `</span>`)
 	}
 	b.WriteString(`<svg viewBox="0 0 1000 1000" preserveAspectRatio="none" style="position:absolute;left:0;top:0;width:100%;height:100%;overflow:visible" aria-hidden="true" shape-rendering="crispEdges">`)
 	b.WriteString(cells.String())
@@ -139,9 +138,9 @@ func drawHeatmap(o option) string {
 		}
 		tc := first(vm.TextStyle.Color, muted)
 		b.WriteString(`<div style="position:absolute;left:0;right:0;bottom:0;height:` + strconv.Itoa(mapHeight) + `px;display:flex;justify-content:center;align-items:center;gap:10px;color:` + css(tc) + `">`)
-		b.WriteString(`<span>` + html.EscapeString(lo) + `</span>`)
+		b.WriteString(`<span>` + esc(lo) + `</span>`)
 		b.WriteString(`<span style="display:inline-block;width:` + strconv.Itoa(mapLength) + `px;height:` + strconv.Itoa(mapHeight) + `px;background:linear-gradient(to right,` + strings.Join(grad, ",") + `)"></span>`)
-		b.WriteString(`<span>` + html.EscapeString(hi) + `</span></div>`)
+		b.WriteString(`<span>` + esc(hi) + `</span></div>`)
 	}
 	b.WriteString(`</div>`)
 	return b.String()
