@@ -310,3 +310,82 @@ func FuzzDraw(f *testing.F) {
 		drawOK(t, "fuzz", opt)
 	})
 }
+
+// Labels as ECharts writes numbers (JavaScript's String after rounding):
+// no "-0", exponent forms from 1e21 and below 1e-6, not hundreds of digits.
+func TestBreakLabels(t *testing.T) {
+	for _, c := range []struct {
+		data, y string
+		want    []string
+		not     []string
+	}{
+		{`[-0.3,0.7]`, `{"type":"value","scale":true}`, []string{">0<", ">-0.2<"}, []string{">-0<"}},
+		{`[-0.31,0.1]`, `{"type":"value","scale":true}`, []string{">0<"}, []string{">-0<"}},
+		{`[1e300]`, `{"type":"value"}`, []string{">1e+300<", ">2e+299<"}, []string{"00000000"}},
+		{`[3e21]`, `{"type":"value"}`, []string{">1e+21<", ">0<", ">2.5e+21<", ">500,000,000,000,000,000,000<"}, nil},
+		{`[1e-7]`, `{"type":"value"}`, []string{">0.0000001<", ">0.00000002<", ">1e+25<"}, nil},
+		{`[0, 1.5e-7]`, `{"type":"bar","label":{"show":true}}`, []string{">1.5e-7<"}, nil},
+		{`[1234567]`, `{"type":"value"}`, []string{">1,400,000<"}, nil},
+	} {
+		y, typ := c.y, "line"
+		if strings.Contains(y, "label") {
+			y, typ = `{"type":"value"}`, "bar\",\"label\":{\"show\":true},\"x\":\""
+		}
+		opt := `{"xAxis":[{"type":"category","data":[1e25,2]}],"yAxis":[` + y + `],"series":[{"type":"` + typ + `","data":` + c.data + `}]}`
+		out := drawOK(t, c.data, opt)
+		if out == "" {
+			t.Errorf("%s: not drawn", c.data)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no label %s in %.2000s", c.data, w, out)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(out, w) {
+				t.Errorf("%s: holds %s: %.2000s", c.data, w, out)
+			}
+		}
+	}
+}
+
+// The dashboard's heatmap (HeatmapColumns: at most app.HeatmapMaxColumns
+// columns) over a day of minutes at k = 1, 5 and 10: its size in the page.
+func TestBreakHeatmapColumnsSize(t *testing.T) {
+	for _, k := range []int{1, 5, 10} {
+		n := 1440
+		r := &app.Result{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}
+		r.Stats.K = k
+		r.Buckets = make([]compute.Stats, n)
+		r.Total.Buckets = make([]compute.Counts, n)
+		for i := range n {
+			c := compute.Counts{Drafts: 100, DraftTokens: float64(100 * k), AcceptedPerPosition: make([]float64, k)}
+			for j := range k {
+				c.AcceptedPerPosition[j] = math.Floor(100 * math.Pow(0.8, float64(j+1)) * (1 + 0.2*math.Sin(float64(i)/30)))
+				c.AcceptedTokens += c.AcceptedPerPosition[j]
+			}
+			if i%50 == 7 {
+				c = compute.Counts{AcceptedPerPosition: make([]float64, k)}
+			}
+			r.Total.Buckets[i] = c
+		}
+		_, opt := app.HeatmapColumns(r, time.UTC, app.PaletteFor(app.ThemeLight))
+		out := drawOK(t, "heatmap columns", opt)
+		if out == "" {
+			t.Fatalf("k=%d: not drawn (%.300s)", k, opt)
+		}
+		t.Logf("heatmap k=%d over %d buckets: option %d bytes, drawing %d bytes (%d cells)", k, n, len(opt), len(out), strings.Count(out, "<rect"))
+	}
+}
+
+// A visualMap without min/max: ECharts' defaults 0..200 (checked in Node:
+// 100 and 50 over #000..#fff are rgb(128,128,128) and rgb(64,64,64)).
+func TestBreakHeatmapDefaultRange(t *testing.T) {
+	out := drawOK(t, "default range", `{"xAxis":[{"type":"category","data":["a","b"]}],"yAxis":[{"type":"category","data":["p"]}],"visualMap":[{"inRange":{"color":["#000000","#ffffff"]}}],"series":[{"type":"heatmap","data":[[0,0,100],[1,0,50]]}]}`)
+	for _, want := range []string{`fill="rgba(128,128,128,1)"`, `fill="rgba(64,64,64,1)"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in %s", want, out)
+		}
+	}
+}

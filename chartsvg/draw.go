@@ -198,7 +198,7 @@ func Draw(optionJSON string) string {
 	for i, t := range ticks {
 		// As ECharts' IntervalScale.getLabel: the value rounded to the
 		// interval's precision, shortest form, digits grouped.
-		yLabels[i] = format(y.AxisLabel.Formatter, commas(strconv.FormatFloat(t, 'f', -1, 64)))
+		yLabels[i] = format(y.AxisLabel.Formatter, commas(fixed(t)))
 		widest = max(widest, len([]rune(yLabels[i])))
 	}
 	showLegend := o.Legend != nil && (o.Legend.Show == nil || *o.Legend.Show)
@@ -298,7 +298,7 @@ func Draw(optionJSON string) string {
 			y0, y1 := yPos(clamp(p.v, ymin, ymax)), yPos(base)
 			b.WriteString(`<rect x="` + num(x0) + `" y="` + num(min(y0, y1)) + `" width="` + num(w) + `" height="` + num(math.Abs(y1-y0)) + `"/>`)
 			if showLabel {
-				lbl := strings.ReplaceAll(first(s.Label.Formatter, "{c}"), "{c}", strconv.FormatFloat(p.v, 'f', -1, 64))
+				lbl := strings.ReplaceAll(first(s.Label.Formatter, "{c}"), "{c}", jsString(p.v))
 				over.WriteString(`<span style="position:absolute;left:` + pct(x0+w/2) + `;top:` + pct(min(y0, y1)) + `;transform:translate(-50%,-100%);padding-bottom:3px;white-space:nowrap;color:` + css(first(s.Label.Color, text)) + `">` + esc(lbl) + `</span>`)
 			}
 		}
@@ -361,7 +361,7 @@ func categories(a axis) ([]string, bool) {
 			if json.Unmarshal(raw, &f) != nil {
 				return nil, false
 			}
-			s = strconv.FormatFloat(f, 'f', -1, 64)
+			s = jsString(f)
 		}
 		cats[i] = s
 	}
@@ -461,7 +461,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // times its power of ten.
 func nice(v float64) float64 {
 	e := math.Floor(math.Log10(v))
-	p := math.Pow(10, e)
+	p := math.Pow10(int(e)) // exact, as JavaScript's Math.pow(10, e) for the exponents tested (math.Pow(10, 299) is not 1e299)
 	f := v / p
 	switch {
 	case f < 1.5:
@@ -488,17 +488,53 @@ func roundTo(v, step float64) float64 {
 	return r
 }
 
-// decimalsOf is the number of decimals that step's multiples need.
+// decimalsOf is the number of decimals that step's multiples need: those
+// of step's shortest form, as ECharts' numberUtil.getPrecision (2e-13: 13;
+// 0.05: 2), at most 20 as its round.
 func decimalsOf(step float64) int {
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(math.Abs(step), 'e', -1, 64), "e")
+	e, _ := strconv.Atoi(exp)
 	d := 0
-	for d < 20 && math.Abs(step*math.Pow(10, float64(d))-math.Round(step*math.Pow(10, float64(d)))) > 1e-9 {
-		d++
+	if _, frac, ok := strings.Cut(mant, "."); ok {
+		d = len(frac)
 	}
-	return d
+	return min(max(0, d-e), 20)
 }
 
-// commas groups an integer part's digits by three, as ECharts' addCommas.
+// jsString is v as JavaScript's String writes it (the shortest form;
+// exponential from 1e21 and below 1e-6: "1e+21", "1.5e-7"), as ECharts
+// writes a category's or a label's number.
+func jsString(v float64) string {
+	if a := math.Abs(v); a != 0 && a < 1e-6 {
+		return jsExp(v)
+	}
+	return fixed(v)
+}
+
+// fixed is v as ECharts writes a value axis' label before grouping
+// (Number's toFixed): plain decimals, exponential from 1e21 on; no "-0".
+func fixed(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	if math.Abs(v) >= 1e21 {
+		return jsExp(v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// jsExp is v in JavaScript's exponential form: "1e+300", "-2.5e-7".
+func jsExp(v float64) string {
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	return mant + "e" + exp[:1] + strings.TrimLeft(exp[1:], "0")
+}
+
+// commas groups an integer part's digits by three, as ECharts' addCommas
+// (which leaves an exponential form as it is).
 func commas(s string) string {
+	if strings.ContainsRune(s, 'e') {
+		return s
+	}
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	intPart, frac, _ := strings.Cut(s, ".")

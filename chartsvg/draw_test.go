@@ -296,6 +296,13 @@ func TestTicksMatchECharts(t *testing.T) {
 		{Data: []float64{2.31, 2.94, 2.6}, Axis: map[string]any{"scale": true, "axisLabel": map[string]any{"formatter": "{value} tokens"}}},
 		{Data: []float64{0.000123, 0.00041}, Axis: map[string]any{"scale": true}},
 		{Data: []float64{-3, 12}, Axis: map[string]any{}},
+		// Extremes: exponential labels from 1e21 on, plain ones below 1e-6,
+		// an interval of 13 decimals.
+		{Data: []float64{1e300}, Axis: map[string]any{}},
+		{Data: []float64{3e21}, Axis: map[string]any{}},
+		{Data: []float64{1e-7}, Axis: map[string]any{}},
+		{Data: []float64{1, 1 + 1e-12}, Axis: map[string]any{"scale": true}},
+		{Data: []float64{-0.3, 0.7}, Axis: map[string]any{"scale": true}},
 	}
 	in, err := json.Marshal(cases)
 	if err != nil {

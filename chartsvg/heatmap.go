@@ -45,7 +45,7 @@ func drawHeatmap(o option) string {
 	}
 	vmax, okMax := number(vm.Max)
 	if !okMax {
-		vmax = 100
+		vmax = 200 // ECharts' default (VisualMapModel.defaultOption)
 	}
 	stops := make([][4]float64, 0, len(vm.InRange.Color))
 	for _, c := range vm.InRange.Color {
