@@ -142,8 +142,9 @@ func values(data []json.RawMessage) []point {
 // (preserveAspectRatio none, strokes not scaled), the labels are HTML
 // placed in percent of it. Every text (series names, labels) is
 // HTML-escaped, without the characters XML does not allow (the drawing is
-// well-formed XML); colours are written only when they are colours (css). Each series' mark carries data-series (its name), so a
-// test or script finds what was drawn.
+// well-formed XML); colours are written only when they are colours (css).
+// Each series' mark carries data-series (its name), so a test or script
+// finds what was drawn.
 func Draw(optionJSON string) string {
 	var o option
 	if err := json.Unmarshal([]byte(optionJSON), &o); err != nil {
