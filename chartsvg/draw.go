@@ -203,14 +203,7 @@ func Draw(optionJSON string) string {
 		widest = max(widest, len([]rune(yLabels[i])))
 	}
 	showLegend := o.Legend != nil && (o.Legend.Show == nil || *o.Legend.Show)
-	g := grid{Left: "8", Right: "40", Top: "28", Bottom: "8"}
-	if len(o.Grid) > 0 {
-		g = o.Grid[0]
-	}
-	left := px(g.Left, 8) + widest*charWidth + labelGap
-	right := px(g.Right, 40)
-	top := px(g.Top, 28)
-	bottom := px(g.Bottom, 8) + labelLine + labelGap
+	left, right, top, bottom := plotBox(o, widest)
 
 	muted := first(y.AxisLabel.Color, o.TextStyle.Color, "#6b7280")
 	text := first(o.TextStyle.Color, "#111827")
@@ -349,6 +342,18 @@ func Draw(optionJSON string) string {
 	b.WriteString(over.String())
 	b.WriteString(`</div></div>`)
 	return b.String()
+}
+
+// plotBox is the plot area's inset from the chart's edges, in CSS pixels:
+// the option's grid (package app's defaults when it has none) with room
+// for y labels of widest characters and one line of x labels, as ECharts'
+// containLabel lays it out.
+func plotBox(o option, widest int) (left, right, top, bottom int) {
+	g := grid{Left: "8", Right: "40", Top: "28", Bottom: "8"}
+	if len(o.Grid) > 0 {
+		g = o.Grid[0]
+	}
+	return px(g.Left, 8) + widest*charWidth + labelGap, px(g.Right, 40), px(g.Top, 28), px(g.Bottom, 8) + labelLine + labelGap
 }
 
 // categories reads a category axis' labels (strings, or numbers written

@@ -98,14 +98,7 @@ func drawHeatmap(o option) string {
 	for _, y := range ys {
 		widest = max(widest, len([]rune(y)))
 	}
-	g := grid{Left: "8", Right: "40", Top: "28", Bottom: "8"}
-	if len(o.Grid) > 0 {
-		g = o.Grid[0]
-	}
-	left := px(g.Left, 8) + widest*charWidth + labelGap
-	right := px(g.Right, 40)
-	top := px(g.Top, 28)
-	bottom := px(g.Bottom, 8) + labelLine + labelGap
+	left, right, top, bottom := plotBox(o, widest)
 	muted := first(o.XAxis[0].AxisLabel.Color, o.TextStyle.Color, "#6b7280")
 
 	var b strings.Builder
