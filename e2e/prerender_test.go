@@ -201,6 +201,11 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	// preview.js: the overlay at once; ECharts (held) after a frame.
 	openGate("preview")
 	waitJS(t, tab, 30*time.Second, `!!document.getElementById('specdash-preview')`)
+	// The root has moved into the overlay (after go-app's loader): the
+	// loader is still the badge.
+	if lw := run(t, tab, 10*time.Second, chromedp.Evaluate[float64](`document.getElementById('app-wasm-loader').getBoundingClientRect().width`)); lw <= 0 || lw > 400 {
+		t.Errorf("go-app's loader %v px wide under the preview overlay: want the small badge", lw)
+	}
 	openGate("echarts")
 	// Record the live dashboard's state when the overlay leaves.
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {

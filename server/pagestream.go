@@ -45,8 +45,7 @@ var bodyTag = []byte("<body>")
 // show a select's last option and every checkbox ticked, not the URL's
 // choices. go-app writes attribute values with strconv.Quote, so a label
 // value holding the same text has its quotes escaped (\") and is left alone;
-// text is HTML-escaped (&#34;). web/static/preview.js does the same in the
-// browser for a page from go-app's service worker.
+// text is HTML-escaped (&#34;).
 var offBooleans = func() *strings.Replacer {
 	var pairs []string
 	for _, a := range []string{"selected", "checked", "disabled", "multiple", "hidden", "open", "readonly", "required"} {

@@ -94,19 +94,6 @@
     if (!(age < MAX_AGE_MS && age > -MAX_AGE_MS)) return skip();
     if (decodeURLSafe(first.getAttribute("data-preview-url") || "") !== location.pathname + location.search) return skip();
 
-    // go-app's pre-render writes boolean attributes that are off as
-    // selected="false", checked="false": present, so on in HTML. Make the
-    // preview's controls show the URL's choices.
-    var bools = ["selected", "checked", "disabled", "multiple", "hidden", "open", "readonly", "required"];
-    for (var b = 0; b < bools.length; b++) {
-      var offs = root.querySelectorAll("[" + bools[b] + '="false"]');
-      for (var o = 0; o < offs.length; o++) offs[o].removeAttribute(bools[b]);
-    }
-    var opts = root.querySelectorAll("option");
-    for (var p = 0; p < opts.length; p++) opts[p].selected = opts[p].hasAttribute("selected");
-    var boxes = root.querySelectorAll("input[type=checkbox], input[type=radio]");
-    for (var c = 0; c < boxes.length; c++) boxes[c].checked = boxes[c].hasAttribute("checked");
-
     // 2. The overlay, and go-app's fresh first child.
     var overlay = document.createElement("div");
     overlay.id = "specdash-preview";
@@ -116,19 +103,9 @@
     body.insertBefore(document.createElement("div"), root);
     overlay.appendChild(root);
     body.appendChild(overlay);
-    // go-app's full-page loader would hide the preview: keep its progress
-    // label as a small badge instead.
-    var loader = document.getElementById("app-wasm-loader");
-    if (loader) {
-      // Bottom right, above the hint: the bottom left holds the pos chips
-      // on narrow screens.
-      loader.style.cssText = "position:fixed;right:12px;bottom:48px;left:auto;top:auto;width:auto;height:auto;" +
-        "z-index:901;padding:4px 8px;border-radius:6px;flex-direction:row;background:rgba(17,24,39,0.85);color:#fff;";
-      var icon = document.getElementById("app-wasm-loader-icon");
-      if (icon) icon.style.cssText = "width:16px;height:16px;margin-right:6px;";
-      var label = document.getElementById("app-wasm-loader-label");
-      if (label) label.style.cssText = "margin:0;font-size:12px;";
-    }
+    // go-app's full-page loader stays the small badge of specdash.css now
+    // that the root has moved into the overlay.
+    body.setAttribute("data-preview", "shown");
 
     // 3. The charts, in page order, one per frame: the first is painted as
     // soon as it is drawn, the others follow. Each replaces the server's
