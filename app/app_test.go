@@ -160,8 +160,9 @@ func TestOptionEncoding(t *testing.T) {
 	}
 }
 
-// seedStats are the seed thread's worked example: 5 drafts, k = 3, 9 of 15
-// draft tokens accepted, per position [5, 3, 1] (over a 10 s window).
+// seedStats are the worked example of vLLM PR 16665's review thread
+// (docs/METRICS.md, "Formulas"): 5 drafts, k = 3, 9 of 15 draft tokens
+// accepted, per position [5, 3, 1] (over a 10 s window).
 func seedStats() compute.Stats {
 	return compute.Derive(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 10, compute.WithBonus)
 }

@@ -113,8 +113,9 @@ func TestLogCardsThroughputWithoutWindow(t *testing.T) {
 	}
 }
 
-// /logs on the seed log (seven k = 4 lines, one k = 3): a warning about
-// the mixed k and one source row per k.
+// /logs on the log lines of vLLM PR 16665's review thread (seven k = 4
+// lines, one k = 3; docs/METRICS.md "Known answers"): a warning about the
+// mixed k and one source row per k.
 func TestLogsPageMixedK(t *testing.T) {
 	b, err := os.ReadFile("../logparse/testdata/seed_000.log")
 	if err != nil {

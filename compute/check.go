@@ -25,8 +25,8 @@ func num(v float64) string {
 
 // Check returns the invariants of the speculative-decoding counters that c
 // violates, as readable sentences with the numbers, or nil when it holds
-// them all. Source: ../shared/reference/metrics.md ("for any window and any
-// series set"); accepted tokens of a draft form a prefix, so:
+// them all. Source: docs/METRICS.md ("Invariants"); accepted tokens of a
+// draft form a prefix, so:
 //
 //   - every count is finite and >= 0;
 //   - sum over positions of accepted_per_pos == accepted (when per-position

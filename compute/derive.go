@@ -50,7 +50,7 @@ func clean(v float64) float64 {
 
 // Derive computes the derived numbers of one interval from the summed
 // increases c over an interval of the given length in seconds.
-// Formulas (../shared/reference/metrics.md, vLLM vllm/v1/spec_decode/metrics.py):
+// Formulas (docs/METRICS.md, "Formulas"; vLLM vllm/v1/spec_decode/metrics.py):
 //
 //   - K = len(c.AcceptedPerPosition);
 //   - acceptance rate = accepted / draft tokens, undefined when draft

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// workedExample is the seed thread's worked example
-// (../shared/seeds/000_bb0926f4751307a6.txt): 5 drafts, k=3, 15 draft tokens,
-// 9 accepted, accepted per position [5, 3, 1].
+// workedExample is the worked example of vLLM PR 16665's review thread
+// (docs/METRICS.md, "Formulas"): 5 drafts, k=3, 15 draft tokens, 9 accepted,
+// accepted per position [5, 3, 1].
 var workedExample = Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }

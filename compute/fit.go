@@ -58,7 +58,7 @@ type GeometricFit struct {
 // This is the constant-acceptance model of Leviathan, Kalman and Matias,
 // "Fast Inference from Transformers via Speculative Decoding" (ICML 2023,
 // section 3.1: acceptance rate alpha, per-token i.i.d. assumption), and the
-// counts are vLLM's per-position counter (../shared/reference/metrics.md).
+// counts are vLLM's per-position counter (docs/METRICS.md, "vLLM V1").
 //
 // Goodness of fit: Pearson's chi² = sum_i (x_i - n_i alpha)² / (n_i alpha
 // (1-alpha)) over positions with n_i > 0 (each binomial's success and

@@ -4,7 +4,7 @@ package compute
 // more series at step points, summed and divided by their number. It is
 // for engines that export ratios as gauges, each value covering one of the
 // server's logging windows (SGLang's sglang:spec_accept_length and
-// sglang:spec_accept_rate, shared/reference/metrics.md): such values can
+// sglang:spec_accept_rate, docs/METRICS.md "SGLang"): such values can
 // only be averaged over time, never rate()d, and never combined as a ratio
 // of sums (they carry no counts). Label the result "averaged over time".
 type GaugeAverage struct {
@@ -63,8 +63,8 @@ func BucketAverageGauge(series [][]Point, g Grid) []GaugeAverage {
 // SystemEfficiency returns vLLM V0's system efficiency, emitted tokens /
 // ((draft tokens / k) * (k + 1)): the tokens emitted per the most that k
 // draft tokens per step could emit (k accepted plus the bonus token).
-// Source: shared/reference/metrics.md (V0 log line; known answer k = 3,
-// draft 13311, emitted 10616 -> 0.598). Ratio 0..1 (tokens / tokens).
+// Source: docs/METRICS.md ("Known answers": V0 log line of vLLM issue 9539,
+// k = 3, draft 13311, emitted 10616 -> 0.598). Ratio 0..1 (tokens / tokens).
 // Undefined when k < 1, draft tokens <= 0 or an input is not finite: vLLM V0
 // does not export k, so it must be given.
 func SystemEfficiency(emittedTokens, draftTokens float64, k int) Value {

@@ -34,7 +34,7 @@ func TestAverageGauge(t *testing.T) {
 }
 
 func TestSystemEfficiency(t *testing.T) {
-	// metrics.md V0 known answer, k = 3: accepted 8547, draft 13311,
+	// V0 known answer (docs/METRICS.md), k = 3: accepted 8547, draft 13311,
 	// emitted 10616 -> 10616 / ((13311 / 3) * 4) = 10616 / 17748 = 0.59815...,
 	// printed 0.598.
 	got := SystemEfficiency(10616, 13311, 3)

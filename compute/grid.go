@@ -5,7 +5,8 @@ import "fmt"
 // MaxBuckets is the largest number of buckets a Grid may have (131,072: a
 // day at a 1 s step fits).
 // Prometheus answers at most 11,000 points per series and VictoriaMetrics
-// 30,000 (../shared/reference/metrics.md), so a larger grid is a caller bug;
+// 30,000 (docs/METRICS.md, "Prometheus-compatible back ends"), so a larger
+// grid is a caller bug;
 // refusing it keeps a browser tab from allocating gigabytes.
 const MaxBuckets = 1 << 17
 

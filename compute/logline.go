@@ -36,8 +36,8 @@ func logPerPosition(vs []Value) string {
 }
 
 // FormatLogLine prints s as vLLM's current log line (vllm/v1/spec_decode/
-// metrics.py, SpecDecodingLogging.log; ../shared/reference/metrics.md), so a
-// user can compare the dashboard with the server's log:
+// metrics.py, SpecDecodingLogging.log; docs/METRICS.md "vLLM's log
+// lines"), so a user can compare the dashboard with the server's log:
 //
 //	SpecDecoding metrics: Mean acceptance length: %.2f, Accepted throughput: %.2f tokens/s, Drafted throughput: %.2f tokens/s, Accepted: %d tokens, Drafted: %d tokens, Per-position acceptance rate: %.3f, %.3f, ..., Avg Draft acceptance rate: %.1f%%
 //
@@ -65,11 +65,12 @@ func FormatLogLine(s Stats) string {
 }
 
 // FormatLegacyLogLine prints s as vLLM's 2025 log line (PR 16665, the form
-// in the seed thread ../shared/seeds/000_*.txt):
+// of the log lines in that PR's review thread; docs/METRICS.md "vLLM's log
+// lines"):
 //
 //	SpecDecoding metrics: Draft acceptance rate: %.1f%%, Mean acceptance length: %.2f, Accepted: %d tokens, Drafted: %d tokens, Per-position acceptance probabilities: %.3f, ...
 //
-// The seeds' mean length is WithoutBonus (PR 17908 later added the bonus
+// Those lines' mean length is WithoutBonus (PR 17908 later added the bonus
 // token to the same line): derive s WithoutBonus to reproduce them. Counts
 // are rounded to whole tokens; undefined values print "n/a" as in
 // FormatLogLine.

@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// seedLines are every "SpecDecoding metrics" line of the seed thread
-// ../shared/seeds/000_bb0926f4751307a6.txt, after the prefix up to
-// "SpecDecoding metrics:" (vLLM 2025 form, mean length without bonus).
+// seedLines are every "SpecDecoding metrics" line of vLLM PR 16665's review
+// thread (docs/METRICS.md "Known answers"; logparse/testdata/seed_000.log),
+// after the prefix up to "SpecDecoding metrics:" (vLLM 2025 form, mean
+// length without bonus).
 var seedLines = []string{
 	"SpecDecoding metrics: Draft acceptance rate: 28.8%, Mean acceptance length: 1.15, Accepted: 686 tokens, Drafted: 2384 tokens, Per-position acceptance probabilities: 0.576, 0.327, 0.159, 0.089",
 	"SpecDecoding metrics: Draft acceptance rate: 40.6%, Mean acceptance length: 1.62, Accepted: 2951 tokens, Drafted: 7264 tokens, Per-position acceptance probabilities: 0.695, 0.442, 0.286, 0.202",
@@ -110,9 +111,9 @@ func TestFormatLegacyLogLineSeeds(t *testing.T) {
 	}
 }
 
-// TestFormatLogLineKnownAnswers checks the known answers of
-// ../shared/reference/metrics.md ("Known answers taken from real public
-// logs"), WithBonus, through the fields of FormatLogLine.
+// TestFormatLogLineKnownAnswers checks the known answers of docs/METRICS.md
+// ("Known answers", taken from real public logs), WithBonus, through the
+// fields of FormatLogLine.
 func TestFormatLogLineKnownAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		k, accepted, drafted int

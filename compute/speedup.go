@@ -163,7 +163,7 @@ func (b BestK) ExtrapolatedKs() []int {
 //
 // The marginal value of position i is its per-position acceptance rate
 // rate[i] = accepted_per_pos[i] / drafts, since the mean acceptance length
-// is 1 + sum_i rate[i] (../shared/reference/metrics.md). For K <= k the
+// is 1 + sum_i rate[i] (docs/METRICS.md, "Formulas"). For K <= k the
 // observed rates are used: a token's acceptance does not depend on draft
 // tokens after it, so a shorter draft keeps the first K rates. For K > k
 // the rates are extrapolated with the fitted decay alpha (FitGeometric):

@@ -21,7 +21,7 @@
 // invariants. No function panics on bad input, and no NaN or Inf ever comes
 // out as a defined Value.
 //
-// Metric names and formulas: ../shared/reference/metrics.md (vLLM V1,
+// Metric names and formulas: docs/METRICS.md (vLLM V1,
 // vllm/v1/spec_decode/metrics.py, class SpecDecodingProm).
 package compute
 
@@ -113,6 +113,7 @@ const (
 	// convention since its PR 17908 (May 2025). The default.
 	WithBonus Convention = iota
 	// WithoutBonus is accepted / drafts, as vLLM printed from PR 16665 until
-	// PR 17908 (and as the seed thread's worked example gives it).
+	// PR 17908 (and as the worked example in PR 16665's review thread gives
+	// it).
 	WithoutBonus
 )

@@ -164,8 +164,10 @@ func near(a, b float64) bool {
 	return d <= 1e-9*max(1, m)
 }
 
-// TestLogsPage pastes the seed thread's log lines into /logs and checks
-// the numbers against hand-computed counts, then garbage and a mixed input.
+// TestLogsPage pastes the log lines of vLLM PR 16665's review thread
+// (logparse/testdata/seed_000.log; docs/METRICS.md "Known answers") into
+// /logs and checks the numbers against hand-computed counts, then garbage
+// and a mixed input.
 func TestLogsPage(t *testing.T) {
 	browser := startBrowser(t)
 	// No Prometheus is needed for /logs: the upstream is never contacted.
@@ -191,13 +193,13 @@ func TestLogsPage(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	// The first seed line, as vLLM printed it: k = 4, accepted 686 of
+	// The first PR 16665 line, as vLLM printed it: k = 4, accepted 686 of
 	// drafted 2384: drafts = 2384/4 = 596 (derived), acceptance 686/2384 =
 	// 0.28775 ("28.8%"), mean length without bonus (auto: as the log
 	// printed it) 686/596 = 1.151 ("1.15"); per position round(0.576·596)
 	// = 343, 195, 95, 53 -> 343/596, 195/596, 95/596, 53/596.
 	v := run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
-	t.Logf("one seed line: %+v", v)
+	t.Logf("one PR 16665 line: %+v", v)
 	numEq(t, "drafts", v.Total["drafts"], 596)
 	numEq(t, "acceptance-rate", v.Total["acceptance-rate"], 686.0/2384)
 	numEq(t, "mean-acceptance-length", v.Total["mean-acceptance-length"], 686.0/596)
@@ -221,7 +223,7 @@ func TestLogsPage(t *testing.T) {
 		t.Errorf("charts: %d per-position bars, %d fit-chart bars", v.Bars, v.FitBars)
 	}
 
-	// All eight seed lines: one source; accepted 21961 of 69622 drafted
+	// All eight PR 16665 lines: one source; accepted 21961 of 69622 drafted
 	// (sums in logparse's TestSeedLines); drafts 596 + 1816 + 2746 + 3256 +
 	// 3021 + 2315 + 3012 (k = 4) + 858 (k = 3) = 17620.
 	mustPaste(t, browser, string(seed))

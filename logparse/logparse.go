@@ -2,7 +2,7 @@
 // scrape, into speculative-decoding counts (compute.Counts), so users who
 // only have logs get the same numbers and charts as from Prometheus.
 //
-// Log lines (../shared/reference/metrics.md, "vLLM's log line"): every form
+// Log lines (docs/METRICS.md, "vLLM's log lines"): every form
 // vLLM printed is recognised, after any prefix (a logger prefix such as
 // `(APIServer pid=1) INFO 04-16 09:49:04 [metrics.py:82] `, a container name
 // such as `vllm-0  | `, ANSI colours):

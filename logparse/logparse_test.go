@@ -28,9 +28,9 @@ func afterMarker(line string) string {
 	return line[strings.Index(line, markerV0):]
 }
 
-// TestSeedLines parses the seed thread's eight log lines
-// (../shared/seeds/000_bb0926f4751307a6.txt, copied to
-// testdata/seed_000.log): 2025 form, mean length without the bonus token.
+// TestSeedLines parses the eight log lines of vLLM PR 16665's review thread
+// (testdata/seed_000.log; docs/METRICS.md "Known answers"): 2025 form, mean
+// length without the bonus token.
 // Re-derived with compute.Derive(WithoutBonus), each prints exactly as vLLM
 // printed it.
 func TestSeedLines(t *testing.T) {
@@ -86,8 +86,8 @@ func TestSeedLines(t *testing.T) {
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
 
-// TestReferenceLines parses the known answers of
-// ../shared/reference/metrics.md as full log lines (testdata/reference.log:
+// TestReferenceLines parses the known answers of docs/METRICS.md ("Known
+// answers") as full log lines (testdata/reference.log:
 // current form with assorted prefixes; the throughputs are made up for a
 // 10 s window, everything else is the reference's) and the V0 line.
 func TestReferenceLines(t *testing.T) {
@@ -234,9 +234,9 @@ func TestGarbageAndTruncated(t *testing.T) {
 	}
 }
 
-// TestEveryTruncation cuts each seed and reference line at every byte: the
-// parser never panics, and a cut line never comes out as a clean entry (it
-// is a Problem, or an entry with Notes when it was cut at a comma of the
+// TestEveryTruncation cuts each PR 16665 and reference line at every byte:
+// the parser never panics, and a cut line never comes out as a clean entry
+// (it is a Problem, or an entry with Notes when it was cut at a comma of the
 // per-position list, which changes k).
 func TestEveryTruncation(t *testing.T) {
 	text := readTestdata(t, "seed_000.log") + readTestdata(t, "reference.log")

@@ -44,7 +44,7 @@ type Scrape struct {
 
 // scrapeFamilies maps the name suffixes of the four counters (vLLM V1,
 // vllm/v1/spec_decode/metrics.py, as exposed by prometheus_client with
-// "_total"; ../shared/reference/metrics.md) to their compute.Family.
+// "_total"; docs/METRICS.md "vLLM V1") to their compute.Family.
 var scrapeFamilies = []struct {
 	suffix string
 	family compute.Family

@@ -18,7 +18,7 @@ func TestParseScrape(t *testing.T) {
 		t.Fatalf("groups %+v problems %+v", sc.Groups, sc.Problems)
 	}
 	model := `meta-llama/Llama-3.1-8B "Instruct"`
-	// Engine 0 is the seed's worked example; the _created samples
+	// Engine 0 is PR 16665's worked example; the _created samples
 	// (1.7328900005e+09) are not added.
 	g := sc.Groups[1]
 	if g.Prefix != "vllm:" || g.Model != model || g.Engine != "0" || g.Series != 6 || len(g.Notes) != 0 {

@@ -5,7 +5,7 @@
 // It builds for the host and for js/wasm (the browser queries through the
 // server's same-origin proxy, e.g. Address "/prom").
 //
-// Metric names: shared/reference/metrics.md (vLLM V1, class SpecDecodingProm
+// Metric names: docs/METRICS.md (vLLM V1, class SpecDecodingProm
 // in vllm/v1/spec_decode/metrics.py). Other engines are Schema values
 // (schema.go: vLLM under Ray Serve, llama.cpp, TensorRT-LLM, vLLM V0,
 // SGLang); Detect finds which one a source has, FetchAuto detects and

@@ -23,7 +23,7 @@ const DefaultLookback = 5 * time.Minute
 // "X_created". It returns "" when n does not end in "_total". The gauge's
 // value is the Unix time (seconds) at which the counter was created, i.e.
 // the counter's (process') start; specdash reads it only as a start time and
-// never sums it into a count (shared/reference/metrics.md).
+// never sums it into a count (docs/METRICS.md, "_created samples").
 func CreatedName(n string) string {
 	base, ok := strings.CutSuffix(n, "_total")
 	if !ok || base == "" {

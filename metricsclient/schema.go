@@ -60,7 +60,7 @@ var roles = []Role{EmittedTokens, LifetimeAcceptanceRate, LifetimeEfficiency, Wi
 // and, for engines that export more or other metrics, the Extra metrics by
 // Role. Metric names are exposed sample names (with the _total suffix of
 // counters; never a _created family). Source of every name:
-// shared/reference/metrics.md.
+// docs/METRICS.md ("Engines and schemas").
 type Schema struct {
 	// Name is the human name shown in the UI and in messages, e.g.
 	// "vLLM V1", "vLLM (Ray Serve)".
@@ -118,21 +118,21 @@ func v1Like(name, id, prefix string, labels []string) Schema {
 // VLLMV1 is vLLM V1's schema: the four counters of class SpecDecodingProm in
 // vllm/v1/spec_decode/metrics.py, as exposed by prometheus_client (with the
 // _total suffix). Labels: engine, model_name, and position for the
-// per-position counter. Source: shared/reference/metrics.md.
+// per-position counter. Source: docs/METRICS.md ("vLLM V1").
 var VLLMV1 = v1Like("vLLM V1", "vllm-v1", "vllm:", []string{"model_name", "engine"})
 
 // RayVLLM is vLLM V1 served by Ray Serve: the same four counters with the
-// prefix "ray_vllm:" instead of "vllm:" (metrics.md, "Under Ray Serve the
-// prefix is ray_vllm:"). Ray adds its own labels (replica, worker ids).
+// prefix "ray_vllm:" instead of "vllm:" (docs/METRICS.md, "vLLM under Ray
+// Serve"). Ray adds its own labels (replica, worker ids).
 var RayVLLM = v1Like("vLLM (Ray Serve)", "ray-vllm", "ray_vllm:", []string{"model_name", "engine"})
 
 // RayVLLMUnderscore is vLLM under later Ray Serve versions, which use the
-// prefix "ray_vllm_" (metrics.md: "later ray_vllm_").
+// prefix "ray_vllm_" (docs/METRICS.md, "vLLM under Ray Serve").
 var RayVLLMUnderscore = v1Like("vLLM (Ray Serve, ray_vllm_ prefix)", "ray-vllm-underscore", "ray_vllm_", []string{"model_name", "engine"})
 
-// LlamaCpp is the llama.cpp server's schema (2026, metrics.md): vLLM V1's
-// four counters with the prefix "llamacpp:" and no model_name or engine
-// label. The per-position family is absent until the first speculative
+// LlamaCpp is the llama.cpp server's schema (llama.cpp PR 26389, 2026;
+// docs/METRICS.md "llama.cpp server"): vLLM V1's four counters with the
+// prefix "llamacpp:" and no model_name or engine label. The per-position family is absent until the first speculative
 // request completes: its absence then is not an error.
 var LlamaCpp = func() Schema {
 	s := v1Like("llama.cpp", "llamacpp", "llamacpp:", nil)
@@ -145,7 +145,7 @@ var LlamaCpp = func() Schema {
 // TensorRTLLM is TensorRT-LLM's schema. UNVERIFIED: the names
 // trtllm_spec_decode_num_draft_tokens_total and
 // trtllm_spec_decode_num_accepted_tokens_total are marked unverified in
-// metrics.md (counters since TensorRT-LLM PR 12545, gauges before, which
+// docs/METRICS.md (counters since TensorRT-LLM PR 12545, gauges before, which
 // this schema does not read). No drafts counter and no per-position data:
 // only the acceptance rate and token throughputs can be computed.
 var TensorRTLLM = Schema{
@@ -158,13 +158,13 @@ var TensorRTLLM = Schema{
 	},
 	Signature: []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_num_accepted_tokens_total"},
 	Limits: []string{
-		"TensorRT-LLM's metric names are unverified (shared/reference/metrics.md)",
+		"TensorRT-LLM's metric names are unverified (specdash docs/METRICS.md, TensorRT-LLM)",
 		"TensorRT-LLM exports no drafts counter and no per-position counter: mean acceptance length, per-position acceptance rates and drafts/s are undefined",
 	},
 	Unverified: true,
 }
 
-// VLLMV0 is vLLM V0's schema (removed in V1; metrics.md): counters of
+// VLLMV0 is vLLM V0's schema (removed in V1; docs/METRICS.md): counters of
 // accepted, draft and emitted tokens, and the lifetime gauges
 // vllm:spec_decode_draft_acceptance_rate and vllm:spec_decode_efficiency;
 // label model_name only. There is no drafts counter and no per-position
@@ -193,7 +193,7 @@ var VLLMV0 = Schema{
 	},
 }
 
-// SGLang is SGLang's schema (metrics.md): gauges sglang:spec_accept_length
+// SGLang is SGLang's schema (docs/METRICS.md): gauges sglang:spec_accept_length
 // (mean acceptance length, bonus token included) and sglang:spec_accept_rate,
 // each covering one decode-log window; labels model_name, engine_type,
 // tp_rank, pp_rank, dp_rank. Its numbers are averages over time of these

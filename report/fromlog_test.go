@@ -32,7 +32,7 @@ func runCLIStdin(t *testing.T, stdin string, args ...string) (string, string, in
 }
 
 // TestCLIFromLog runs `specdash report --from-log` on the reference and
-// seed lines, a scrape, and garbage.
+// PR 16665 lines (docs/METRICS.md "Known answers"), a scrape, and garbage.
 func TestCLIFromLog(t *testing.T) {
 	ref := "../logparse/testdata/reference.log"
 	out, errOut, code := runCLIStdin(t, "", "report", "--from-log", ref)
@@ -58,7 +58,7 @@ func TestCLIFromLog(t *testing.T) {
 		}
 	}
 
-	// A seed line on stdin, JSON, per-group cost 0 for its (empty) source:
+	// A PR 16665 line on stdin, JSON, per-group cost 0 for its (empty) source:
 	// k = 4, drafts 2384/4 = 596, L = 1 + 686/596 = 2.151007; at c = 0.1:
 	// 2.151007 / 1.4 = 1.536433.
 	seed := strings.SplitN(readLog(t, "seed_000.log"), "\n", 2)[0]
@@ -113,7 +113,8 @@ func TestCLIFromLog(t *testing.T) {
 	}
 }
 
-// The seed log holds seven k = 4 lines and one k = 3 line: one group per
+// The PR 16665 log (testdata/seed_000.log) holds seven k = 4 lines and one
+// k = 3 line: one group per
 // k, a warning naming both, no "shorter than k" note on the total (the
 // drafts were not shorter: the lines had different k); labels without a
 // value are not printed; a single group is printed once (as the total).

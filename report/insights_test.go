@@ -11,8 +11,9 @@ import (
 	"specdash/compute"
 )
 
-// The seed's worked example (../shared/seeds/000_*.txt): 5 drafts, k = 3,
-// 9 of 15 draft tokens accepted, per position [5, 3, 1].
+// The worked example of vLLM PR 16665's review thread (docs/METRICS.md,
+// "Formulas"): 5 drafts, k = 3, 9 of 15 draft tokens accepted, per position
+// [5, 3, 1].
 var seedCounts = compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
@@ -136,10 +137,10 @@ func TestResultInsights(t *testing.T) {
 	r := seedResult(compute.WithBonus)
 	costs, _ := ParseCostRatios([]string{"m \"x\"\n=0", "absent=0.2"})
 	r.AddInsights(costs)
-	// The seed group at c = 0: speedup = L = 2.8; the total at the default
-	// 0.05: 2.8/1.15; the idle group: undefined.
+	// The worked-example group at c = 0: speedup = L = 2.8; the total at
+	// the default 0.05: 2.8/1.15; the idle group: undefined.
 	if s := r.Groups[1].Insights.Speedup; s == nil || !closeTo(s.Speedup.V, 2.8) {
-		t.Errorf("seed group speedup %+v, want 2.8 at c = 0", s)
+		t.Errorf("worked-example group speedup %+v, want 2.8 at c = 0", s)
 	}
 	if r.Groups[0].Insights.Speedup != nil {
 		t.Errorf("idle group speedup %+v", r.Groups[0].Insights.Speedup)
@@ -198,7 +199,7 @@ func TestResultInsights(t *testing.T) {
 		t.Errorf("idle group JSON: %s", b.String())
 	}
 	if g1 := doc.Groups[1]; g1.Speedup == nil || g1.Speedup.Speedup == nil || *g1.Speedup.Speedup != 2.8 {
-		t.Errorf("seed group JSON speedup: %+v", g1.Speedup)
+		t.Errorf("worked-example group JSON speedup: %+v", g1.Speedup)
 	}
 	tot := doc.Total
 	lo, hi := wilson95(9, 15)
@@ -219,7 +220,7 @@ func TestResultInsights(t *testing.T) {
 	text := b.String()
 	for _, want := range []string{
 		"\n  speedup: no drafts in window (c = 0.05)\n",
-		// 2.8 / (1 + 0 x 3) = 2.80x for the seed group at c = 0.
+		// 2.8 / (1 + 0 x 3) = 2.80x for the worked-example group at c = 0.
 		"\n  speedup: 2.80x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0 x k 3) (estimate for sequential drafting",
 		// Total at c = 0.05: 2.8 / 1.15 = 2.43x; best k 4 = 2.448718 -> 2.45x.
 		"\n  speedup: 2.43x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0.05 x k 3)",
@@ -254,7 +255,7 @@ func afterMarker(line string) string {
 	return line
 }
 
-// TestFromLogReproducesVLLM: each seed line (2025 form, mean length
+// TestFromLogReproducesVLLM: each PR 16665 line (2025 form, mean length
 // without the bonus token) and each current-form reference line, read on
 // its own, gives back the numbers vLLM printed.
 func TestFromLogReproducesVLLM(t *testing.T) {
@@ -285,13 +286,13 @@ func TestFromLogReproducesVLLM(t *testing.T) {
 			}
 		}
 	}
-	// The whole seed log: one source, 8 entries; accepted 686 + 2951 +
+	// The whole PR 16665 log: one source, 8 entries; accepted 686 + 2951 +
 	// 3345 + 4029 + 3682 + 2969 + 3545 + 754 = 21961 of 2384 + 7264 +
 	// 10984 + 13024 + 12084 + 9260 + 12048 + 2574 = 69622 drafted.
 	// Its last line has k = 3, the others k = 4: two groups (by k).
 	r := ParseInput("seed.log", readLog(t, "seed_000.log"), compute.WithBonus, nil)
 	if r.Entries != 8 || len(r.Groups) != 2 || r.Total.AcceptedTokens != 21961 || r.Total.DraftTokens != 69622 || !closeTo(r.Total.AcceptanceRate.V, 21961.0/69622) {
-		t.Errorf("seed log: %+v", r.Total.Stats)
+		t.Errorf("PR 16665 log (seed_000.log): %+v", r.Total.Stats)
 	}
 	// With the bonus convention the report says the lines did not use it.
 	if len(r.Warnings) != 2 || !strings.Contains(r.Warnings[1], "8 lines (first: line 1) printed the mean acceptance length without bonus token: use --convention no-bonus") {

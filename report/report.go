@@ -8,7 +8,7 @@
 // Data flow: metricsclient.AlignGrid -> Client.FetchAuto (Detect the schema,
 // then one query_range of its raw metrics) -> compute.Aggregate (exact increases, summed per
 // group) -> compute.Sum (total) -> compute.Derive (ratios of sums). Formulas
-// and metric names: shared/reference/metrics.md.
+// and metric names: docs/METRICS.md.
 package report
 
 import (

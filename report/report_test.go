@@ -80,7 +80,7 @@ func TestOptionsValidate(t *testing.T) {
 	}
 }
 
-// seedResult is the seed thread's worked example (5 drafts, k = 3, 9 of 15
+// seedResult is vLLM PR 16665's worked example (5 drafts, k = 3, 9 of 15
 // draft tokens accepted, per position [5, 3, 1]) over 10 s, grouped by
 // model_name, plus a group without drafts.
 func seedResult(conv compute.Convention) *Result {

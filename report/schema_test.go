@@ -136,7 +136,7 @@ func TestBuildEachSchema(t *testing.T) {
 	}
 }
 
-// TestBuildV0: vLLM V0's known answer (metrics.md: k = 3, accepted 8547,
+// TestBuildV0: vLLM V0's known answer (docs/METRICS.md: k = 3, accepted 8547,
 // draft 13311, emitted 10616 -> acceptance 0.642, system efficiency 0.598)
 // with k given, and what is null without it.
 func TestBuildV0(t *testing.T) {

@@ -56,7 +56,7 @@ func TestFloatToGoString(t *testing.T) {
 		{999999, "999999.0"},      // 6 digits before the dot: unchanged
 		{999999.5, "999999.5"},    // still 6
 		{1000000, "1e+06"},        // 7 digits: "1.000000" + "0" stripped
-		{6491797, "6.491797e+06"}, // metrics.md example
+		{6491797, "6.491797e+06"}, // docs/METRICS.md (vLLM V1) example
 		{6491797.25, "6.49179725e+06"},
 		{10000000, "1e+07"},
 		{12345678, "1.2345678e+07"},

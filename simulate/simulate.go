@@ -3,7 +3,7 @@
 // the exact bytes Python's prometheus_client (generate_latest, text format
 // 0.0.4) writes for vLLM's SpecDecodingProm counters
 // (vllm/v1/spec_decode/metrics.py; names, HELP and labels in
-// shared/reference/metrics.md), plus a few other vLLM families, and it knows
+// docs/METRICS.md "vLLM V1"), plus a few other vLLM families, and it knows
 // the exact true counts behind them (Truth, /truth) so tests can compare a
 // dashboard's numbers with the answer.
 //
@@ -46,7 +46,7 @@ import (
 const DefaultTick = 100 * time.Millisecond
 
 // DefaultPrefix is vLLM's metric-name prefix. Under Ray Serve it is
-// "ray_vllm:" (later "ray_vllm_"), see metrics.md.
+// "ray_vllm:" (later "ray_vllm_"), see docs/METRICS.md.
 const DefaultPrefix = "vllm:"
 
 // maxK bounds k (num_speculative_tokens) to keep /metrics small; real

@@ -260,7 +260,8 @@ func TestParsedEqualsTruth(t *testing.T) {
 	}
 }
 
-// checkInvariants asserts metrics.md's invariants on one set of counts.
+// checkInvariants asserts the invariants of docs/METRICS.md on one set of
+// counts.
 func checkInvariants(t *testing.T, what string, k int, c Counts) {
 	t.Helper()
 	var sum int64
