@@ -1,0 +1,184 @@
+package compute
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Irregularities that make a bucket's counts need a word of explanation
+// (docs/RELIABILITY.md, "Resets and outages"). Two kinds are found here, from
+// the values a source returned:
+//   - a counter that goes backwards: once is a restart (its new value is the
+//     increase, IncreaseSince), more often than MaxPlausibleResets in a window
+//     is not a counter at all (a target exporting a gauge under a counter's
+//     name, or several processes behind one label set), and its numbers are
+//     unreliable;
+//   - a data gap: buckets in which the selection has no sample at all (the
+//     source or the targets were down); the counts of the gap land in the
+//     bucket after it, which then reads as a spike.
+
+// MaxPlausibleResets is the number of decreases of one series in one window
+// above which specdash calls the series "not a counter": a process restart
+// resets a counter once, and even a crash loop seldom restarts an engine
+// more than a few times in one window of the dashboard.
+const MaxPlausibleResets = 3
+
+// Reset is a decrease of one counter series: a restart, or a value that is
+// not a counter's.
+type Reset struct {
+	// Labels of the series (without __name__ and position); Family and
+	// Position as in Series.
+	Labels   map[string]string
+	Family   Family
+	Position int
+	// Count is the number of decreases in the grid; Buckets are the grid
+	// buckets holding them (ascending, one entry per decrease).
+	Count   int
+	Buckets []int
+}
+
+// Backwards reports whether the series went down more often than a restart
+// explains (Count > MaxPlausibleResets).
+func (r Reset) Backwards() bool { return r.Count > MaxPlausibleResets }
+
+// Resets returns the series of series that decrease inside g (a usable
+// point in (g.Start, g.End] lower than the previous usable point), sorted by
+// the number of decreases (most first), then by labels. Stale markers (NaN)
+// and unusable values are skipped as in Increase.
+func Resets(series []Series, g Grid) []Reset {
+	var out []Reset
+	for _, s := range series {
+		var r *Reset
+		prev, have := 0.0, false
+		for _, p := range s.Points {
+			if !usable(p.V) {
+				continue
+			}
+			if have && p.V < prev && p.T > g.Start && p.T <= g.End {
+				if r == nil {
+					out = append(out, Reset{Labels: s.Labels, Family: s.Family, Position: s.Position})
+					r = &out[len(out)-1]
+				}
+				r.Count++
+				r.Buckets = append(r.Buckets, g.BucketAt(p.T))
+			}
+			prev, have = p.V, true
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return LabelString(out[i].Labels) < LabelString(out[j].Labels)
+	})
+	return out
+}
+
+// ResetNotes turns Resets into notes for the page and the report: one
+// sentence per series that goes backwards more often than a restart explains
+// (at most max, then how many more), and one sentence counting the
+// restarts of the others. Nothing when no series decreased.
+func ResetNotes(resets []Reset, max int) []string {
+	var out []string
+	var backwards []Reset
+	restarts, restarted := 0, map[string]bool{}
+	for _, r := range resets {
+		if r.Backwards() {
+			backwards = append(backwards, r)
+			continue
+		}
+		restarts += r.Count
+		restarted[LabelString(r.Labels)] = true
+	}
+	for i, r := range backwards {
+		if i == max {
+			out = append(out, fmt.Sprintf("and %d more series go backwards more often than restarts explain", len(backwards)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("series %s (%s) went backwards %d times in this window: more than restarts explain (at most %d), so it is probably not a counter (a gauge exported under a counter's name, or several processes sharing one label set); its counts and the totals that include it are unreliable",
+			LabelString(r.Labels), familyText(r.Family, r.Position), r.Count, MaxPlausibleResets))
+	}
+	if restarts > 0 {
+		out = append(out, fmt.Sprintf("%d counter restart(s) in %d engine(s) in this window: each restart's new value is counted as its increase (marked on the charts)", restarts, len(restarted)))
+	}
+	return out
+}
+
+// familyText names a counter family for notes ("drafts", "accepted tokens
+// at pos 3").
+func familyText(f Family, position int) string {
+	switch f {
+	case Drafts:
+		return "drafts"
+	case DraftTokens:
+		return "draft tokens"
+	case AcceptedTokens:
+		return "accepted tokens"
+	case AcceptedPerPosition:
+		return fmt.Sprintf("accepted tokens at pos %d", position+1)
+	}
+	return "counter"
+}
+
+// Gap is a run of buckets [From, To) in which the selection has no sample,
+// with data before and after it. Next (== To) is the bucket after the gap:
+// it holds what the counters counted during the gap, so its rates are not
+// the rates of its own span.
+type Gap struct {
+	From, To int
+}
+
+// Next is the bucket after the gap, which holds the gap's counts.
+func (g Gap) Next() int { return g.To }
+
+// FindGaps returns the gaps of a selection from its per-bucket sample counts
+// (samples[j]: the number of samples of its series stored in bucket j, for
+// example of the drafts counter, summed over the selection). Buckets before
+// the first bucket with a sample and after the last one are not gaps (the
+// data starts or ends there; Coverage says so); nor is a bucket whose count
+// is unknown (negative).
+func FindGaps(samples []float64) []Gap {
+	first, last := -1, -1
+	for j, n := range samples {
+		if n > 0 {
+			if first < 0 {
+				first = j
+			}
+			last = j
+		}
+	}
+	var out []Gap
+	for j := first + 1; first >= 0 && j < last; j++ {
+		if samples[j] != 0 {
+			continue
+		}
+		from := j
+		for j < last && samples[j] == 0 {
+			j++
+		}
+		out = append(out, Gap{From: from, To: j})
+	}
+	return out
+}
+
+// GapNotes says, for each gap (at most max, then how many more), when the
+// selection had no data and that the next bucket holds the gap's counts.
+func GapNotes(gaps []Gap, g Grid, max int) []string {
+	var out []string
+	for i, gp := range gaps {
+		if i == max {
+			out = append(out, fmt.Sprintf("and %d more gaps in the data", len(gaps)-i))
+			break
+		}
+		from, to := g.BucketStart(gp.From), g.BucketStart(gp.To)
+		out = append(out, fmt.Sprintf("no samples for %s from %s: the source or its targets were down; the bucket after the gap holds the counts of the gap too, so its rates read high (marked on the charts)",
+			SpanText(to-from), formatUTC(from)))
+	}
+	return out
+}
+
+// formatUTC prints a Unix ms time as RFC 3339 in UTC, to the second.
+func formatUTC(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
+}

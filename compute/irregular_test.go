@@ -1,0 +1,79 @@
+package compute
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestResets(t *testing.T) {
+	g := Grid{Start: 0, End: 60_000, Step: 10_000}
+	series := []Series{
+		// Steady: no reset.
+		{Family: Drafts, Labels: map[string]string{"engine": "0"}, Position: -1,
+			Points: []Point{{0, 10}, {10_000, 20}, {20_000, 30}, {30_000, 40}}},
+		// One restart in bucket 2 (20 s < t <= 30 s).
+		{Family: Drafts, Labels: map[string]string{"engine": "1"}, Position: -1,
+			Points: []Point{{0, 100}, {10_000, 110}, {25_000, 3}, {30_000, 9}}},
+		// Backwards every step: 5 decreases. A decrease at or before
+		// g.Start is outside the window and not counted.
+		{Family: AcceptedPerPosition, Labels: map[string]string{"engine": "2"}, Position: 2,
+			Points: []Point{{-10_000, 90}, {0, 80}, {10_000, 70}, {20_000, 60}, {30_000, 50}, {40_000, 40}, {50_000, 30}}},
+	}
+	got := Resets(series, g)
+	want := []Reset{
+		{Labels: map[string]string{"engine": "2"}, Family: AcceptedPerPosition, Position: 2, Count: 5, Buckets: []int{0, 1, 2, 3, 4}},
+		{Labels: map[string]string{"engine": "1"}, Family: Drafts, Position: -1, Count: 1, Buckets: []int{2}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Resets = %+v, want %+v", got, want)
+	}
+	if !got[0].Backwards() || got[1].Backwards() {
+		t.Fatalf("Backwards: %v %v, want true false", got[0].Backwards(), got[1].Backwards())
+	}
+	notes := ResetNotes(got, 5)
+	if len(notes) != 2 {
+		t.Fatalf("notes = %q", notes)
+	}
+	if !strings.Contains(notes[0], `series {engine="2"} (accepted tokens at pos 3) went backwards 5 times`) ||
+		!strings.Contains(notes[0], "probably not a counter") {
+		t.Errorf("note 0 = %q", notes[0])
+	}
+	if !strings.HasPrefix(notes[1], "1 counter restart(s) in 1 engine(s)") {
+		t.Errorf("note 1 = %q", notes[1])
+	}
+	if n := ResetNotes(nil, 5); n != nil {
+		t.Errorf("no resets: notes %q", n)
+	}
+}
+
+func TestFindGaps(t *testing.T) {
+	for _, tc := range []struct {
+		samples []float64
+		want    []Gap
+	}{
+		{nil, nil},
+		{[]float64{0, 0, 0}, nil},
+		// Leading and trailing empty buckets are not gaps.
+		{[]float64{0, 0, 4, 4, 0}, nil},
+		{[]float64{4, 0, 0, 4, 4, 0, 4}, []Gap{{1, 3}, {5, 6}}},
+		// An unknown count (negative) is not a gap.
+		{[]float64{4, -1, 4}, nil},
+	} {
+		if got := FindGaps(tc.samples); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("FindGaps(%v) = %v, want %v", tc.samples, got, tc.want)
+		}
+	}
+	g := Grid{Start: 1_700_000_000_000, End: 1_700_000_070_000, Step: 10_000}
+	notes := GapNotes([]Gap{{1, 3}, {5, 6}}, g, 1)
+	want := []string{
+		"no samples for 20s from 2023-11-14T22:13:30Z: the source or its targets were down; the bucket after the gap holds the counts of the gap too, so its rates read high (marked on the charts)",
+		"and 1 more gaps in the data",
+	}
+	if !reflect.DeepEqual(notes, want) {
+		t.Errorf("GapNotes = %q, want %q", notes, want)
+	}
+	if (Gap{1, 3}).Next() != 3 {
+		t.Error("Next")
+	}
+}
