@@ -207,11 +207,13 @@ func expectedDraftTokens(c Counts, k int) float64 {
 //  1. Idle: no drafts and no draft tokens (never a collapse).
 //  2. NotEnoughData: drafts < MinDrafts (draft tokens < MinDraftTokens
 //     without a drafts counter).
-//  3. Collapsed: upper bound of the acceptance rate < CollapseRate.
-//  4. SuspectedLoop: lower bound of the acceptance rate >= LoopRate.
-//  5. PositionCliff: the first i >= 1 with lower(rate[i-1]) >=
+//  3. PositionCliff: the first i >= 1 with lower(rate[i-1]) >=
 //     CliffHealthy and upper(rate[i]) < CliffDead; skipped when the
-//     drafts are of variable length.
+//     drafts are of variable length. Checked before Collapsed: a large k
+//     with only pos 1 healthy can have an acceptance rate below
+//     CollapseRate, but its drafter works for one token.
+//  4. Collapsed: upper bound of the acceptance rate < CollapseRate.
+//  5. SuspectedLoop: lower bound of the acceptance rate >= LoopRate.
 //  6. Degraded: upper bound of the acceptance rate < DegradedRate.
 //  7. Healthy.
 //
@@ -260,9 +262,14 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 		v.Summary = fmt.Sprintf("only %s draft tokens%s (fewer than %s; no drafts counter): too few to judge", num(c.DraftTokens), over, num(th.MinDraftTokens))
 		return v
 	}
+	if hasDrafts && c.DraftTokens == 0 {
+		v.State = NotEnoughData
+		v.Summary = fmt.Sprintf("%s drafts%s but no draft tokens: the draft-token counter is missing from the selection", num(c.Drafts), over)
+		return v
+	}
 	if v.Rate.Reason != "" {
 		v.State = NotEnoughData
-		v.Summary = "acceptance rate undefined: " + v.Rate.Reason
+		v.Summary = "inconsistent counts: " + v.Rate.Reason
 		return v
 	}
 	if exp := expectedDraftTokens(c, k); hasDrafts && exp > 0 && c.DraftTokens < exp-0.5 {
@@ -283,6 +290,27 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 	} else {
 		lead = fmt.Sprintf("%s draft tokens but acceptance rate %s%s", num(c.DraftTokens), pct(v.Rate.Estimate.V), over)
 	}
+	if !v.VariableLength && hasDrafts {
+		pos := PerPositionIntervals(c, th.Z)
+		for i := 1; i < len(pos); i++ {
+			a, b := pos[i-1], pos[i]
+			if a.Reason != "" || b.Reason != "" || c.PositionDrafts(i) < th.MinDrafts {
+				continue
+			}
+			if a.Lower.V >= th.CliffHealthy && b.Upper.V < th.CliffDead {
+				v.State = PositionCliff
+				v.CliffPosition = i
+				v.Summary = fmt.Sprintf("position cliff after pos %d: pos %d accepts %s of drafts, pos %d only %s%s (mean acceptance length %.2f)",
+					i, i, pct(a.Estimate.V), i+1, pct(b.Estimate.V), over, v.MeanLength.V)
+				v.Evidence = []string{
+					fmt.Sprintf("pos %d: %s", i, intervalText(a, "drafts")),
+					fmt.Sprintf("pos %d: %s, below the cliff threshold %s right after a position at or above %s", i+1, intervalText(b, "drafts"), pct(th.CliffDead), pct(th.CliffHealthy)),
+				}
+				v.Cause = CauseCliff
+				return v
+			}
+		}
+	}
 	switch {
 	case v.Rate.Upper.V < th.CollapseRate:
 		v.State = Collapsed
@@ -300,27 +328,6 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 		v.Evidence = []string{fmt.Sprintf("acceptance rate %s, at or above the loop threshold %s", rate, pct(th.LoopRate))}
 		v.Cause = CauseLoop
 		return v
-	}
-	if !v.VariableLength && hasDrafts {
-		pos := PerPositionIntervals(c, th.Z)
-		for i := 1; i < len(pos); i++ {
-			a, b := pos[i-1], pos[i]
-			if a.Reason != "" || b.Reason != "" || c.PositionDrafts(i) < th.MinDrafts {
-				continue
-			}
-			if a.Lower.V >= th.CliffHealthy && b.Upper.V < th.CliffDead {
-				v.State = PositionCliff
-				v.CliffPosition = i
-				v.Summary = fmt.Sprintf("position cliff after pos %d: pos %d accepts %s of drafts, pos %d only %s%s, although the mean acceptance length %.2f looks fine",
-					i, i, pct(a.Estimate.V), i+1, pct(b.Estimate.V), over, v.MeanLength.V)
-				v.Evidence = []string{
-					fmt.Sprintf("pos %d: %s", i, intervalText(a, "drafts")),
-					fmt.Sprintf("pos %d: %s, below the cliff threshold %s right after a position at or above %s", i+1, intervalText(b, "drafts"), pct(th.CliffDead), pct(th.CliffHealthy)),
-				}
-				v.Cause = CauseCliff
-				return v
-			}
-		}
 	}
 	if v.Rate.Upper.V < th.DegradedRate {
 		v.State = Degraded

@@ -284,8 +284,13 @@ func (o Options) alerts(lv level, hasDrafts, hasPos bool) []rulefmt.Rule {
 		lenText = fmt.Sprintf(" (mean acceptance length {{ with query (printf `%s{%s}` %s) }}{{ . | first | value | printf \"%%.2f\" }}{{ end }})",
 			recName(lv, "mean_acceptance_length", "ratio_rate", w), selectorFormat(lv), selectorArgs(lv))
 	}
-	add(AlertCollapse, "critical",
-		fmt.Sprintf("%s < %s\nand on (%s)\n%s", rate, fnum(th.CollapseRate), by, guard),
+	collapse := fmt.Sprintf("%s < %s\nand on (%s)\n%s", rate, fnum(th.CollapseRate), by, guard)
+	if hasDrafts && hasPos {
+		// A large k with a healthy first position is a cliff, not a
+		// collapse (as in compute.Health).
+		collapse += fmt.Sprintf("\nunless on (%s)\n%s{%s=\"0\"} >= %s", by, recName(lv, "per_position_acceptance_rate", "ratio_rate", w), o.Schema.PositionLabel, fnum(th.CliffHealthy))
+	}
+	add(AlertCollapse, "critical", collapse,
 		"Speculative decoding collapsed for "+group+": drafts flow but almost none is accepted",
 		fmt.Sprintf("Acceptance rate {{ $value | humanizePercentage }} over the last %s%s with %s: drafted tokens are almost all rejected, so speculative decoding only costs time. Threshold %s.", dur(w), lenText, busy, pct(th.CollapseRate)),
 		compute.CauseCollapsed+". Check the drafter's logs and config (speculative_config), compare with a known-good deployment, and disable speculative decoding until fixed.",
@@ -306,7 +311,7 @@ func (o Options) alerts(lv level, hasDrafts, hasPos bool) []rulefmt.Rule {
 		expr := "(\n  " + strings.Join(terms, "\n  or\n  ") + "\n)\nand on (" + by + ")\n" + guard
 		add(AlertCliff, "warning", expr,
 			"Per-position acceptance cliff for "+group+" at 0-based position {{ $labels."+o.Schema.PositionLabel+" }}",
-			fmt.Sprintf("Draft position {{ $labels.%s }} (0-based) accepts only {{ $value | humanizePercentage }} of drafts over the last %s while the position before it accepts at least %s (%s): the mean acceptance length hides it. Note: with variable draft lengths (n-gram, suffix decoding) per-position rates are lower bounds.", o.Schema.PositionLabel, dur(w), pct(th.CliffHealthy), busy),
+			fmt.Sprintf("Draft position {{ $labels.%s }} (0-based) accepts only {{ $value | humanizePercentage }} of drafts over the last %s while the position before it accepts at least %s (%s): the mean acceptance length can hide it. Note: with variable draft lengths (n-gram, suffix decoding) per-position rates are lower bounds.", o.Schema.PositionLabel, dur(w), pct(th.CliffHealthy), busy),
 			compute.CauseCliff+".",
 			"cliff")
 	}

@@ -124,7 +124,7 @@ func TestGenerate(t *testing.T) {
 		"model:spec_decode_acceptance_rate:ratio_rate1m":               "model:spec_decode_accepted_tokens:rate1m / (model:spec_decode_draft_tokens:rate1m > 0)",
 		"model:spec_decode_mean_acceptance_length:ratio_rate1m":        "1 + model:spec_decode_accepted_tokens:rate1m / (model:spec_decode_drafts:rate1m > 0)",
 		"engine:spec_decode_per_position_acceptance_rate:ratio_rate1m": "engine:spec_decode_accepted_tokens_per_pos:rate1m / on (job, instance, model_name, engine) group_left () (engine:spec_decode_drafts:rate1m > 0)",
-		AlertCollapse: "model:spec_decode_acceptance_rate:ratio_rate1m < 0.05\nand on (model_name)\nmodel:spec_decode_drafts:rate1m > 0.8333333333333334",
+		AlertCollapse: "model:spec_decode_acceptance_rate:ratio_rate1m < 0.05\nand on (model_name)\nmodel:spec_decode_drafts:rate1m > 0.8333333333333334\nunless on (model_name)\nmodel:spec_decode_per_position_acceptance_rate:ratio_rate1m{position=\"0\"} >= 0.2",
 	}
 	for name, expr := range want {
 		r, ok := ruleByName(g, name)
