@@ -124,7 +124,7 @@ func TestGenerate(t *testing.T) {
 		"model:spec_decode_acceptance_rate:ratio_rate1m":               "model:spec_decode_accepted_tokens:rate1m / (model:spec_decode_draft_tokens:rate1m > 0)",
 		"model:spec_decode_mean_acceptance_length:ratio_rate1m":        "1 + model:spec_decode_accepted_tokens:rate1m / (model:spec_decode_drafts:rate1m > 0)",
 		"engine:spec_decode_per_position_acceptance_rate:ratio_rate1m": "engine:spec_decode_accepted_tokens_per_pos:rate1m / on (job, instance, model_name, engine) group_left () (engine:spec_decode_drafts:rate1m > 0)",
-		AlertCollapse: "model:spec_decode_acceptance_rate:ratio_rate1m < 0.05\nand on (model_name)\nmodel:spec_decode_drafts:rate1m > 0.8333333333333334\nunless on (model_name)\nmodel:spec_decode_per_position_acceptance_rate:ratio_rate1m{position=\"0\"} >= 0.2",
+		AlertCollapse: "model:spec_decode_acceptance_rate:ratio_rate1m < 0.05\nand on (model_name)\nmodel:spec_decode_drafts:rate1m * 60 >= 50\nunless on (model_name)\nmodel:spec_decode_per_position_acceptance_rate:ratio_rate1m{position=\"0\"} >= 0.2",
 	}
 	for name, expr := range want {
 		r, ok := ruleByName(g, name)
@@ -163,7 +163,7 @@ func TestGenerate(t *testing.T) {
 	if _, ok := ruleByName(g, "model:spec_decode_mean_acceptance_length:ratio_rate10m"); ok {
 		t.Error("vLLM V0 has a mean acceptance length without a drafts counter")
 	}
-	if r, _ := ruleByName(g, AlertCollapse); !strings.Contains(r.Expr, "model:spec_decode_draft_tokens:rate10m > 0.3333333333333333") {
+	if r, _ := ruleByName(g, AlertCollapse); !strings.Contains(r.Expr, "model:spec_decode_draft_tokens:rate10m * 600 >= 200") {
 		t.Errorf("vLLM V0 collapse guard: %q", r.Expr)
 	}
 	// llama.cpp: no model_name: per job, and per job and instance.
