@@ -310,9 +310,15 @@ func (o Options) alerts(lv level, hasDrafts, hasPos bool) []rulefmt.Rule {
 				pp, o.Schema.PositionLabel, i, fnum(th.CliffDead), by, pp, o.Schema.PositionLabel, i-1, fnum(th.CliffHealthy)))
 		}
 		expr := "(\n  " + strings.Join(terms, "\n  or\n  ") + "\n)\nand on (" + by + ")\n" + guard
+		// Only fixed-length drafts: draft tokens per draft = k (the number
+		// of positions). With variable lengths (n-gram, suffix decoding)
+		// the per-position rates are lower bounds and zeros at late
+		// positions are short drafts, not a cliff (as in compute.Health).
+		expr += fmt.Sprintf("\nand on (%s)\n(%s / %s >= count by (%s) (%s) - 0.01)",
+			by, recName(lv, "draft_tokens", "rate", w), recName(lv, "drafts", "rate", w), by, recName(lv, "accepted_tokens_per_pos", "rate", w))
 		add(AlertCliff, "warning", expr,
 			"Per-position acceptance cliff for "+group+" at 0-based position {{ $labels."+o.Schema.PositionLabel+" }}",
-			fmt.Sprintf("Draft position {{ $labels.%s }} (0-based) accepts only {{ $value | humanizePercentage }} of drafts over the last %s while the position before it accepts at least %s (%s): the mean acceptance length can hide it. Note: with variable draft lengths (n-gram, suffix decoding) per-position rates are lower bounds.", o.Schema.PositionLabel, dur(w), pct(th.CliffHealthy), busy),
+			fmt.Sprintf("Draft position {{ $labels.%s }} (0-based) accepts only {{ $value | humanizePercentage }} of drafts over the last %s while the position before it accepts at least %s (%s): the mean acceptance length can hide it.", o.Schema.PositionLabel, dur(w), pct(th.CliffHealthy), busy),
 			compute.CauseCliff+".",
 			"cliff")
 	}
