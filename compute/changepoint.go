@@ -51,6 +51,10 @@ type ChangePoint struct {
 	Confidence float64 `json:"confidence"`
 }
 
+// Start is the start of the first bucket after the change on grid
+// (Unix ms): the change happened within that bucket or at its start.
+func (c ChangePoint) Start(grid Grid) int64 { return grid.BucketStart(c.Bucket) }
+
 // String is "bucket 30: 46.8 % -> 30.0 % (-16.8 points, confidence 99.99 %)".
 func (c ChangePoint) String() string {
 	return fmt.Sprintf("bucket %d: %s -> %s (%+.1f points, confidence %s)",

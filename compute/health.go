@@ -179,9 +179,22 @@ func rateText(v float64) string {
 	return fmt.Sprintf("%.2g/s", v)
 }
 
-// intervalText prints "12.0 % (95 % interval 10.1-14.2 % of 5000 draft tokens)".
+// levelText is the confidence level of normal quantile z, "95 %" for
+// DefaultZ (0 also means DefaultZ).
+func levelText(z float64) string {
+	if z == 0 {
+		z = DefaultZ
+	}
+	l := math.Erf(z/math.Sqrt2) * 100
+	if math.Abs(l-math.Round(l)) < 0.05 {
+		return fmt.Sprintf("%.0f %%", l)
+	}
+	return fmt.Sprintf("%.1f %%", l)
+}
+
+// intervalText prints "12.0 % (95 % interval 10.1 %-14.2 % of 5000 draft tokens)".
 func intervalText(in Interval, what string) string {
-	return fmt.Sprintf("%s (95 %% interval %s-%s of %s %s)", pct(in.Estimate.V), pct(in.Lower.V), pct(in.Upper.V), num(in.Trials), what)
+	return fmt.Sprintf("%s (%s interval %s-%s of %s %s)", pct(in.Estimate.V), levelText(in.Z), pct(in.Lower.V), pct(in.Upper.V), num(in.Trials), what)
 }
 
 // expectedDraftTokens is the draft tokens the drafts would carry if every
@@ -383,7 +396,7 @@ func HealthAgainst(c, baseline Counts, window float64, k int, th HealthThreshold
 	v.Evidence = []string{
 		"now: acceptance rate " + intervalText(cmp.B, "draft tokens"),
 		"baseline: acceptance rate " + intervalText(cmp.A, "draft tokens"),
-		fmt.Sprintf("difference %.1f points (95 %% interval %.1f to %.1f points)", cmp.Difference.V*100, cmp.Lower.V*100, cmp.Upper.V*100),
+		fmt.Sprintf("difference %.1f points (%s interval %.1f to %.1f points)", cmp.Difference.V*100, levelText(cmp.A.Z), cmp.Lower.V*100, cmp.Upper.V*100),
 	}
 	v.Cause = CauseDegraded
 	return v
@@ -402,4 +415,12 @@ func HealthOfBuckets(g Group, grid Grid, k int, th HealthThresholds) []Verdict {
 		out[j] = Health(b, grid.StepSeconds(), k, th)
 	}
 	return out
+}
+
+// GroupChangePoints is AcceptanceChangePoints over g's buckets.
+// ChangePoint.Bucket indexes g.Buckets; the change happened between
+// grid.BucketStart(Bucket) and grid.BucketEnd(Bucket) (see
+// ChangePoint.Start).
+func GroupChangePoints(g Group, o ChangeOptions) []ChangePoint {
+	return AcceptanceChangePoints(g.Buckets, o)
 }

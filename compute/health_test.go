@@ -183,3 +183,33 @@ func TestHealthOfBuckets(t *testing.T) {
 		t.Errorf("group verdict %s, drafts/s %v", v.State, v.DraftsPerSecond)
 	}
 }
+
+// TestHealthZ: a 99 % quantile widens the interval and says 99 %.
+func TestHealthZ(t *testing.T) {
+	c := Counts{Drafts: 10000, DraftTokens: 40000, AcceptedTokens: 18700}
+	v := Health(c, 600, 4, HealthThresholds{Z: 2.5758293035489004})
+	if want := "acceptance rate 46.8 % (99 % interval 46.1 %-47.4 % of 40000 draft tokens)"; len(v.Evidence) != 1 || v.Evidence[0] != want {
+		t.Errorf("evidence %q, want %q", v.Evidence, want)
+	}
+	if levelText(1) != "68.3 %" || levelText(0) != "95 %" {
+		t.Errorf("levelText(1) = %q, levelText(0) = %q", levelText(1), levelText(0))
+	}
+}
+
+// TestGroupChangePoints: the change points of a group's buckets and the
+// time of the first bucket after the change.
+func TestGroupChangePoints(t *testing.T) {
+	g := Group{}
+	for j := range 20 {
+		acc := 500.0
+		if j >= 12 {
+			acc = 300
+		}
+		g.Buckets = append(g.Buckets, Counts{Drafts: 250, DraftTokens: 1000, AcceptedTokens: acc})
+	}
+	cps := GroupChangePoints(g, ChangeOptions{Dispersion: 1})
+	grid := Grid{Start: 1_000_000, End: 1_000_000 + 20*15_000, Step: 15_000}
+	if len(cps) != 1 || cps[0].Bucket != 12 || cps[0].Start(grid) != 1_000_000+12*15_000 {
+		t.Errorf("got %v", cps)
+	}
+}
