@@ -13,7 +13,10 @@
 // model: the draft token at position i is accepted with the conditional
 // probability Acceptance[i] given that positions 0..i-1 were accepted. The
 // random draws use a seeded PCG generator per (model, engine), so a
-// simulator driven by Step is fully deterministic.
+// simulator driven by Step is fully deterministic. A failure Pattern
+// (Config.Pattern, SetPattern, POST /control/pattern) changes this on
+// demand: collapse, loop, a cliff at a position, a step drop, or variable
+// draft lengths (fewer than k draft tokens per draft).
 //
 // Comparing a dashboard with Truth: Prometheus only sees scraped values,
 // and an increase over a window never counts what the counter held at the
