@@ -155,7 +155,9 @@ func writeSample(b *bytes.Buffer, name string, labels [][2]string, v float64) {
 //   - POST /control/pause, POST /control/resume: Pause, Resume;
 //   - POST /control/reset?model=NAME&engine=ID: ResetCounters (engine
 //     optional: all engines of the model); 404 with the error for an
-//     unknown model or engine.
+//     unknown model or engine;
+//   - POST /control/pattern?mode=PATTERN&model=NAME: SetPattern (see
+//     ParsePattern; model optional: every model); 400 with the error.
 //
 // Other paths get 404; other methods 405.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -178,6 +180,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(s.Truth())
+	case "/control/pattern":
+		s.servePattern(w, r)
 	case "/control/pause", "/control/resume", "/control/reset":
 		if !post {
 			methodNotAllowed(w, "POST")
@@ -197,7 +201,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = io.WriteString(w, "ok\n")
 	default:
-		http.Error(w, "not found: this vLLM simulator serves /metrics, /truth, POST /control/{pause,resume,reset}", http.StatusNotFound)
+		http.Error(w, "not found: this vLLM simulator serves /metrics, /truth, POST /control/{pause,resume,reset,pattern}", http.StatusNotFound)
 	}
 }
 

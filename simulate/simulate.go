@@ -13,7 +13,10 @@
 // model: the draft token at position i is accepted with the conditional
 // probability Acceptance[i] given that positions 0..i-1 were accepted. The
 // random draws use a seeded PCG generator per (model, engine), so a
-// simulator driven by Step is fully deterministic.
+// simulator driven by Step is fully deterministic. A failure Pattern
+// (Config.Pattern, SetPattern, POST /control/pattern) changes this on
+// demand: collapse, loop, a cliff at a position, a step drop, or variable
+// draft lengths (fewer than k draft tokens per draft).
 //
 // Comparing a dashboard with Truth: Prometheus only sees scraped values,
 // and an increase over a window never counts what the counter held at the
@@ -107,6 +110,9 @@ type Config struct {
 	// Multiprocess mimics prometheus_client's multiprocess mode: every HELP
 	// reads "Multiprocess metric" and no _created samples are written.
 	Multiprocess bool
+	// Pattern is the failure pattern of every series at start (zero:
+	// Normal); SetPattern and POST /control/pattern switch it at run time.
+	Pattern Pattern
 }
 
 // Counts are counter values of one (model, engine) series.
@@ -145,6 +151,8 @@ type TrueSeries struct {
 	Created time.Time `json:"created"`
 	// Resets is how many times ResetCounters hit this series.
 	Resets int `json:"resets"`
+	// Pattern is the failure pattern in use (ParsePattern's syntax).
+	Pattern string `json:"pattern"`
 }
 
 // Truth is a consistent snapshot of every series.
@@ -166,6 +174,7 @@ type series struct {
 	created       time.Time
 	resets        int
 	running       int
+	pattern       Pattern
 }
 
 // Simulator is a simulated vLLM V1 server. It is safe for concurrent use.
@@ -254,6 +263,9 @@ func New(cfg Config) (*Simulator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("simulate: model %q: %w", m, err)
 		}
+		if err := cfg.Pattern.validate(k); err != nil {
+			return nil, fmt.Errorf("simulate: model %q (k = %d): %w", m, k, err)
+		}
 		for _, e := range engines {
 			idx++
 			sr := &series{
@@ -263,6 +275,7 @@ func New(cfg Config) (*Simulator, error) {
 				total:    Counts{AcceptedPerPosition: make([]int64, k)},
 				exposed:  Counts{AcceptedPerPosition: make([]int64, k)},
 				created:  cfg.Start,
+				pattern:  cfg.Pattern,
 			}
 			s.series = append(s.series, sr)
 		}
@@ -313,7 +326,7 @@ func (s *Simulator) Step(d time.Duration) {
 	s.emitted = due
 	for _, sr := range s.series {
 		for j := int64(0); j < n; j++ {
-			sr.draft()
+			sr.draft(s.active)
 		}
 		// A plausible batch size: a few requests while drafts flow.
 		if s.cfg.DraftsPerSecond > 0 {
@@ -322,15 +335,17 @@ func (s *Simulator) Step(d time.Duration) {
 	}
 }
 
-// draft draws one draft's accepted length and counts it.
-func (sr *series) draft() {
+// draft draws one draft's length and accepted length (under the series'
+// pattern, after active simulated time) and counts it.
+func (sr *series) draft(active time.Duration) {
+	l := sr.pattern.draftLen(sr.rng, sr.k)
 	n := 0
-	for n < sr.k && sr.rng.Float64() < sr.acc[n] {
+	for n < l && sr.rng.Float64() < sr.pattern.accept(n, sr.acc[n], active) {
 		n++
 	}
 	for _, c := range []*Counts{&sr.total, &sr.exposed} {
 		c.Drafts++
-		c.DraftTokens += int64(sr.k)
+		c.DraftTokens += int64(l)
 		c.AcceptedTokens += int64(n)
 		for i := 0; i < n; i++ {
 			c.AcceptedPerPosition[i]++
@@ -464,6 +479,7 @@ func (s *Simulator) Truth() Truth {
 			Exposed:    sr.exposed.clone(),
 			Created:    sr.created,
 			Resets:     sr.resets,
+			Pattern:    sr.pattern.String(),
 		})
 	}
 	return t

@@ -2,7 +2,8 @@
 
 // Command specdash is the speculative-decoding dashboard: `serve` runs the
 // web server, `report` prints the numbers for a window, `simulate` serves
-// vLLM-style /metrics for demos and tests.
+// vLLM-style /metrics for demos and tests, `rules` writes Prometheus
+// recording and alerting rules.
 package main
 
 import (
@@ -18,6 +19,7 @@ func main() {
 	registerServe(a, cmds)
 	registerReport(a, cmds)
 	registerSimulate(a, cmds)
+	registerRules(a, cmds)
 	name := kingpin.MustParse(a.Parse(joinStdinValues(os.Args[1:])))
 	if err := cmds[name](); err != nil {
 		a.Fatalf("%v", err)

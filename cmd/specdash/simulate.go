@@ -26,7 +26,7 @@ import (
 // simulate).
 func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	cmd := a.Command("simulate", "Serve vLLM-style speculative-decoding /metrics (and /truth, the exact counts) from a deterministic load generator, for demos and tests.")
-	listen := cmd.Flag("web.listen-address", "Address to serve /metrics, /truth and POST /control/{pause,resume,reset} on.").Default(":9400").String()
+	listen := cmd.Flag("web.listen-address", "Address to serve /metrics, /truth and POST /control/{pause,resume,reset,pattern} on.").Default(":9400").String()
 	models := cmd.Flag("model", "model_name label value (repeatable; any text, spaces and quotes included).").Default("meta-llama/Llama-3.1-8B-Instruct", `Llama 3 "chat" 8B`).Strings()
 	engines := cmd.Flag("engines", "Engines (data-parallel ranks) per model: engine labels 0..N-1.").Default("2").Int()
 	k := cmd.Flag("k", "num_speculative_tokens: draft tokens per draft.").Default("4").Int()
@@ -37,6 +37,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	tick := cmd.Flag("tick", "Real-time step of the simulation.").Default("100ms").Duration()
 	prefix := cmd.Flag("prefix", `Metric name prefix ("ray_vllm:" mimics Ray Serve).`).Default(simulate.DefaultPrefix).String()
 	paused := cmd.Flag("paused", "Start paused (counters at 0 until POST /control/resume).").Bool()
+	pattern := cmd.Flag("pattern", "Failure pattern of every series at start: normal, collapse (~0 % accepted), loop (~100 %), variable (1..k tokens per draft), cliff:P (0-based positions >= P never accepted), drop[:FACTOR][@AT] (acceptance x FACTOR, default 0.5, after AT of activity). Switch at run time with POST /control/pattern?mode=...&model=....").Default("normal").String()
 	multi := cmd.Flag("multiprocess", `Mimic prometheus_client multiprocess mode: HELP "Multiprocess metric", no _created samples.`).Bool()
 
 	cmds[cmd.FullCommand()] = func() error {
@@ -44,11 +45,16 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		if err != nil {
 			return fmt.Errorf("--acceptance: %w", err)
 		}
+		pat, err := simulate.ParsePattern(*pattern)
+		if err != nil {
+			return fmt.Errorf("--pattern: %w", err)
+		}
 		cfg := simulate.Config{
 			Models: *models, Engines: *engines, K: *k, Acceptance: acc,
 			DraftsPerSecond: *rate, Seed: *seed, Tick: *tick,
 			Prefix: *prefix, Multiprocess: *multi,
 		}
+		cfg.Pattern = pat
 		for _, pm := range *perModel {
 			i := strings.LastIndexByte(pm, '=')
 			if i <= 0 {
