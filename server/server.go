@@ -26,6 +26,7 @@ import (
 
 	specapp "specdash/app"
 	"specdash/chartsvg"
+	"specdash/internal/panics"
 	"specdash/web"
 )
 
@@ -154,6 +155,11 @@ func New(cfg Config) (http.Handler, error) {
 		reg = defaultRegistry()
 	}
 	m := newMetrics(reg)
+	if err := panics.Register(reg); err != nil {
+		return nil, fmt.Errorf("server: registering the panic counter: %w", err)
+	}
+	panics.Total.WithLabelValues("http")
+	panics.Total.WithLabelValues("proxy")
 
 	fsys := cfg.Assets
 	if fsys == nil {
@@ -229,7 +235,9 @@ func New(cfg Config) (http.Handler, error) {
 		metrics: m.instrument("metrics", m.handler()),
 		health:  m.instrument("health", health{ready: ready}),
 	}
-	return auth.wrap(r), nil
+	// Outermost: the security headers (on every answer, errors included),
+	// then the panic guard (around auth too).
+	return securityHeaders(recoverGuard(cfg.Logger, auth.wrap(r))), nil
 }
 
 // root dispatches on the raw request path, before any cleaning, so that

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -171,4 +172,46 @@ func (u *upstream) upstreamURL(rest, rawQuery string) string {
 	out.RawPath = ""
 	out.RawQuery = q
 	return out.String()
+}
+
+// describeFileError says which of the source's files could not be read
+// (prometheus/common reads credential and TLS files at each request, so a
+// missing one shows up as a failed request, not at startup).
+func (u *upstream) describeFileError(e *fs.PathError) string {
+	setting := "a file of its HTTP client settings"
+	hc := u.Source.HTTPClient
+	var names []string
+	add := func(name, file string) {
+		if file != "" && file == e.Path {
+			names = append(names, name)
+		}
+	}
+	if b := hc.BasicAuth; b != nil {
+		add("basic_auth.password_file", b.PasswordFile)
+		add("basic_auth.username_file", b.UsernameFile)
+	}
+	if a := hc.Authorization; a != nil {
+		add("authorization.credentials_file", a.CredentialsFile)
+	}
+	add("bearer_token_file", hc.BearerTokenFile)
+	if o := hc.OAuth2; o != nil {
+		add("oauth2.client_secret_file", o.ClientSecretFile)
+		add("oauth2.tls_config.ca_file", o.TLSConfig.CAFile)
+		add("oauth2.tls_config.cert_file", o.TLSConfig.CertFile)
+		add("oauth2.tls_config.key_file", o.TLSConfig.KeyFile)
+	}
+	add("tls_config.ca_file", hc.TLSConfig.CAFile)
+	add("tls_config.cert_file", hc.TLSConfig.CertFile)
+	add("tls_config.key_file", hc.TLSConfig.KeyFile)
+	if len(names) > 0 {
+		setting = strings.Join(names, " and ")
+	}
+	why := "cannot be read"
+	switch {
+	case errors.Is(e.Err, fs.ErrNotExist):
+		why = "does not exist"
+	case errors.Is(e.Err, fs.ErrPermission):
+		why = "cannot be read (permission denied)"
+	}
+	return fmt.Sprintf("the %s of source %s, %s, %s: fix the file or the source's settings (Prometheus was not asked)", setting, u.Name, e.Path, why)
 }
