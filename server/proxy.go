@@ -569,6 +569,8 @@ func (p *proxy) fail(w http.ResponseWriter, r *http.Request, src *upstream, err 
 		writeAPIError(w, refused.status, refused.errorType, refused.msg)
 	case isTimeout(err):
 		writeAPIError(w, http.StatusGatewayTimeout, "timeout", "source "+src.Name+": "+p.describeUpstreamError(src, err))
+	case errors.Is(err, errTooLarge) || errors.Is(err, errRedirect):
+		writeAPIError(w, http.StatusBadGateway, "bad_response", "source "+src.Name+": "+p.describeUpstreamError(src, err))
 	default:
 		writeAPIError(w, http.StatusBadGateway, "unavailable", "source "+src.Name+": "+p.describeUpstreamError(src, err))
 	}
