@@ -259,16 +259,16 @@ func TestProxyOwnErrorsAreAPIErrors(t *testing.T) {
 
 func TestAPIShape(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"status":"success","data":null}`:                 "",
-		` {"status":"success","data":{}} `:                 "",
-		`{"status":"error","errorType":"x","error":"y"}`:   "",
-		`{"status":"success"}`:                             `status "success" without "data"`,
-		`{"status":1,"data":{}}`:                           `"status" is not a string`,
-		`{"status":"weird","data":{}}`:                     `status "weird" (want success or error)`,
-		`null`:                                             "a JSON null instead of an object",
-		`"<svg>"`:                                          "a JSON string instead of an object",
-		`true`:                                             "a JSON boolean instead of an object",
-		``:                                                 "invalid JSON",
+		`{"status":"success","data":null}`:               "",
+		` {"status":"success","data":{}} `:               "",
+		`{"status":"error","errorType":"x","error":"y"}`: "",
+		`{"status":"success"}`:                           `status "success" without "data"`,
+		`{"status":1,"data":{}}`:                         `"status" is not a string`,
+		`{"status":"weird","data":{}}`:                   `status "weird" (want success or error)`,
+		`null`:                                           "a JSON null instead of an object",
+		`"<svg>"`:                                        "a JSON string instead of an object",
+		`true`:                                           "a JSON boolean instead of an object",
+		``:                                               "invalid JSON",
 		`{"status":"success","data":{}}{"status":"error"}`: "invalid JSON",
 	} {
 		err := apiShape([]byte(body))
