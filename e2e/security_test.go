@@ -70,11 +70,12 @@ func TestPageSecurityPolicy(t *testing.T) {
 	waitReady(t, tab, 120*time.Second)
 	// The charts are ECharts' (preview.js ran it), drawn on canvas.
 	waitJS(t, tab, 60*time.Second, `(() => {
-	  const els = document.querySelectorAll('[data-chart]');
-	  if (!window.echarts || els.length === 0) return false;
-	  for (const el of els) if (el.dataset.chartPending !== 'true' && !window.echarts.getInstanceByDom(el)) return false;
-	  return !!document.querySelector('[data-chart="per-position"] canvas');
+	  const el = document.querySelector('[data-chart="per-position"]');
+	  return !!window.echarts && !!el && !!window.echarts.getInstanceByDom(el) && !!el.querySelector('canvas');
 	})()`)
+	if c := run(t, tab, 10*time.Second, chromedp.Evaluate[chartInfo](readChartJS)); c.Bars != 3 || c.BarPixels == 0 {
+		t.Errorf("per-position chart under the CSP: %+v, want 3 bars painted", c)
+	}
 	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 	if p.State != "ready" || p.Metrics["acceptance-rate"] == "" {
 		t.Errorf("dashboard under the CSP: state %q, acceptance rate %q, want numbers", p.State, p.Metrics["acceptance-rate"])
