@@ -164,8 +164,10 @@ new Image().src = '%[1]s/script';</script></body></html>`, canary.URL)
 	if got := run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`window.pwned === 1`)); got {
 		t.Errorf("the upstream's script ran on specdash's origin")
 	}
-	// Back to the dashboard, once more, then count: a script that ran
-	// would have hit the canary by the time the page shows its error.
+	// Back to the dashboard, once more, then count. (The canary is a
+	// second line only: once go-app's service worker controls the tab, its
+	// own connect-src 'self' also stops the script's cross-origin requests;
+	// window.pwned is what shows a script that ran.)
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m"))
 	waitJS(t, tab, 120*time.Second, `(() => { const r = document.querySelector('[data-dashboard]'); return !!r && r.dataset.state === 'error'; })()`)
 	if got := run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`window.pwned === 1`)); got {
