@@ -118,8 +118,8 @@ func TestProxyRefusesNonAPIAnswers(t *testing.T) {
 		{"50MB", func(w http.ResponseWriter, r *http.Request) { bigJSON(w) },
 			502, "bad_response", "source hostile: Prometheus' answer is larger than the proxy's limit of 32 MiB"},
 		{"slow-trickle", func(w http.ResponseWriter, r *http.Request) {
-			// A valid start, then a byte now and then, never finishing
-			// before the proxy's deadline (1 s here).
+			// A valid start, then a byte now and then, never finishing:
+			// the proxy's deadline (1 s here) ends it.
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"status":"success","data":{"resultType":"vector","result":[`)
 			tick := time.NewTicker(20 * time.Millisecond)
@@ -140,12 +140,18 @@ func TestProxyRefusesNonAPIAnswers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			hostile := newRecorder(t, c.reply)
 			reg := prometheus.NewRegistry()
+			// The proxy's upstream timeout: a minute, so that no answer but
+			// the endless trickle's depends on the machine's speed.
+			timeout := time.Minute
+			if c.name == "slow-trickle" {
+				timeout = time.Second
+			}
 			s := newServer(t, Config{
 				Sources: []Source{
 					{Name: "good", URL: good.srv.URL},
 					{Name: "hostile", URL: hostile.srv.URL},
 				},
-				UpstreamTimeout: time.Second,
+				UpstreamTimeout: timeout,
 				Registry:        reg,
 				CacheTTL:        time.Hour,
 			})
