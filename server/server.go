@@ -139,6 +139,9 @@ func New(cfg Config) (http.Handler, error) {
 		}
 		sources[u.Name] = u
 		order = append(order, u)
+		for _, msg := range u.unreadableFiles() {
+			cfg.Logger.Warn("source file unreadable at startup (read again at each request)", "source", u.Name, "problem", msg)
+		}
 	}
 	def := order[0]
 	if cfg.DefaultSource != "" {

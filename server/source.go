@@ -3,9 +3,11 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -174,16 +176,17 @@ func (u *upstream) upstreamURL(rest, rawQuery string) string {
 	return out.String()
 }
 
-// describeFileError says which of the source's files could not be read
-// (prometheus/common reads credential and TLS files at each request, so a
-// missing one shows up as a failed request, not at startup).
-func (u *upstream) describeFileError(e *fs.PathError) string {
-	setting := "a file of its HTTP client settings"
+// sourceFile is a file of a source's HTTP client settings.
+type sourceFile struct{ setting, path string }
+
+// files lists the files of the source's HTTP client settings
+// (prometheus/common reads them at each request).
+func (u *upstream) files() []sourceFile {
 	hc := u.Source.HTTPClient
-	var names []string
-	add := func(name, file string) {
-		if file != "" && file == e.Path {
-			names = append(names, name)
+	var out []sourceFile
+	add := func(setting, path string) {
+		if path != "" {
+			out = append(out, sourceFile{setting, path})
 		}
 	}
 	if b := hc.BasicAuth; b != nil {
@@ -203,6 +206,43 @@ func (u *upstream) describeFileError(e *fs.PathError) string {
 	add("tls_config.ca_file", hc.TLSConfig.CAFile)
 	add("tls_config.cert_file", hc.TLSConfig.CertFile)
 	add("tls_config.key_file", hc.TLSConfig.KeyFile)
+	return out
+}
+
+// unreadableFiles describes each file of the source's settings that cannot
+// be read now (for a warning at startup: the files are read again at each
+// request, so one mounted later still works).
+func (u *upstream) unreadableFiles() []string {
+	var out []string
+	for _, f := range u.files() {
+		fh, err := os.Open(f.path)
+		if err == nil {
+			var b [1]byte
+			_, err = fh.Read(b[:])
+			fh.Close()
+			if err == io.EOF {
+				err = nil
+			}
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			out = append(out, u.describeFileError(pe))
+		}
+	}
+	return out
+}
+
+// describeFileError says which of the source's files could not be read
+// (prometheus/common reads credential and TLS files at each request, so a
+// missing one shows up as a failed request, not at startup).
+func (u *upstream) describeFileError(e *fs.PathError) string {
+	setting := "a file of its HTTP client settings"
+	var names []string
+	for _, f := range u.files() {
+		if f.path == e.Path {
+			names = append(names, f.setting)
+		}
+	}
 	if len(names) > 0 {
 		setting = strings.Join(names, " and ")
 	}

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"io"
+	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,9 +25,13 @@ func TestMissingPasswordFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadConfigFile: %v", err)
 	}
-	s := newServer(t, Config{Sources: []Source{fc.Sources[0].Source()}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var log bytes.Buffer
+	s := newServer(t, Config{Sources: []Source{fc.Sources[0].Source()}, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	missing := filepath.Join(dir, "secrets", "prom-password")
 	want := "the basic_auth.password_file of source secured, " + missing + ", does not exist"
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), want) {
+		t.Errorf("startup log %q: want a warning saying %q", log.String(), want)
+	}
 
 	code, _, body := get(t, s.URL+"/prom/api/v1/query?query=up")
 	if code != 502 || !strings.Contains(body, want) || strings.Contains(body, "unreachable") {
