@@ -2,6 +2,7 @@ package metricsclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -96,12 +97,11 @@ func wrapErr(op, address string, err error) error {
 		e.Kind = Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		e.Kind = Timeout
-	case errors.As(err, &apiErr) && (apiErr.Type == v1.ErrServer || apiErr.Type == v1.ErrClient) &&
-		strings.HasPrefix(strings.TrimSpace(apiErr.Detail), ProxyErrorPrefix):
+	case errors.As(err, &apiErr) && proxyMessage(apiErr) != "":
 		// Not Prometheus' answer: the proxy's own message says what went
 		// wrong (hints about the API root do not apply).
 		e.Kind = Proxy
-		e.Msg = truncate(strings.TrimPrefix(strings.TrimSpace(apiErr.Detail), ProxyErrorPrefix), 300)
+		e.Msg = truncate(proxyMessage(apiErr), 300)
 	case errors.As(err, &apiErr):
 		e.Msg = apiErr.Msg
 		if d := strings.TrimSpace(apiErr.Detail); d != "" {
@@ -132,6 +132,34 @@ func wrapErr(op, address string, err error) error {
 		e.Msg = urlErr.Err.Error()
 	}
 	return e
+}
+
+// proxyMessage is the message of an error that specdash's proxy wrote
+// itself (without ProxyErrorPrefix), or "". The proxy answers in the API's
+// error shape ({"status":"error","errorType":...,"error":"specdash proxy:
+// ..."}): client_golang decodes it for 400, 422 and 503 (Msg), and keeps
+// the raw body of other statuses (Detail). Older servers wrote the message
+// as plain text.
+func proxyMessage(e *v1.Error) string {
+	if m, ok := strings.CutPrefix(e.Msg, ProxyErrorPrefix); ok {
+		return strings.TrimSpace(m)
+	}
+	d := strings.TrimSpace(e.Detail)
+	if m, ok := strings.CutPrefix(d, ProxyErrorPrefix); ok {
+		return strings.TrimSpace(m)
+	}
+	if strings.HasPrefix(d, "{") {
+		var body struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		}
+		if json.Unmarshal([]byte(d), &body) == nil && body.Status == "error" {
+			if m, ok := strings.CutPrefix(body.Error, ProxyErrorPrefix); ok {
+				return strings.TrimSpace(m)
+			}
+		}
+	}
+	return ""
 }
 
 func truncate(s string, n int) string {

@@ -27,6 +27,15 @@ func TestWrapErr(t *testing.T) {
 		{&v1.Error{Type: v1.ErrExec, Msg: "many-to-many matching"}, Execution, "failed to evaluate query_range: many-to-many matching"},
 		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 502", Detail: "specdash proxy: Prometheus is unreachable: connection refused (is it running?)\n"}, Proxy,
 			"specdash's proxy at http://p:9090 could not answer query_range: Prometheus is unreachable: connection refused (is it running?)"},
+		// The proxy's API-shaped errors: a 502/504 body client_golang keeps
+		// raw, and a 503/400 one it decodes.
+		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 502", Detail: `{"status":"error","errorType":"bad_response","error":"specdash proxy: source b answered 200 text/html (52 bytes) where the Prometheus API answers JSON"}`}, Proxy,
+			"specdash's proxy at http://p:9090 could not answer query_range: source b answered 200 text/html (52 bytes) where the Prometheus API answers JSON"},
+		{&v1.Error{Type: "bad_response", Msg: "specdash proxy: source a answered HTTP 503 Service Unavailable without an API error body"}, Proxy,
+			"could not answer query_range: source a answered HTTP 503 Service Unavailable without an API error body"},
+		// A JSON 502 body that is not the proxy's stays the source's.
+		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 502", Detail: `{"status":"error","error":"bad gateway"}`}, ServerError,
+			`answered query_range with an error (server_error): server error: 502: {"status":"error","error":"bad gateway"}`},
 		{&url.Error{Op: "Post", URL: "http://p:9090/api/v1/query_range", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}, Unreachable,
 			"cannot reach Prometheus at http://p:9090 (query_range): dial tcp 127.0.0.1:1: connect: connection refused"},
 		{context.Canceled, Canceled, "query_range request to Prometheus at http://p:9090 was canceled"},

@@ -18,6 +18,9 @@ import (
 //	specdash_proxy_cache_requests_total{result}             counter;
 //	    result: "hit" (answered from the cache), "coalesced" (shared an
 //	    identical request in flight), "miss" (went upstream)
+//	specdash_panics_total{where}                            counter;
+//	    where: "http" (a request handler), "proxy" (an upstream fetch);
+//	    internal/panics.Total, shared with other parts of the process
 //
 // handler is one of proxy, assets, app, metrics, health.
 type metrics struct {

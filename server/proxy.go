@@ -3,9 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime"
 	"net"
@@ -21,6 +23,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"specdash/internal/panics"
 	"specdash/metricsclient"
 )
 
@@ -111,11 +114,11 @@ func (p *proxy) route(w http.ResponseWriter, r *http.Request) (*upstream, string
 	// refuses encoded slashes and dots), no dot segments, no empty
 	// segments.
 	if strings.Contains(r.URL.EscapedPath(), "%") || r.URL.RawPath != "" {
-		http.Error(w, metricsclient.ProxyErrorPrefix+"escaped characters are not allowed in the path", http.StatusBadRequest)
+		writeAPIError(w, http.StatusBadRequest, "bad_data", "escaped characters are not allowed in the path")
 		return nil, "", false
 	}
 	if p := r.URL.Path; path.Clean(p) != p || strings.Contains(p, "..") {
-		http.Error(w, metricsclient.ProxyErrorPrefix+"path is not clean", http.StatusBadRequest)
+		writeAPIError(w, http.StatusBadRequest, "bad_data", "path is not clean")
 		return nil, "", false
 	}
 	rest := strings.TrimPrefix(r.URL.Path, ProxyPrefix)
@@ -124,19 +127,19 @@ func (p *proxy) route(w http.ResponseWriter, r *http.Request) (*upstream, string
 		name, tail, _ := strings.Cut(after, "/")
 		s, ok := p.sources[name]
 		if !ok {
-			http.Error(w, metricsclient.ProxyErrorPrefix+"no such source (only configured sources are proxied)", http.StatusNotFound)
+			writeAPIError(w, http.StatusNotFound, "not_found", "no such source (only configured sources are proxied)")
 			return nil, "", false
 		}
 		src, rest = s, "/"+tail
 	}
 	api, ok := strings.CutPrefix(rest, "/api/v1/")
 	if !ok || !(allowedAPI[api] || labelValuesAPI.MatchString(api) || (embeddedOnlyAPI[api] && src.Handler != nil)) {
-		http.Error(w, metricsclient.ProxyErrorPrefix+"not found (only the read-only query API is proxied: query, query_range, labels, label/<name>/values, series, status/buildinfo, and targets of embedded sources)", http.StatusNotFound)
+		writeAPIError(w, http.StatusNotFound, "not_found", "not found (only the read-only query API is proxied: query, query_range, labels, label/<name>/values, series, status/buildinfo, and targets of embedded sources)")
 		return nil, "", false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		w.Header().Set("Allow", "GET, POST")
-		http.Error(w, metricsclient.ProxyErrorPrefix+"method not allowed (GET and POST only)", http.StatusMethodNotAllowed)
+		writeAPIError(w, http.StatusMethodNotAllowed, "bad_data", "method not allowed (GET and POST only)")
 		return nil, "", false
 	}
 	return src, api, true
@@ -148,24 +151,24 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > maxRequestBody {
-		http.Error(w, fmt.Sprintf(metricsclient.ProxyErrorPrefix+"request body larger than %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
+		writeAPIError(w, http.StatusRequestEntityTooLarge, "bad_data", fmt.Sprintf("request body larger than %d bytes", maxRequestBody))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 	if err != nil {
-		http.Error(w, fmt.Sprintf(metricsclient.ProxyErrorPrefix+"request body larger than %d bytes or unreadable", maxRequestBody), http.StatusRequestEntityTooLarge)
+		writeAPIError(w, http.StatusRequestEntityTooLarge, "bad_data", fmt.Sprintf("request body larger than %d bytes or unreadable", maxRequestBody))
 		return
 	}
 	ctype := r.Header.Get("Content-Type")
 	params, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		http.Error(w, metricsclient.ProxyErrorPrefix+"malformed query string", http.StatusBadRequest)
+		writeAPIError(w, http.StatusBadRequest, "bad_data", "malformed query string")
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(ctype); mt == "application/x-www-form-urlencoded" && len(body) > 0 {
 		form, err := url.ParseQuery(string(body))
 		if err != nil {
-			http.Error(w, metricsclient.ProxyErrorPrefix+"malformed form body", http.StatusBadRequest)
+			writeAPIError(w, http.StatusBadRequest, "bad_data", "malformed form body")
 			return
 		}
 		for k, v := range form {
@@ -182,7 +185,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return p.fetch(src, api, r.Method, r.URL.RawQuery, body, ctype)
 	})
 	if err != nil {
-		p.fail(w, r, err)
+		p.fail(w, r, src, err)
 		return
 	}
 	p.write(w, r, a)
@@ -197,8 +200,12 @@ func (p *proxy) answer(ctx context.Context, key string, fetch func() (*answer, e
 		return a, nil
 	}
 	ran := false // set when this caller's fetch is the one that runs
-	ch := p.flight.DoChan(key, func() (any, error) {
+	ch := p.flight.DoChan(key, func() (v any, err error) {
 		ran = true
+		// A panic here would end the process (singleflight re-panics
+		// DoChan's panics in a goroutine of its own): it becomes this
+		// request's error.
+		defer panics.Catch("proxy", p.log, func(any) { v, err = nil, errPanic })
 		// Re-check: an identical request may have filled the cache
 		// between the lookup and joining the flight.
 		if a := p.cache.get(key, p.now()); a != nil {
@@ -284,29 +291,194 @@ func (p *proxy) roundTrip(ctx context.Context, src *upstream, api, method, rawQu
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, p.maxResp+1))
 	if err != nil {
+		if ctx.Err() != nil {
+			// A slow trickle past the deadline: a timeout, whatever the
+			// transport's read error says.
+			return nil, fmt.Errorf("reading the answer after %d bytes: %w", len(b), ctx.Err())
+		}
 		return nil, err
 	}
 	if int64(len(b)) > p.maxResp {
 		return nil, errTooLarge
 	}
-	return p.finish(resp.StatusCode, resp.Header.Get("Content-Type"), b), nil
+	return p.finish(src, resp.StatusCode, resp.Header.Get("Content-Type"), b)
 }
 
-// finish turns an upstream status and body into the browser's answer: API
-// answers (JSON) pass as they are; a non-JSON error page (a load
-// balancer's 502, a proxy's HTML) is replaced by a message that names the
-// status but quotes nothing (such pages name internal hosts).
-func (p *proxy) finish(status int, ctype string, body []byte) *answer {
-	mt, _, _ := mime.ParseMediaType(ctype)
-	if status >= 400 && !strings.Contains(mt, "json") {
-		msg := fmt.Sprintf(metricsclient.ProxyErrorPrefix+"Prometheus answered HTTP %d %s without an API error body (a wrong path prefix, or a proxy or load balancer in front of it?)\n",
-			status, http.StatusText(status))
-		return &answer{status: status, ctype: "text/plain; charset=utf-8", body: []byte(msg)}
+// finish turns an upstream status and body into the browser's answer. Only
+// what the dashboard can use passes: JSON (application/json) in the
+// Prometheus API's shape (apiShape). Anything else, an HTML or SVG page
+// above all (it would run its scripts on specdash's origin), becomes a
+// Prometheus API error that names the source and what it sent but quotes
+// nothing of it (error pages name internal hosts): 502, or the upstream's
+// own status when it is an error status already (a load balancer's 503).
+func (p *proxy) finish(src *upstream, status int, ctype string, body []byte) (*answer, error) {
+	mt, _, perr := mime.ParseMediaType(ctype)
+	if ctype == "" && src.Handler != nil {
+		mt, perr = "application/json", nil // the in-process engine, which writes JSON
 	}
-	if ctype == "" {
-		ctype = "application/json"
+	sent := func() string {
+		t := "no content type"
+		switch {
+		case ctype == "":
+		case perr != nil || len(mt) > 80:
+			t = "an unparsable content type"
+		default:
+			t = mt
+		}
+		return fmt.Sprintf("%d %s (%d bytes)", status, t, len(body))
 	}
-	return &answer{status: status, ctype: ctype, body: body}
+	if perr != nil || mt != "application/json" {
+		if status >= 400 {
+			return nil, &refusedError{status: status, errorType: "bad_response", msg: fmt.Sprintf(
+				"source %s answered HTTP %d %s without an API error body (a wrong path prefix, or a proxy or load balancer in front of it?)",
+				src.Name, status, http.StatusText(status))}
+		}
+		return nil, &refusedError{status: http.StatusBadGateway, errorType: "bad_response", msg: fmt.Sprintf(
+			"source %s answered %s where the Prometheus API answers JSON (is the source URL the API root, e.g. http://host:9090?)",
+			src.Name, sent())}
+	}
+	if err := apiShape(body); err != nil {
+		return nil, &refusedError{status: http.StatusBadGateway, errorType: "bad_response", msg: fmt.Sprintf(
+			"source %s answered %s that is not a Prometheus API answer: %v", src.Name, sent(), err)}
+	}
+	return &answer{status: status, ctype: ctype, body: body}, nil
+}
+
+// apiShape checks that body is a Prometheus API answer: valid JSON, an
+// object with "status" "success" and "data", or "error" with "errorType"
+// and "error" strings. Cheap on a large matrix: one validating scan
+// (json.Valid, no allocation), then tokens of the top-level object only
+// until status and data are seen (Prometheus writes them first), so the
+// data is never decoded here.
+func apiShape(body []byte) error {
+	if !json.Valid(body) {
+		return errors.New("invalid JSON")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, _ := dec.Token()
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("a JSON %s instead of an object", jsonKind(tok))
+	}
+	var status, errorType, errMsg *string
+	hasData := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return errors.New("invalid JSON")
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "status", "errorType", "error":
+			var v string
+			if err := dec.Decode(&v); err != nil {
+				return fmt.Errorf("%q is not a string", key)
+			}
+			switch key {
+			case "status":
+				status = &v
+			case "errorType":
+				errorType = &v
+			default:
+				errMsg = &v
+			}
+		case "data":
+			hasData = true
+			if status != nil && *status == "success" {
+				return nil // the data is the client's to decode
+			}
+			if err := dec.Decode(&skipValue{}); err != nil {
+				return errors.New("invalid JSON")
+			}
+		default:
+			if err := dec.Decode(&skipValue{}); err != nil {
+				return errors.New("invalid JSON")
+			}
+		}
+		if status != nil && *status == "success" && hasData {
+			return nil
+		}
+	}
+	switch {
+	case status == nil:
+		return errors.New(`no "status"`)
+	case *status == "success":
+		return errors.New(`status "success" without "data"`)
+	case *status == "error" && errorType != nil && errMsg != nil:
+		return nil
+	case *status == "error":
+		return errors.New(`status "error" without "errorType" and "error"`)
+	default:
+		return fmt.Errorf("status %q (want success or error)", truncateRunes(*status, 40))
+	}
+}
+
+// skipValue consumes a JSON value without keeping it.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+// jsonKind names the JSON value that starts with tok.
+func jsonKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			return "array"
+		}
+		return "object"
+	case string:
+		return "string"
+	case float64, json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "value"
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// refusedError is an upstream answer the proxy does not pass on; the
+// browser gets an API error with its status, errorType and message.
+type refusedError struct {
+	status    int
+	errorType string
+	msg       string
+}
+
+func (e *refusedError) Error() string { return e.msg }
+
+// errPanic is the error of a fetch that panicked (logged and counted by
+// panics.Catch).
+var errPanic = errors.New("internal error while asking the source (logged on the server)")
+
+// writeAPIError answers with a Prometheus API error body
+// ({"status":"error","errorType":...,"error":...}, as
+// https://prometheus.io/docs/prometheus/latest/querying/api/#format-overview),
+// the message starting with metricsclient.ProxyErrorPrefix so that the
+// dashboard tells the proxy's word from a source's.
+func writeAPIError(w http.ResponseWriter, status int, errorType, msg string) {
+	b, _ := json.Marshal(struct {
+		Status    string `json:"status"`
+		ErrorType string `json:"errorType"`
+		Error     string `json:"error"`
+	}{"error", errorType, metricsclient.ProxyErrorPrefix + msg})
+	h := w.Header()
+	h.Del("Content-Encoding")
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", ProxyCSP)
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 // callHandler runs an in-process upstream (the embedded engine).
@@ -323,12 +495,7 @@ func (p *proxy) callHandler(ctx context.Context, src *upstream, api, method, raw
 		req.Header.Set("Content-Type", ctype)
 	}
 	rw := &bufferWriter{header: http.Header{}, max: p.maxResp}
-	defer func() {
-		if r := recover(); r != nil {
-			p.log.Error("embedded source panicked", "source", src.Name, "panic", r)
-			a, err = nil, fmt.Errorf("embedded source failed: internal error")
-		}
-	}()
+	defer panics.Catch("proxy", p.log, func(any) { a, err = nil, errPanic })
 	src.Handler.ServeHTTP(rw, req)
 	if rw.overflow {
 		return nil, errTooLarge
@@ -339,7 +506,7 @@ func (p *proxy) callHandler(ctx context.Context, src *upstream, api, method, raw
 	if rw.status == 0 {
 		rw.status = http.StatusOK
 	}
-	return p.finish(rw.status, rw.header.Get("Content-Type"), rw.buf.Bytes()), nil
+	return p.finish(src, rw.status, rw.header.Get("Content-Type"), rw.buf.Bytes())
 }
 
 // bufferWriter is an http.ResponseWriter that keeps at most max bytes.
@@ -373,6 +540,7 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, a *answer) {
 	h.Set("Content-Type", a.ctype)
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", ProxyCSP)
 	h.Add("Vary", "Accept-Encoding")
 	body := a.body
 	if len(body) >= gzipMinBytes && acceptsGzip(r) {
@@ -384,32 +552,49 @@ func (p *proxy) write(w http.ResponseWriter, r *http.Request, a *answer) {
 	w.Write(body)
 }
 
-// fail answers an upstream failure with 502 and a message for people that
-// names the kind of failure but not the upstream's address (the full error
-// goes to the log).
-func (p *proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
+// fail answers an upstream failure with an API error that names the
+// source and the kind of failure but not the upstream's address (the full
+// error goes to the log): 504 for a timeout, 502 otherwise, or the status
+// of a refused answer.
+func (p *proxy) fail(w http.ResponseWriter, r *http.Request, src *upstream, err error) {
 	if r.Context().Err() != nil {
 		// The browser went away (a cancelled refresh): nobody to answer.
 		p.log.Debug("proxy request cancelled by client", "path", r.URL.Path)
 		return
 	}
-	p.log.Warn("proxy to upstream failed", "path", r.URL.Path, "err", err)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusBadGateway)
-	fmt.Fprintln(w, metricsclient.ProxyErrorPrefix+""+p.describeUpstreamError(err))
+	p.log.Warn("proxy to upstream failed", "source", src.Name, "path", r.URL.Path, "err", err)
+	var refused *refusedError
+	switch {
+	case errors.As(err, &refused):
+		writeAPIError(w, refused.status, refused.errorType, refused.msg)
+	case isTimeout(err):
+		writeAPIError(w, http.StatusGatewayTimeout, "timeout", "source "+src.Name+": "+p.describeUpstreamError(src, err))
+	case errors.Is(err, errTooLarge) || errors.Is(err, errRedirect):
+		writeAPIError(w, http.StatusBadGateway, "bad_response", "source "+src.Name+": "+p.describeUpstreamError(src, err))
+	default:
+		writeAPIError(w, http.StatusBadGateway, "unavailable", "source "+src.Name+": "+p.describeUpstreamError(src, err))
+	}
+}
+
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 
 // describeUpstreamError classifies a transport error without quoting it
 // (transport errors carry the upstream's host and port).
-func (p *proxy) describeUpstreamError(err error) string {
+func (p *proxy) describeUpstreamError(src *upstream, err error) string {
 	var (
-		dnsErr *net.DNSError
-		netErr net.Error
-		maxErr *http.MaxBytesError
+		dnsErr  *net.DNSError
+		maxErr  *http.MaxBytesError
+		pathErr *fs.PathError
+		refused *refusedError
 	)
 	switch {
+	case errors.As(err, &refused):
+		return refused.msg
+	case errors.Is(err, errPanic):
+		return err.Error()
 	case errors.Is(err, errRedirect):
 		return "Prometheus answered with a redirect, which specdash does not follow: check the source URL (it must be the API root, e.g. http://host:9090)"
 	case errors.Is(err, errTooLarge):
@@ -418,8 +603,13 @@ func (p *proxy) describeUpstreamError(err error) string {
 		return "the source's address is refused: specdash never connects to link-local or cloud metadata addresses"
 	case errors.As(err, &maxErr):
 		return fmt.Sprintf("request body larger than %d bytes", maxErr.Limit)
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		return "Prometheus did not answer in time (timeout)"
+	case isTimeout(err):
+		return fmt.Sprintf("Prometheus did not answer in time (timeout: the proxy waits %v for a whole answer)", p.timeout)
+	case errors.As(err, &pathErr):
+		// prometheus/common reads credential files (password_file,
+		// credentials_file, ...) at each request: a missing one is not
+		// an unreachable Prometheus.
+		return src.describeFileError(pathErr)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "Prometheus is unreachable: connection refused (is it running?)"
 	case errors.As(err, &dnsErr):

@@ -49,7 +49,7 @@ func (s *sourceReady) check() error {
 		a, err = s.p.roundTrip(ctx, src, "query", http.MethodGet, "query=1", nil, "")
 	}
 	if err != nil {
-		return fmt.Errorf("default source %s has not answered yet: %s", src.Name, s.p.describeUpstreamError(err))
+		return fmt.Errorf("default source %s has not answered yet: %s", src.Name, s.p.describeUpstreamError(src, err))
 	}
 	if a.status != http.StatusOK {
 		return fmt.Errorf("default source %s has not answered yet: a query got HTTP %d %s", src.Name, a.status, http.StatusText(a.status))

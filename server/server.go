@@ -26,6 +26,7 @@ import (
 
 	specapp "specdash/app"
 	"specdash/chartsvg"
+	"specdash/internal/panics"
 	"specdash/web"
 )
 
@@ -138,6 +139,9 @@ func New(cfg Config) (http.Handler, error) {
 		}
 		sources[u.Name] = u
 		order = append(order, u)
+		for _, msg := range u.unreadableFiles() {
+			cfg.Logger.Warn("source file unreadable at startup (read again at each request)", "source", u.Name, "problem", msg)
+		}
 	}
 	def := order[0]
 	if cfg.DefaultSource != "" {
@@ -154,6 +158,11 @@ func New(cfg Config) (http.Handler, error) {
 		reg = defaultRegistry()
 	}
 	m := newMetrics(reg)
+	if err := panics.Register(reg); err != nil {
+		return nil, fmt.Errorf("server: registering the panic counter: %w", err)
+	}
+	panics.Total.WithLabelValues("http")
+	panics.Total.WithLabelValues("proxy")
 
 	fsys := cfg.Assets
 	if fsys == nil {
@@ -229,7 +238,9 @@ func New(cfg Config) (http.Handler, error) {
 		metrics: m.instrument("metrics", m.handler()),
 		health:  m.instrument("health", health{ready: ready}),
 	}
-	return auth.wrap(r), nil
+	// Outermost: the security headers (on every answer, errors included),
+	// then the panic guard (around auth too).
+	return securityHeaders(recoverGuard(cfg.Logger, auth.wrap(r))), nil
 }
 
 // root dispatches on the raw request path, before any cleaning, so that

@@ -347,7 +347,7 @@ func TestProxyFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = dc.LabelValues(context.Background(), "model_name", nil, time.Now().Add(-time.Hour), time.Now())
-	if want := "specdash's proxy at " + down.URL + ProxyPrefix + " could not answer label values: Prometheus is unreachable: connection refused (is it running?)"; err == nil || err.Error() != want {
+	if want := "specdash's proxy at " + down.URL + ProxyPrefix + " could not answer label values: source default: Prometheus is unreachable: connection refused (is it running?)"; err == nil || err.Error() != want {
 		t.Errorf("client through the proxy, upstream down: %v\nwant %s", err, want)
 	}
 
@@ -363,7 +363,7 @@ func TestProxyFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	w = do(t, h, "GET", "/prom/api/v1/query?query=up", nil, nil)
-	checkBadGateway(t, "hung", w, "did not answer in time", strings.TrimPrefix(hung.srv.URL, "http://"))
+	checkGatewayError(t, "hung", w, http.StatusGatewayTimeout, "source default: Prometheus did not answer in time", strings.TrimPrefix(hung.srv.URL, "http://"))
 
 	// Redirect: never followed, never forwarded.
 	redir := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
@@ -382,7 +382,7 @@ func TestProxyFaults(t *testing.T) {
 		t.Errorf("upstream saw %d requests, want 1 (no redirect followed)", n)
 	}
 
-	// Garbage JSON: passed through as is; the client reports it, readably.
+	// Garbage JSON: refused by the proxy (502); the client reports it, readably.
 	garbage := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":`)
@@ -395,10 +395,9 @@ func TestProxyFaults(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _, err = mc.FetchSeries(ctx, compute.Grid{Start: 0, End: 60_000, Step: 15_000}, nil)
-	if err == nil {
-		t.Fatalf("FetchSeries over garbage JSON: no error")
+	if err == nil || !strings.Contains(err.Error(), "source default answered 200 application/json (70 bytes) that is not a Prometheus API answer: invalid JSON") {
+		t.Fatalf("FetchSeries over garbage JSON: %v, want the proxy's refusal naming the source", err)
 	}
-	t.Logf("garbage JSON error: %v", err)
 
 	// Too large a form body.
 	rec := newRecorder(t, nil)
@@ -415,9 +414,19 @@ func TestProxyFaults(t *testing.T) {
 
 func checkBadGateway(t *testing.T, name string, w *httptest.ResponseRecorder, want, addr string) {
 	t.Helper()
+	checkGatewayError(t, name, w, http.StatusBadGateway, want, addr)
+}
+
+// checkGatewayError checks a proxy error: its status, a Prometheus API
+// error body saying want, and no trace of the upstream's address.
+func checkGatewayError(t *testing.T, name string, w *httptest.ResponseRecorder, code int, want, addr string) {
+	t.Helper()
 	body := w.Body.String()
-	if w.Code != http.StatusBadGateway {
-		t.Errorf("%s: status %d %q, want 502", name, w.Code, body)
+	if w.Code != code {
+		t.Errorf("%s: status %d %q, want %d", name, w.Code, body, code)
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/json" || !strings.HasPrefix(body, `{"status":"error","errorType":"`) {
+		t.Errorf("%s: %s %q, want a Prometheus API error (application/json)", name, ct, body)
 	}
 	if !strings.Contains(body, want) {
 		t.Errorf("%s: body %q does not say %q", name, body, want)

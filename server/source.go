@@ -3,8 +3,11 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -171,4 +174,84 @@ func (u *upstream) upstreamURL(rest, rawQuery string) string {
 	out.RawPath = ""
 	out.RawQuery = q
 	return out.String()
+}
+
+// sourceFile is a file of a source's HTTP client settings.
+type sourceFile struct{ setting, path string }
+
+// files lists the files of the source's HTTP client settings
+// (prometheus/common reads them at each request).
+func (u *upstream) files() []sourceFile {
+	hc := u.Source.HTTPClient
+	var out []sourceFile
+	add := func(setting, path string) {
+		if path != "" {
+			out = append(out, sourceFile{setting, path})
+		}
+	}
+	if b := hc.BasicAuth; b != nil {
+		add("basic_auth.password_file", b.PasswordFile)
+		add("basic_auth.username_file", b.UsernameFile)
+	}
+	if a := hc.Authorization; a != nil {
+		add("authorization.credentials_file", a.CredentialsFile)
+	}
+	add("bearer_token_file", hc.BearerTokenFile)
+	if o := hc.OAuth2; o != nil {
+		add("oauth2.client_secret_file", o.ClientSecretFile)
+		add("oauth2.tls_config.ca_file", o.TLSConfig.CAFile)
+		add("oauth2.tls_config.cert_file", o.TLSConfig.CertFile)
+		add("oauth2.tls_config.key_file", o.TLSConfig.KeyFile)
+	}
+	add("tls_config.ca_file", hc.TLSConfig.CAFile)
+	add("tls_config.cert_file", hc.TLSConfig.CertFile)
+	add("tls_config.key_file", hc.TLSConfig.KeyFile)
+	return out
+}
+
+// unreadableFiles describes each file of the source's settings that cannot
+// be read now (for a warning at startup: the files are read again at each
+// request, so one mounted later still works).
+func (u *upstream) unreadableFiles() []string {
+	var out []string
+	for _, f := range u.files() {
+		fh, err := os.Open(f.path)
+		if err == nil {
+			var b [1]byte
+			_, err = fh.Read(b[:])
+			fh.Close()
+			if err == io.EOF {
+				err = nil
+			}
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			out = append(out, u.describeFileError(pe))
+		}
+	}
+	return out
+}
+
+// describeFileError says which of the source's files could not be read
+// (prometheus/common reads credential and TLS files at each request, so a
+// missing one shows up as a failed request, not at startup).
+func (u *upstream) describeFileError(e *fs.PathError) string {
+	setting := "a file of its HTTP client settings"
+	var names []string
+	for _, f := range u.files() {
+		if f.path == e.Path {
+			names = append(names, f.setting)
+		}
+	}
+	if len(names) > 0 {
+		setting = strings.Join(names, " and ")
+	}
+	why := "cannot be read"
+	switch {
+	case errors.Is(e.Err, fs.ErrNotExist):
+		why = "does not exist"
+	case errors.Is(e.Err, fs.ErrPermission):
+		why = "cannot be read (permission denied)"
+	}
+	return fmt.Sprintf("the %s of source %s, %s, %s: fix the file or the source's settings (Prometheus was not asked)", setting, u.Name, e.Path, why)
 }
