@@ -107,6 +107,9 @@ type Config struct {
 	// Multiprocess mimics prometheus_client's multiprocess mode: every HELP
 	// reads "Multiprocess metric" and no _created samples are written.
 	Multiprocess bool
+	// Format is the engine exposition to speak (default FormatVLLM; see
+	// Format). FormatLMDeploy with the default Prefix uses "lmdeploy:".
+	Format Format
 }
 
 // Counts are counter values of one (model, engine) series.
@@ -234,6 +237,15 @@ func New(cfg Config) (*Simulator, error) {
 	}
 	if cfg.Start.IsZero() {
 		cfg.Start = time.Now()
+	}
+	if _, err := ParseFormat(string(cfg.Format)); err != nil {
+		return nil, err
+	}
+	if cfg.Format == "" {
+		cfg.Format = FormatVLLM
+	}
+	if cfg.Format == FormatLMDeploy && (cfg.Prefix == "" || cfg.Prefix == DefaultPrefix) {
+		cfg.Prefix = "lmdeploy:"
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix

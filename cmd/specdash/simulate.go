@@ -38,6 +38,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	prefix := cmd.Flag("prefix", `Metric name prefix ("ray_vllm:" mimics Ray Serve).`).Default(simulate.DefaultPrefix).String()
 	paused := cmd.Flag("paused", "Start paused (counters at 0 until POST /control/resume).").Bool()
 	multi := cmd.Flag("multiprocess", `Mimic prometheus_client multiprocess mode: HELP "Multiprocess metric", no _created samples.`).Bool()
+	format := cmd.Flag("format", "Engine exposition to speak: vllm (Python front end), vllm-rust (OpenMetrics, # EOF, no _created), llamacpp, trtllm (at /prometheus/metrics), lmdeploy, sglang.").Default(string(simulate.FormatVLLM)).Enum(formatNames()...)
 
 	cmds[cmd.FullCommand()] = func() error {
 		acc, err := parseProbs(*acceptance)
@@ -47,7 +48,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		cfg := simulate.Config{
 			Models: *models, Engines: *engines, K: *k, Acceptance: acc,
 			DraftsPerSecond: *rate, Seed: *seed, Tick: *tick,
-			Prefix: *prefix, Multiprocess: *multi,
+			Prefix: *prefix, Multiprocess: *multi, Format: simulate.Format(*format),
 		}
 		for _, pm := range *perModel {
 			i := strings.LastIndexByte(pm, '=')
@@ -72,6 +73,15 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		}
 		return runSimulate(cfg, *listen, *paused)
 	}
+}
+
+// formatNames are the simulator's --format values.
+func formatNames() []string {
+	out := make([]string, len(simulate.Formats))
+	for i, f := range simulate.Formats {
+		out[i] = string(f)
+	}
+	return out
 }
 
 // parseProbs parses "0.8,0.7" into probabilities (range checks are
@@ -107,7 +117,7 @@ func runSimulate(cfg simulate.Config, listen string, paused bool) error {
 	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 	tr := sim.Truth()
 	slog.Info("simulating vLLM speculative decoding",
-		"listen", l.Addr().String(), "models", cfg.Models, "series", len(tr.Series),
+		"listen", l.Addr().String(), "format", cfg.Format, "metrics_path", cfg.Format.MetricsPath(), "models", cfg.Models, "series", len(tr.Series),
 		"drafts_per_second", cfg.DraftsPerSecond, "seed", cfg.Seed, "paused", paused)
 	for _, s := range tr.Series {
 		slog.Info("series", "model", s.Model, "engine", s.Engine, "k", s.K, "acceptance", s.Acceptance)
