@@ -167,3 +167,18 @@ func PerSecond(increase, seconds float64) Value {
 	}
 	return ratio(increase, seconds)
 }
+
+// MeanLengthFromVerifyCalls is the mean acceptance length (bonus token
+// included) of finished requests from counters an engine adds when a
+// request finishes (SGLang: sglang:generation_tokens_total,
+// sglang:num_requests_total, sglang:spec_verify_calls_total): each request
+// emits its first output token from prefill and then 1 + accepted tokens
+// per verification step, so length = (output tokens - requests) / verify
+// calls. Undefined without verify calls, or when requests exceed output
+// tokens (counters from different requests).
+func MeanLengthFromVerifyCalls(generationTokens, requests, verifyCalls float64) Value {
+	if requests > generationTokens {
+		return Value{}
+	}
+	return ratio(generationTokens-requests, verifyCalls)
+}

@@ -81,3 +81,12 @@ func TestConditionalPerPositionAndOutput(t *testing.T) {
 	wantValue(t, "output tokens/s", PerSecond(400, 600), 400.0/600, true)
 	wantValue(t, "no time", PerSecond(400, 0), 0, false)
 }
+
+func TestMeanLengthFromVerifyCalls(t *testing.T) {
+	// 2 requests: 1 prefill token each, then 4 and 6 verify steps emitting
+	// [3, 2, 1, 3] and [2, 2, 2, 2, 1, 1] tokens: 9 + 10 = 19 decode
+	// tokens over 10 steps = 1.9 per step; 21 output tokens.
+	wantValue(t, "length", MeanLengthFromVerifyCalls(21, 2, 10), 1.9, true)
+	wantValue(t, "no verify calls", MeanLengthFromVerifyCalls(21, 2, 0), 0, false)
+	wantValue(t, "inconsistent", MeanLengthFromVerifyCalls(1, 2, 10), 0, false)
+}

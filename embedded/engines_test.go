@@ -87,11 +87,11 @@ func TestScrapeEngineFormats(t *testing.T) {
 				}
 				waitFor(t, e.API, q, equals(float64(want)), 60*time.Second)
 			}
-			// OpenMetrics without _created: no _created series; the
-			// Python-style formats have them.
+			// vLLM's Rust front end, llama.cpp and LMDeploy (which disables
+			// them) write no _created; the other prometheus_client formats do.
 			created := waitFor(t, e.API, `count({__name__=~".+_created",`+in+`}) or vector(0)`, nonEmpty, 10*time.Second)
 			hasCreated := float64(created[0].Value) > 0
-			if wantCreated := tg.format != simulate.FormatVLLMRust && tg.format != simulate.FormatLlamaCpp; hasCreated != wantCreated {
+			if wantCreated := tg.format == simulate.FormatVLLM || tg.format == simulate.FormatTRTLLM || tg.format == simulate.FormatSGLang; hasCreated != wantCreated {
 				t.Errorf("_created series: %v, want %v", created, wantCreated)
 			}
 			if tg.format == simulate.FormatVLLMRust {

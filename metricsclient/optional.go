@@ -42,6 +42,10 @@ const (
 	// verification steps per request (drafts, in vLLM's terms), counted when
 	// a request finishes.
 	VerifyCalls OptionalRole = "verify_calls"
+	// FinishedRequests is SGLang's counter sglang:num_requests_total,
+	// counted when a request finishes (with VerifyCalls and
+	// GenerationTokens).
+	FinishedRequests OptionalRole = "finished_requests"
 	// DraftedPerPosition is TensorRT-LLM's counter
 	// trtllm_spec_decode_drafted_tokens_total{token_position}: draft tokens
 	// per 0-based position, counted per finished request.

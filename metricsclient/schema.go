@@ -188,9 +188,15 @@ var LlamaCpp = func() Schema {
 // are not read (the counters give windowed numbers).
 var LMDeploy = func() Schema {
 	s := v1Like("LMDeploy", "lmdeploy", "lmdeploy:", []string{"model_name", "engine"})
-	s.Limits = []string{"LMDeploy's gauges lmdeploy:spec_decode_mean_accept_rate, lmdeploy:spec_decode_mean_accept_length and lmdeploy:spec_decode_per_position_accept_rate are lifetime ratios (since the server started); specdash computes windowed numbers from the counters instead"}
+	s.Limits = []string{"LMDeploy's gauges lmdeploy:spec_decode_mean_accept_rate, lmdeploy:spec_decode_mean_accept_length and lmdeploy:spec_decode_per_position_accept_rate are lifetime ratios (since the server started); specdash computes windowed numbers from the counters instead",
+		"LMDeploy exports no _created samples and creates the per-position counter at its first speculative step: a series that starts inside the window loses what it counted before its first sample"}
 	s.Optional = map[OptionalRole][]string{
-		LifetimeGauges: {"lmdeploy:spec_decode_mean_accept_rate", "lmdeploy:spec_decode_mean_accept_length", "lmdeploy:spec_decode_per_position_accept_rate"},
+		InterTokenLatency:  {"lmdeploy:iter_token_latency"},
+		TimePerOutputToken: {"lmdeploy:time_per_output_token_seconds"},
+		GenerationTokens:   {"lmdeploy:generation_tokens_total"},
+		RequestsRunning:    {"lmdeploy:num_requests_running"},
+		IterationTokens:    {"lmdeploy:iteration_tokens_total"},
+		LifetimeGauges:     {"lmdeploy:spec_decode_mean_accept_rate", "lmdeploy:spec_decode_mean_accept_length", "lmdeploy:spec_decode_per_position_accept_rate"},
 	}
 	return s
 }()
@@ -281,10 +287,11 @@ var SGLang = Schema{
 	Limits: []string{
 		"SGLang exports gauges that each cover one decode-log window: the numbers are their average over time (each series' values at the step points), not counts; series are averaged together, never combined as a ratio of sums",
 		"SGLang exports no token or draft counts: throughputs and per-position acceptance rates are undefined",
-		"sglang:spec_verify_calls_total (newer SGLang) counts verification steps per request, i.e. drafts, but only when a request finishes; with no accepted or draft token counter it gives drafts/s, not an acceptance rate",
+		"sglang:spec_verify_calls_total (newer SGLang) counts verification steps per request, i.e. drafts, added when a request finishes; with no accepted or draft token counter it gives drafts/s and, with sglang:generation_tokens_total and sglang:num_requests_total counted at the same moment, a mean acceptance length of finished requests (compute.MeanLengthFromVerifyCalls), not an acceptance rate",
 	},
 	Optional: map[OptionalRole][]string{
 		VerifyCalls:       {"sglang:spec_verify_calls_total"},
+		FinishedRequests:  {"sglang:num_requests_total"},
 		GenerationTokens:  {"sglang:generation_tokens_total"},
 		RequestsRunning:   {"sglang:num_running_reqs"},
 		InterTokenLatency: {"sglang:inter_token_latency_seconds"},

@@ -31,13 +31,14 @@ const (
 	// counters with label token_position created at their first increment.
 	FormatTRTLLM Format = "trtllm"
 	// FormatLMDeploy is LMDeploy (PR 4625): vLLM's counters with the prefix
-	// lmdeploy: and its lifetime ratio gauges.
+	// lmdeploy:, no _created, the per-position counter from the first
+	// draft on, and its lifetime ratio gauges.
 	FormatLMDeploy Format = "lmdeploy"
 	// FormatSGLang is SGLang: prometheus_client text; gauges
 	// sglang:spec_accept_length and sglang:spec_accept_rate (lifetime
 	// ratios here; SGLang's cover one decode-log window), the counter
-	// sglang:spec_verify_calls_total (= drafts), labels dp_rank (the
-	// engine), engine_type, model_name, pp_rank, tp_rank.
+	// sglang:spec_verify_calls_total (= drafts, per model), gauge labels
+	// dp_rank (the engine), engine_type, model_name, pp_rank, tp_rank.
 	FormatSGLang Format = "sglang"
 )
 
@@ -108,7 +109,7 @@ func (s *Simulator) exposition() []byte {
 	case FormatSGLang:
 		return s.sglangText()
 	case FormatLMDeploy:
-		return append(s.metricsText(), s.lmdeployGauges()...)
+		return s.lmdeployText()
 	}
 	return s.metricsText()
 }
@@ -294,18 +295,21 @@ func (s *Simulator) trtllmText() []byte {
 	return b.Bytes()
 }
 
-// sglangText writes SGLang's /metrics (prometheus_client text).
+// sglangText writes SGLang's /metrics (prometheus_client text; names
+// from python/sglang/srt/observability/metrics_collector.py): the
+// scheduler's gauges per data-parallel rank (labels dp_rank = the engine,
+// engine_type, model_name, pp_rank, tp_rank), the tokenizer's counters per
+// model (engines summed; generation tokens with is_streaming).
 func (s *Simulator) sglangText() []byte {
 	running := family{name: "sglang:num_running_reqs", help: "The number of running requests."}
-	gen := family{name: "sglang:generation_tokens", help: "Number of generation tokens processed.", counter: true}
-	verify := family{name: "sglang:spec_verify_calls", help: "The number of verification forward calls in speculative decoding.", counter: true}
 	alen := family{name: "sglang:spec_accept_length", help: "The average acceptance length of speculative decoding."}
 	arate := family{name: "sglang:spec_accept_rate", help: "The average acceptance rate of speculative decoding (`accepted tokens / total draft tokens` in batch)."}
-	for _, x := range s.snapshot() {
+	gen := family{name: "sglang:generation_tokens", help: "Number of generation tokens processed.", counter: true}
+	verify := family{name: "sglang:spec_verify_calls", help: "Number of speculative decoding verification calls.", counter: true}
+	ss := s.snapshot()
+	for _, x := range ss {
 		ls := [][2]string{{"dp_rank", x.engine}, {"engine_type", "unified"}, {"model_name", x.model}, {"pp_rank", "0"}, {"tp_rank", "0"}}
 		running.add(ls, float64(x.running))
-		gen.addCounter(ls, float64(x.c.GenerationTokens), x.created)
-		verify.addCounter(ls, float64(x.c.Drafts), x.created)
 		l := 0.0
 		if x.c.Drafts > 0 {
 			l = 1 + ratioOr0(x.c.AcceptedTokens, x.c.Drafts)
@@ -313,26 +317,51 @@ func (s *Simulator) sglangText() []byte {
 		alen.add(ls, l)
 		arate.add(ls, ratioOr0(x.c.AcceptedTokens, x.c.DraftTokens))
 	}
+	for _, x := range perModel(ss) {
+		gen.addCounter([][2]string{{"is_streaming", "false"}, {"model_name", x.model}}, float64(x.c.GenerationTokens), x.created)
+		verify.addCounter([][2]string{{"model_name", x.model}}, float64(x.c.Drafts), x.created)
+	}
 	var b bytes.Buffer
-	for _, f := range []*family{&running, &gen, &verify, &alen, &arate} {
+	for _, f := range []*family{&running, &alen, &arate, &gen, &verify} {
 		f.write(&b)
 	}
 	return b.Bytes()
 }
 
-// lmdeployGauges writes LMDeploy's lifetime gauges (ratios of the counters
-// since start) after its counters.
-func (s *Simulator) lmdeployGauges() []byte {
+// lmdeployText writes LMDeploy's /metrics (lmdeploy/metrics/loggers.py,
+// PrometheusStatLogger): prometheus_client text without _created
+// (LMDeploy calls disable_created_metrics), labels engine and model_name,
+// the per-position counter and gauge only after the first draft (their
+// children are created at the first speculative step), and the lifetime
+// ratio gauges.
+func (s *Simulator) lmdeployText() []byte {
 	p := s.cfg.Prefix
-	rate := family{name: p + "spec_decode_mean_accept_rate", help: "Mean acceptance rate of speculative decoding."}
-	length := family{name: p + "spec_decode_mean_accept_length", help: "Mean acceptance length of speculative decoding."}
+	running := family{name: p + "num_requests_running", help: HelpRunning}
+	gen := family{name: p + "generation_tokens", help: HelpGeneration, counter: true}
+	drafts := family{name: p + "spec_decode_num_drafts", help: "Number of speculative decoding drafts.", counter: true}
+	dtok := family{name: p + "spec_decode_num_draft_tokens", help: "Number of speculative decoding draft tokens.", counter: true}
+	acc := family{name: p + "spec_decode_num_accepted_tokens", help: "Number of speculative decoding accepted tokens.", counter: true}
+	pos := family{name: p + "spec_decode_num_accepted_tokens_per_pos", help: "Number of accepted speculative decoding tokens per draft position.", counter: true}
+	rate := family{name: p + "spec_decode_mean_accept_rate", help: "Mean speculative decoding acceptance rate. 1 means 100 percent accepted."}
+	length := family{name: p + "spec_decode_mean_accept_length", help: "Mean speculative decoding acceptance length, including the bonus token."}
 	for _, x := range s.snapshot() {
 		ls := [][2]string{{"engine", x.engine}, {"model_name", x.model}}
+		running.add(ls, float64(x.running))
+		gen.add(ls, float64(x.c.GenerationTokens))
+		drafts.add(ls, float64(x.c.Drafts))
+		dtok.add(ls, float64(x.c.DraftTokens))
+		acc.add(ls, float64(x.c.AcceptedTokens))
 		rate.add(ls, ratioOr0(x.c.AcceptedTokens, x.c.DraftTokens))
 		length.add(ls, 1+ratioOr0(x.c.AcceptedTokens, x.c.Drafts))
+		if x.c.Drafts > 0 {
+			for i, v := range x.c.AcceptedPerPosition {
+				pos.add([][2]string{ls[0], ls[1], {"position", strconv.Itoa(i)}}, float64(v))
+			}
+		}
 	}
 	var b bytes.Buffer
-	rate.write(&b)
-	length.write(&b)
+	for _, f := range []*family{&running, &gen, &drafts, &dtok, &acc, &pos, &rate, &length} {
+		f.write(&b)
+	}
 	return b.Bytes()
 }

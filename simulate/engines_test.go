@@ -62,7 +62,7 @@ func TestFormats(t *testing.T) {
 			// Before any draft: llama.cpp has no per-position family yet,
 			// TensorRT-LLM no per-position series.
 			before := string(s.exposition())
-			if hasPerPos := strings.Contains(before, "per_pos_total{") || strings.Contains(before, "token_position="); hasPerPos != (f != FormatLlamaCpp && f != FormatTRTLLM && f != FormatSGLang) {
+			if hasPerPos := strings.Contains(before, "per_pos_total{") || strings.Contains(before, "token_position="); hasPerPos != (f == FormatVLLM || f == FormatVLLMRust) {
 				t.Errorf("per-position series before the first draft: %v\n%s", hasPerPos, before)
 			}
 			s.Step(4 * time.Second)
@@ -144,6 +144,10 @@ func TestFormats(t *testing.T) {
 			case FormatLlamaCpp:
 				if strings.Contains(text, "model_name") || strings.Contains(text, "_created") || types["llamacpp:spec_decode_num_drafts_total"] != "counter" {
 					t.Errorf("not llama.cpp's text:\n%s", text)
+				}
+			case FormatLMDeploy:
+				if strings.Contains(text, "_created") || !strings.Contains(text, "lmdeploy:spec_decode_mean_accept_length{") {
+					t.Errorf("not LMDeploy's text:\n%s", text)
 				}
 			default:
 				if !strings.Contains(text, "_created{") {
