@@ -354,7 +354,7 @@ func TestDetectNothing(t *testing.T) {
 	if me.Cause != CauseSpecDecodingOff || !reflect.DeepEqual(me.EngineMetrics, []string{"vllm:num_requests_running"}) || len(me.SpecLike) != 0 {
 		t.Errorf("no spec decode: cause %q, engine metrics %v, spec-like %v", me.Cause, me.EngineMetrics, me.SpecLike)
 	}
-	if !reflect.DeepEqual(me.Schemas, []string{"vLLM V1", "vLLM (Ray Serve)", "vLLM (Ray Serve, ray_vllm_ prefix)", "llama.cpp", "TensorRT-LLM", "vLLM V0", "SGLang"}) {
+	if !reflect.DeepEqual(me.Schemas, []string{"vLLM V1", "vLLM (Ray Serve)", "vLLM (Ray Serve, ray_vllm_ prefix)", "llama.cpp", "LMDeploy", "TensorRT-LLM", "vLLM V0", "SGLang"}) {
 		t.Errorf("schemas looked for %v", me.Schemas)
 	}
 	for _, s := range []string{"no speculative-decoding metrics of any known schema (vLLM V1, ", "looked for vllm:spec_decode_num_drafts_total, ",
