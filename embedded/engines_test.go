@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/simulate"
 )
@@ -33,6 +35,7 @@ func TestScrapeEngineFormats(t *testing.T) {
 		sim, err := simulate.New(simulate.Config{
 			Models: []string{"m-" + string(f)}, Engines: 2, K: 3, Acceptance: []float64{0.8, 0.6, 0.5},
 			DraftsPerSecond: 20, Seed: int64(i + 1), Start: time.Now(), Format: f,
+			Latency: f == simulate.FormatVLLM,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -104,6 +107,9 @@ func TestScrapeEngineFormats(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
+			if tg.format == simulate.FormatVLLM {
+				checkLatency(ctx, t, e, c, tg.sim, tg.instance)
+			}
 			det, err := c.Detect(ctx, []metricsclient.Filter{{Name: "instance", Values: []string{tg.instance}}}, time.Now().Add(-5*time.Minute), time.Now())
 			if err != nil {
 				t.Fatal(err)
@@ -116,5 +122,47 @@ func TestScrapeEngineFormats(t *testing.T) {
 	up := waitFor(t, e.API, `sum(up)`, nonEmpty, 10*time.Second)
 	if up[0].Value != model.SampleValue(len(targets)) {
 		t.Errorf("up = %v, want %d targets up", up, len(targets))
+	}
+}
+
+// checkLatency: the simulator's inter-token latency histogram, scraped by
+// the engine and read with metricsclient.FetchOptional, gives the
+// quantiles and mean of the histogram the true counts imply.
+func checkLatency(ctx context.Context, t *testing.T, e *running, c *metricsclient.Client, sim *simulate.Simulator, instance string) {
+	t.Helper()
+	var want compute.Histogram
+	for _, s := range sim.Truth().Series {
+		cum, sum := s.Total.InterTokenLatency()
+		h := compute.Histogram{Sum: sum, Count: float64(cum[len(cum)-1])}
+		for i, n := range cum {
+			ub := math.Inf(1)
+			if i < len(simulate.InterTokenLatencyBoundsMs) {
+				ub = float64(simulate.InterTokenLatencyBoundsMs[i]) / 1000
+			}
+			h.Buckets = append(h.Buckets, compute.HistogramBucket{UpperBound: ub, Count: float64(n)})
+		}
+		want = want.Add(h)
+	}
+	waitFor(t, e.API, fmt.Sprintf(`sum(vllm:inter_token_latency_seconds_count{instance=%q})`, instance), equals(want.Count), 60*time.Second)
+	now := time.Now().UnixMilli() / 1000 * 1000
+	g := compute.Grid{Start: now - 300_000, End: now + 1000, Step: 1000}
+	of, err := c.FetchOptional(ctx, metricsclient.VLLMV1, g, []metricsclient.Filter{{Name: "instance", Values: []string{instance}}}, metricsclient.InterTokenLatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam := of.Families[metricsclient.InterTokenLatency]
+	if fam.Name != "vllm:inter_token_latency_seconds" || len(fam.Histograms) != 2 {
+		t.Fatalf("inter-token latency: %+v", fam)
+	}
+	// The series started inside the window with their _created time: every
+	// observation counts (IncreaseSince's rule).
+	got := compute.SumOverBuckets(compute.HistogramIncreases(fam.Histograms, g))
+	if got.Count != want.Count || math.Abs(got.Sum-want.Sum) > 1e-9 {
+		t.Errorf("scraped histogram count %v sum %v, want %v %v", got.Count, got.Sum, want.Count, want.Sum)
+	}
+	for _, q := range []float64{0.5, 0.95, 0.99} {
+		if a, b := got.Quantile(q), want.Quantile(q); !a.OK || !b.OK || math.Abs(a.V-b.V) > 1e-12 {
+			t.Errorf("q%v: scraped %v, truth %v", q, a, b)
+		}
 	}
 }

@@ -111,6 +111,9 @@ func (s *Simulator) exposition() []byte {
 	case FormatLMDeploy:
 		return s.lmdeployText()
 	}
+	if s.cfg.Latency {
+		return append(s.metricsText(), s.latencyText()...)
+	}
 	return s.metricsText()
 }
 

@@ -110,6 +110,9 @@ type Config struct {
 	// Format is the engine exposition to speak (default FormatVLLM; see
 	// Format). FormatLMDeploy with the default Prefix uses "lmdeploy:".
 	Format Format
+	// Latency adds the histogram <prefix>inter_token_latency_seconds to
+	// FormatVLLM's /metrics, derived from the counts (Counts.InterTokenLatency).
+	Latency bool
 }
 
 // Counts are counter values of one (model, engine) series.

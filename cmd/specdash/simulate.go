@@ -38,6 +38,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	prefix := cmd.Flag("prefix", `Metric name prefix ("ray_vllm:" mimics Ray Serve).`).Default(simulate.DefaultPrefix).String()
 	paused := cmd.Flag("paused", "Start paused (counters at 0 until POST /control/resume).").Bool()
 	multi := cmd.Flag("multiprocess", `Mimic prometheus_client multiprocess mode: HELP "Multiprocess metric", no _created samples.`).Bool()
+	latency := cmd.Flag("latency", "Also serve vllm:inter_token_latency_seconds (a histogram derived from the counts; format vllm only).").Bool()
 	format := cmd.Flag("format", "Engine exposition to speak: vllm (Python front end), vllm-rust (OpenMetrics, # EOF, no _created), llamacpp, trtllm (at /prometheus/metrics), lmdeploy, sglang.").Default(string(simulate.FormatVLLM)).Enum(formatNames()...)
 
 	cmds[cmd.FullCommand()] = func() error {
@@ -48,7 +49,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		cfg := simulate.Config{
 			Models: *models, Engines: *engines, K: *k, Acceptance: acc,
 			DraftsPerSecond: *rate, Seed: *seed, Tick: *tick,
-			Prefix: *prefix, Multiprocess: *multi, Format: simulate.Format(*format),
+			Prefix: *prefix, Multiprocess: *multi, Format: simulate.Format(*format), Latency: *latency,
 		}
 		for _, pm := range *perModel {
 			i := strings.LastIndexByte(pm, '=')
