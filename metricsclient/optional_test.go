@@ -193,3 +193,42 @@ func TestTensorRTLLMPerPosition(t *testing.T) {
 		t.Errorf("draft lengths %+v", d)
 	}
 }
+
+// TestSGLangVerifyCalls: SGLang's counters added at request finish, read as
+// optional families, give drafts and the mean acceptance length of the
+// finished requests.
+func TestSGLangVerifyCalls(t *testing.T) {
+	ctx := t.Context()
+	c := startSchemas(t, fixtures.SchemaOpenMetrics(fixtures.SchemaSGLang()))
+	g := schemaGrid(fixtures.SchemaStartUnix, fixtures.SchemaEndUnix)
+	of, err := c.FetchOptional(ctx, SGLang, g, nil, VerifyCalls, GenerationTokens, FinishedRequests, InterTokenLatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := func(r OptionalRole) float64 {
+		var sum float64
+		fam := of.Families[r]
+		if len(fam.Series) != 1 {
+			t.Fatalf("%s: %+v", r, fam)
+		}
+		for _, es := range fam.Series {
+			sum += compute.Increase(es.Points, g.Start, g.End)
+		}
+		return sum
+	}
+	v, gen, req := inc(VerifyCalls), inc(GenerationTokens), inc(FinishedRequests)
+	if v != fixtures.SGLangVerifyCalls || gen != fixtures.SGLangGenerationTokens || req != fixtures.SGLangRequests {
+		t.Errorf("verify calls %v, generation tokens %v, requests %v", v, gen, req)
+	}
+	if l := compute.MeanLengthFromVerifyCalls(gen, req, v); !l.OK || l.V != fixtures.SGLangMeanLength {
+		t.Errorf("mean length %v, want %v", l, fixtures.SGLangMeanLength)
+	}
+	if _, ok := of.Families[InterTokenLatency]; ok || len(of.Warnings) != 0 {
+		t.Errorf("latency found in a fixture without it; warnings %q", of.Warnings)
+	}
+	// FetchAuto still reads the gauges only.
+	f, err := c.FetchAuto(ctx, g, nil)
+	if err != nil || len(f.Series) != 0 || len(f.Extra) != 4 || len(f.Warnings) != 0 {
+		t.Fatalf("FetchAuto: %v, %d series, %d gauges, warnings %q", err, len(f.Series), len(f.Extra), f.Warnings)
+	}
+}
