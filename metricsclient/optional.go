@@ -20,9 +20,10 @@ type OptionalRole string
 
 const (
 	// InterTokenLatency is vLLM's histogram vllm:inter_token_latency_seconds
-	// (formerly vllm:time_per_output_token_seconds): seconds between
-	// consecutive output tokens of a request, one observation per token
-	// step (a step that emits several accepted tokens is one observation).
+	// (formerly vllm:time_per_output_token_seconds): seconds between a
+	// request's consecutive engine outputs, one observation per output
+	// (vllm/v1/metrics/stats.py), so a verification step that emits
+	// several accepted tokens is one observation.
 	InterTokenLatency OptionalRole = "inter_token_latency"
 	// TimePerOutputToken is TensorRT-LLM's histogram
 	// trtllm_time_per_output_token_seconds: one observation per finished
@@ -117,7 +118,8 @@ type OptionalFamily struct {
 	Histograms []compute.HistogramSeries
 	// Series are the series of a counter or gauge role, values at the
 	// grid's points; Labels keep every label but __name__ (a position label
-	// included). Counters' start times are not attached: use Created.
+	// included), Role holds the OptionalRole as a Role. Counters' start
+	// times are not attached: use Created.
 	Series []ExtraSeries
 	// Created maps a counter series' label string (compute.LabelString of
 	// Labels) to its start time, Unix ms, from its _created gauge.
