@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -356,6 +357,54 @@ func histogramsFromMatrix(m model.Matrix, base string) ([]compute.HistogramSerie
 			a.h.Created = createdAt(a.created, first)
 		}
 		out = append(out, a.h)
+	}
+	return out, nil
+}
+
+// created returns the start time of a counter series (Created), 0 when
+// unknown.
+func (f OptionalFamily) created(es ExtraSeries) int64 {
+	return f.Created[compute.LabelString(es.Labels)]
+}
+
+// Increase is the increase of a counter role over (from, to] (Unix ms),
+// summed over its series (compute.IncreaseSince with each series' start
+// time): e.g. output tokens, SGLang's verify calls.
+func (f OptionalFamily) Increase(from, to int64) float64 {
+	var sum float64
+	for _, es := range f.Series {
+		sum += compute.IncreaseSince(es.Points, f.created(es), from, to)
+	}
+	return sum
+}
+
+// BucketIncreases is Increase per bucket of g (g.Buckets() elements).
+func (f OptionalFamily) BucketIncreases(g compute.Grid) []float64 {
+	out := make([]float64, g.Buckets())
+	for _, es := range f.Series {
+		for j, v := range compute.BucketIncreasesSince(es.Points, f.created(es), g) {
+			out[j] += v
+		}
+	}
+	return out
+}
+
+// PositionIncreases is Increase per 0-based position (label
+// OptionalPositionLabel, TensorRT-LLM's token_position): element i sums the
+// series of position i; positions without series are 0. Errors: a series
+// without the label or with a label that is not a position 0..1023.
+func (f OptionalFamily) PositionIncreases(from, to int64) ([]float64, error) {
+	var out []float64
+	for _, es := range f.Series {
+		l, ok := es.Labels[OptionalPositionLabel]
+		p, err := strconv.Atoi(l)
+		if !ok || err != nil || p < 0 || p > 1023 {
+			return nil, fmt.Errorf("%s: series %s has no valid %s label (%q)", f.Name, compute.LabelString(es.Labels), OptionalPositionLabel, l)
+		}
+		for len(out) <= p {
+			out = append(out, 0)
+		}
+		out[p] += compute.IncreaseSince(es.Points, f.created(es), from, to)
 	}
 	return out, nil
 }

@@ -141,7 +141,7 @@ func TestFetchOptionalAgainstPrometheus(t *testing.T) {
 	if len(gen.Series) != 1 || gen.Created != nil && len(gen.Created) != 0 {
 		t.Fatalf("generation tokens %+v", gen)
 	}
-	out := compute.Increase(gen.Series[0].Points, g.Start, g.End)
+	out := gen.Increase(g.Start, g.End)
 	if out != fixtures.LatencyWhole.GenerationTokens {
 		t.Errorf("generation tokens %v, want %v", out, fixtures.LatencyWhole.GenerationTokens)
 	}
@@ -166,20 +166,25 @@ func TestTensorRTLLMPerPosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := func(role OptionalRole) []float64 {
-		out := make([]float64, 3)
-		for _, es := range of.Families[role].Series {
-			var p int
-			if _, err := fmt.Sscan(es.Labels[OptionalPositionLabel], &p); err != nil || p > 2 {
-				t.Fatalf("position label %v", es.Labels)
-			}
-			out[p] += compute.Increase(es.Points, g.Start, g.End)
-		}
-		return out
+	dr, err := of.Families[DraftedPerPosition].PositionIncreases(g.Start, g.End)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dr, ac := sum(DraftedPerPosition), sum(AcceptedPerPosition)
+	ac, err := of.Families[AcceptedPerPosition].PositionIncreases(g.Start, g.End)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if fmt.Sprint(dr) != fmt.Sprint(fixtures.TRTLLMDrafted) || fmt.Sprint(ac) != fmt.Sprint(fixtures.TRTLLMAccepted) {
 		t.Fatalf("drafted %v accepted %v", dr, ac)
+	}
+	// Per bucket of 5 min: the two halves add up to the window.
+	half := compute.Grid{Start: g.Start, End: g.End, Step: (g.End - g.Start) / 3}
+	if b := of.Families[DraftedPerPosition].BucketIncreases(half); len(b) != 3 || b[0]+b[1]+b[2] != dr[0]+dr[1]+dr[2] {
+		t.Errorf("bucket increases %v", b)
+	}
+	bad := OptionalFamily{Name: "x", Series: []ExtraSeries{{Labels: map[string]string{OptionalPositionLabel: "-1"}}}}
+	if _, err := bad.PositionIncreases(g.Start, g.End); err == nil || !strings.Contains(err.Error(), "token_position") {
+		t.Errorf("bad position: %v", err)
 	}
 	for i, v := range compute.ConditionalPerPosition(ac, dr) {
 		if !v.OK || !closeTo(v.V, fixtures.TRTLLMConditionalRates[i]) {
@@ -206,15 +211,11 @@ func TestSGLangVerifyCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	inc := func(r OptionalRole) float64 {
-		var sum float64
 		fam := of.Families[r]
 		if len(fam.Series) != 1 {
 			t.Fatalf("%s: %+v", r, fam)
 		}
-		for _, es := range fam.Series {
-			sum += compute.Increase(es.Points, g.Start, g.End)
-		}
-		return sum
+		return fam.Increase(g.Start, g.End)
 	}
 	v, gen, req := inc(VerifyCalls), inc(GenerationTokens), inc(FinishedRequests)
 	if v != fixtures.SGLangVerifyCalls || gen != fixtures.SGLangGenerationTokens || req != fixtures.SGLangRequests {
