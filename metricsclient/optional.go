@@ -59,8 +59,6 @@ const (
 	// LastAcceptanceLength is TensorRT-LLM's gauge
 	// trtllm_spec_decode_acceptance_length (the last iteration's).
 	LastAcceptanceLength OptionalRole = "last_acceptance_length"
-	// LifetimeGauges are LMDeploy's lifetime ratio gauges.
-	LifetimeGauges OptionalRole = "lifetime_gauges"
 )
 
 // OptionalKind is how an optional metric is exposed.
@@ -81,7 +79,7 @@ func (r OptionalRole) Kind() OptionalKind {
 	switch r {
 	case InterTokenLatency, TimePerOutputToken, IterationTokens:
 		return OptionalHistogram
-	case RequestsRunning, LastAcceptanceLength, LifetimeGauges:
+	case RequestsRunning, LastAcceptanceLength:
 		return OptionalGauge
 	}
 	return OptionalCounter

@@ -196,7 +196,6 @@ var LMDeploy = func() Schema {
 		GenerationTokens:   {"lmdeploy:generation_tokens_total"},
 		RequestsRunning:    {"lmdeploy:num_requests_running"},
 		IterationTokens:    {"lmdeploy:iteration_tokens_total"},
-		LifetimeGauges:     {"lmdeploy:spec_decode_mean_accept_rate", "lmdeploy:spec_decode_mean_accept_length", "lmdeploy:spec_decode_per_position_accept_rate"},
 	}
 	return s
 }()
