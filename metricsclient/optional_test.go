@@ -29,6 +29,25 @@ func TestOptionalNames(t *testing.T) {
 	if InterTokenLatency.Kind() != OptionalHistogram || RequestsRunning.Kind() != OptionalGauge || GenerationTokens.Kind() != OptionalCounter {
 		t.Error("role kinds")
 	}
+	// Optional names never repeat a schema's own names or each other, and
+	// counters end in _total.
+	for _, s := range Schemas {
+		seen := map[string]bool{}
+		for _, n := range s.AllNames() {
+			seen[n] = true
+		}
+		for r, ns := range s.Optional {
+			for _, n := range ns {
+				if seen[n] || n == "" {
+					t.Errorf("%s: optional name %q of %s repeats", s.Name, n, r)
+				}
+				seen[n] = true
+				if r.Kind() == OptionalCounter && !strings.HasSuffix(n, "_total") {
+					t.Errorf("%s: counter %q of %s lacks _total", s.Name, n, r)
+				}
+			}
+		}
+	}
 	got := sampleNames(InterTokenLatency, "vllm:inter_token_latency_seconds")
 	if strings.Join(got, " ") != "vllm:inter_token_latency_seconds_bucket vllm:inter_token_latency_seconds_sum vllm:inter_token_latency_seconds_count vllm:inter_token_latency_seconds_created" {
 		t.Errorf("histogram sample names %v", got)
