@@ -104,15 +104,15 @@ type Config struct {
 	Start time.Time
 	// Prefix is the metric-name prefix (default DefaultPrefix "vllm:").
 	Prefix string
-	// Multiprocess mimics prometheus_client's multiprocess mode: every HELP
-	// reads "Multiprocess metric" and no _created samples are written.
-	Multiprocess bool
 	// Format is the engine exposition to speak (default FormatVLLM; see
 	// Format). FormatLMDeploy with the default Prefix uses "lmdeploy:".
 	Format Format
 	// Latency adds the histogram <prefix>inter_token_latency_seconds to
 	// FormatVLLM's /metrics, derived from the counts (Counts.InterTokenLatency).
 	Latency bool
+	// Multiprocess mimics prometheus_client's multiprocess mode: every HELP
+	// reads "Multiprocess metric" and no _created samples are written.
+	Multiprocess bool
 }
 
 // Counts are counter values of one (model, engine) series.
