@@ -17,8 +17,8 @@ import (
 // ScrapeGroup is the speculative-decoding counters of one model and engine
 // in a /metrics scrape.
 type ScrapeGroup struct {
-	// Prefix is the metric name prefix: "vllm:", "ray_vllm:", "ray_vllm_"
-	// or "llamacpp:".
+	// Prefix is the metric name prefix: "vllm:", "ray_vllm:", "ray_vllm_",
+	// "llamacpp:" or "lmdeploy:".
 	Prefix string `json:"prefix"`
 	// Model and Engine are the model_name and engine labels ("" when
 	// absent, as for llama.cpp).
@@ -55,7 +55,7 @@ var scrapeFamilies = []struct {
 	{"spec_decode_num_accepted_tokens_per_pos_total", compute.AcceptedPerPosition},
 }
 
-var scrapePrefixes = []string{"vllm:", "ray_vllm:", "ray_vllm_", "llamacpp:"}
+var scrapePrefixes = []string{"vllm:", "ray_vllm:", "ray_vllm_", "llamacpp:", "lmdeploy:"}
 
 // matchScrapeName returns the prefix and family of a counter sample name.
 // Names ending in "_created" (prometheus_client's creation timestamps)

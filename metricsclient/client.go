@@ -279,6 +279,8 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 				msg := fmt.Sprintf("metric %s has no series here while the other speculative-decoding counters do; the numbers that need it are undefined", n)
 				if schema.ID == LlamaCpp.ID && f == compute.AcceptedPerPosition {
 					msg += " (llama.cpp exports it only after the first speculative request completes)"
+				} else if schema.ID == LMDeploy.ID && f == compute.AcceptedPerPosition {
+					msg += " (LMDeploy creates it at its first speculative step)"
 				}
 				warnings = append(warnings, msg)
 			}

@@ -83,7 +83,7 @@ func specLikeSelector(filters []Filter) (string, error) {
 
 // engineMatcher matches the metrics of the serving engines specdash knows,
 // spec-decode or not (vllm:num_requests_running, llamacpp:..., ...).
-const engineMatcher = `{__name__=~"(vllm|ray_vllm|llamacpp|sglang|trtllm)[:_].+"}`
+const engineMatcher = `{__name__=~"(vllm|ray_vllm|llamacpp|lmdeploy|sglang|trtllm)[:_].+"}`
 
 // allSchemaNames returns every name of every schema, deduplicated, in
 // schema order.
@@ -140,7 +140,7 @@ func detectIn(names []string) (found []Schema, present []string, specLikeNames [
 // between start and end, with one request (the label values API on
 // __name__ with match[] = names containing spec, draft or accept, plus the
 // filters), and picks the first in order of preference (vLLM V1 > Ray Serve
-// > llama.cpp > TensorRT-LLM > vLLM V0 > SGLang). A schema is present when
+// > llama.cpp > LMDeploy > TensorRT-LLM > vLLM V0 > SGLang). A schema is present when
 // one of its Signature names is.
 //
 // When no schema matches it returns a *MissingMetricsError with Schemas set:

@@ -91,8 +91,29 @@ type Schema struct {
 	// and why (empty for vLLM V1).
 	Limits []string
 	// Unverified is set when the metric names were not checked against the
-	// engine's code or output (TensorRT-LLM).
+	// engine's code or output.
 	Unverified bool
+	// Optional are metrics next to the spec-decode counters that a
+	// dashboard may show (latency, output, load, an engine's further
+	// speculative-decoding counters), by role: each role lists its names,
+	// newest first (vLLM renamed its inter-token latency histogram), and all
+	// are looked for. FetchAuto never reads them and their absence is no
+	// warning; OptionalNames and Client.FetchOptional find them. Histogram
+	// roles hold the base name (without _bucket, _sum, _count).
+	Optional map[OptionalRole][]string
+}
+
+// vLLMOptional are the optional families of vLLM V1 (vllm/v1/metrics/loggers.py)
+// under prefix: the inter-token latency histogram under its name since vLLM
+// 0.11 and its former name, output tokens, running requests, and tokens per
+// engine step.
+func vLLMOptional(prefix string) map[OptionalRole][]string {
+	return map[OptionalRole][]string{
+		InterTokenLatency: {prefix + "inter_token_latency_seconds", prefix + "time_per_output_token_seconds"},
+		GenerationTokens:  {prefix + "generation_tokens_total"},
+		RequestsRunning:   {prefix + "num_requests_running"},
+		IterationTokens:   {prefix + "iteration_tokens_total"},
+	}
 }
 
 func v1Like(name, id, prefix string, labels []string) Schema {
@@ -119,16 +140,28 @@ func v1Like(name, id, prefix string, labels []string) Schema {
 // vllm/v1/spec_decode/metrics.py, as exposed by prometheus_client (with the
 // _total suffix). Labels: engine, model_name, and position for the
 // per-position counter. Source: docs/METRICS.md ("vLLM V1").
-var VLLMV1 = v1Like("vLLM V1", "vllm-v1", "vllm:", []string{"model_name", "engine"})
+var VLLMV1 = func() Schema {
+	s := v1Like("vLLM V1", "vllm-v1", "vllm:", []string{"model_name", "engine"})
+	s.Optional = vLLMOptional("vllm:")
+	return s
+}()
 
 // RayVLLM is vLLM V1 served by Ray Serve: the same four counters with the
 // prefix "ray_vllm:" instead of "vllm:" (docs/METRICS.md, "vLLM under Ray
 // Serve"). Ray adds its own labels (replica, worker ids).
-var RayVLLM = v1Like("vLLM (Ray Serve)", "ray-vllm", "ray_vllm:", []string{"model_name", "engine"})
+var RayVLLM = func() Schema {
+	s := v1Like("vLLM (Ray Serve)", "ray-vllm", "ray_vllm:", []string{"model_name", "engine"})
+	s.Optional = vLLMOptional("ray_vllm:")
+	return s
+}()
 
 // RayVLLMUnderscore is vLLM under later Ray Serve versions, which use the
 // prefix "ray_vllm_" (docs/METRICS.md, "vLLM under Ray Serve").
-var RayVLLMUnderscore = v1Like("vLLM (Ray Serve, ray_vllm_ prefix)", "ray-vllm-underscore", "ray_vllm_", []string{"model_name", "engine"})
+var RayVLLMUnderscore = func() Schema {
+	s := v1Like("vLLM (Ray Serve, ray_vllm_ prefix)", "ray-vllm-underscore", "ray_vllm_", []string{"model_name", "engine"})
+	s.Optional = vLLMOptional("ray_vllm_")
+	return s
+}()
 
 // LlamaCpp is the llama.cpp server's schema (llama.cpp PR 26389, 2026;
 // docs/METRICS.md "llama.cpp server"): vLLM V1's four counters with the
@@ -138,16 +171,48 @@ var LlamaCpp = func() Schema {
 	s := v1Like("llama.cpp", "llamacpp", "llamacpp:", nil)
 	s.Signature = s.Names()
 	s.Limits = []string{"llama.cpp puts no model_name or engine label on its series: group or filter by job or instance instead",
-		"llama.cpp exports the per-position counter only after the first speculative request completes"}
+		"llama.cpp exports the per-position counter only after the first speculative request completes",
+		"llama.cpp drafts have variable length (the draft stops below --draft-p-min): per-position rates are shares of all drafts, and as acceptance rates of a position they are lower bounds when draft tokens < k x drafts (compute.CheckDraftLengths)"}
+	s.Optional = map[OptionalRole][]string{
+		GenerationTokens: {"llamacpp:tokens_predicted_total"},
+		RequestsRunning:  {"llamacpp:requests_processing"},
+	}
 	return s
 }()
 
-// TensorRTLLM is TensorRT-LLM's schema. UNVERIFIED: the names
+// LMDeploy is LMDeploy's schema (LMDeploy PR 4625, lmdeploy/metrics/loggers.py;
+// docs/METRICS.md "LMDeploy"): vLLM V1's four counters with the prefix
+// "lmdeploy:", labels model_name and engine. Its gauges
+// lmdeploy:spec_decode_mean_accept_rate, ..._mean_accept_length and
+// ..._per_position_accept_rate are lifetime ratios of the same counters and
+// are not read (the counters give windowed numbers).
+var LMDeploy = func() Schema {
+	s := v1Like("LMDeploy", "lmdeploy", "lmdeploy:", []string{"model_name", "engine"})
+	s.Limits = []string{"LMDeploy's gauges lmdeploy:spec_decode_mean_accept_rate, lmdeploy:spec_decode_mean_accept_length and lmdeploy:spec_decode_per_position_accept_rate are lifetime ratios (since the server started); specdash computes windowed numbers from the counters instead",
+		"LMDeploy exports no _created samples and creates the per-position counter at its first speculative step: a series that starts inside the window loses what it counted before its first sample"}
+	s.Optional = map[OptionalRole][]string{
+		InterTokenLatency:  {"lmdeploy:iter_token_latency"},
+		TimePerOutputToken: {"lmdeploy:time_per_output_token_seconds"},
+		GenerationTokens:   {"lmdeploy:generation_tokens_total"},
+		RequestsRunning:    {"lmdeploy:num_requests_running"},
+		IterationTokens:    {"lmdeploy:iteration_tokens_total"},
+	}
+	return s
+}()
+
+// TensorRTLLM is TensorRT-LLM's schema, served by trtllm-serve at
+// /prometheus/metrics (names from tensorrt_llm/metrics/collector.py, class
+// MetricsCollector; docs/METRICS.md "TensorRT-LLM"). The counters
 // trtllm_spec_decode_num_draft_tokens_total and
-// trtllm_spec_decode_num_accepted_tokens_total are marked unverified in
-// docs/METRICS.md (counters since TensorRT-LLM PR 12545, gauges before, which
-// this schema does not read). No drafts counter and no per-position data:
-// only the acceptance rate and token throughputs can be computed.
+// trtllm_spec_decode_num_accepted_tokens_total are per iteration
+// (enable_iter_perf_stats). There is no drafts counter. The per-position
+// counters trtllm_spec_decode_drafted_tokens_total{token_position} and
+// trtllm_spec_decode_accepted_tokens_total{token_position} (TensorRT-LLM PR
+// 12636) are counted per request when it finishes (return_perf_metrics),
+// so they are Optional, not mixed with the per-iteration counters: from
+// them drafts = drafted at token_position 0 (every draft drafts position 0)
+// and the per-position rates accepted_i / drafted_i are exact
+// (compute.ConditionalPerPosition).
 var TensorRTLLM = Schema{
 	Name: "TensorRT-LLM",
 	ID:   "trtllm",
@@ -157,11 +222,20 @@ var TensorRTLLM = Schema{
 		compute.AcceptedTokens: "trtllm_spec_decode_num_accepted_tokens_total",
 	},
 	Signature: []string{"trtllm_spec_decode_num_draft_tokens_total", "trtllm_spec_decode_num_accepted_tokens_total"},
+	Labels:    []string{"model_name", "engine_type"},
 	Limits: []string{
-		"TensorRT-LLM's metric names are unverified (specdash docs/METRICS.md, TensorRT-LLM)",
-		"TensorRT-LLM exports no drafts counter and no per-position counter: mean acceptance length, per-position acceptance rates and drafts/s are undefined",
+		"TensorRT-LLM exports no drafts counter per iteration: mean acceptance length and drafts/s are undefined from its iteration counters",
+		"TensorRT-LLM's per-position counters (trtllm_spec_decode_drafted_tokens_total and trtllm_spec_decode_accepted_tokens_total by token_position) count finished requests only, and only with return_perf_metrics: per-position rates come from them alone (accepted / drafted at each position), not from the iteration counters",
+		"trtllm_spec_decode_acceptance_length is a gauge of the last iteration, not a windowed number; specdash does not average it",
 	},
-	Unverified: true,
+	Optional: map[OptionalRole][]string{
+		DraftedPerPosition:   {"trtllm_spec_decode_drafted_tokens_total"},
+		AcceptedPerPosition:  {"trtllm_spec_decode_accepted_tokens_total"},
+		GenerationTokens:     {"trtllm_generation_tokens_total"},
+		RequestsRunning:      {"trtllm_num_requests_running"},
+		TimePerOutputToken:   {"trtllm_time_per_output_token_seconds"},
+		LastAcceptanceLength: {"trtllm_spec_decode_acceptance_length"},
+	},
 }
 
 // VLLMV0 is vLLM V0's schema (removed in V1; docs/METRICS.md): counters of
@@ -211,13 +285,21 @@ var SGLang = Schema{
 	Labels:    []string{"model_name", "engine_type", "tp_rank", "pp_rank", "dp_rank"},
 	Limits: []string{
 		"SGLang exports gauges that each cover one decode-log window: the numbers are their average over time (each series' values at the step points), not counts; series are averaged together, never combined as a ratio of sums",
-		"SGLang exports no token or draft counts: throughputs, drafts/s and per-position acceptance rates are undefined",
+		"SGLang exports no token or draft counts: throughputs and per-position acceptance rates are undefined",
+		"sglang:spec_verify_calls_total (newer SGLang) counts verification steps per request, i.e. drafts, added when a request finishes; with no accepted or draft token counter it gives drafts/s and, with sglang:generation_tokens_total and sglang:num_requests_total counted at the same moment, a mean acceptance length of finished requests (compute.MeanLengthFromVerifyCalls), not an acceptance rate",
+	},
+	Optional: map[OptionalRole][]string{
+		VerifyCalls:       {"sglang:spec_verify_calls_total"},
+		FinishedRequests:  {"sglang:num_requests_total"},
+		GenerationTokens:  {"sglang:generation_tokens_total"},
+		RequestsRunning:   {"sglang:num_running_reqs"},
+		InterTokenLatency: {"sglang:inter_token_latency_seconds"},
 	},
 }
 
 // Schemas lists every known schema in order of preference: when several
 // have series in a window, Detect picks the first.
-var Schemas = []Schema{VLLMV1, RayVLLM, RayVLLMUnderscore, LlamaCpp, TensorRTLLM, VLLMV0, SGLang}
+var Schemas = []Schema{VLLMV1, RayVLLM, RayVLLMUnderscore, LlamaCpp, LMDeploy, TensorRTLLM, VLLMV0, SGLang}
 
 // SchemaByID returns the schema of Schemas with the given ID (or Name), and
 // false when there is none.

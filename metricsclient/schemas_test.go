@@ -23,6 +23,7 @@ func TestSchemaSelectors(t *testing.T) {
 		{RayVLLM, `{__name__=~"ray_vllm:spec_decode_num_drafts_total|ray_vllm:spec_decode_num_draft_tokens_total|ray_vllm:spec_decode_num_accepted_tokens_total|ray_vllm:spec_decode_num_accepted_tokens_per_pos_total", model_name="m"}`, ""},
 		{RayVLLMUnderscore, `{__name__=~"ray_vllm_spec_decode_num_drafts_total|ray_vllm_spec_decode_num_draft_tokens_total|ray_vllm_spec_decode_num_accepted_tokens_total|ray_vllm_spec_decode_num_accepted_tokens_per_pos_total", model_name="m"}`, ""},
 		{LlamaCpp, `{__name__=~"llamacpp:spec_decode_num_drafts_total|llamacpp:spec_decode_num_draft_tokens_total|llamacpp:spec_decode_num_accepted_tokens_total|llamacpp:spec_decode_num_accepted_tokens_per_pos_total", model_name="m"}`, ""},
+		{LMDeploy, `{__name__=~"lmdeploy:spec_decode_num_drafts_total|lmdeploy:spec_decode_num_draft_tokens_total|lmdeploy:spec_decode_num_accepted_tokens_total|lmdeploy:spec_decode_num_accepted_tokens_per_pos_total", model_name="m"}`, ""},
 		{TensorRTLLM, `{__name__=~"trtllm_spec_decode_num_draft_tokens_total|trtllm_spec_decode_num_accepted_tokens_total", model_name="m"}`, ""},
 		{VLLMV0, `{__name__=~"vllm:spec_decode_num_draft_tokens_total|vllm:spec_decode_num_accepted_tokens_total|vllm:spec_decode_num_emitted_tokens_total|vllm:spec_decode_draft_acceptance_rate|vllm:spec_decode_efficiency", model_name="m"}`,
 			`{__name__=~"vllm:spec_decode_num_draft_tokens_total|vllm:spec_decode_num_accepted_tokens_total", model_name="m"}`},
@@ -73,8 +74,10 @@ func TestSchemaSelectors(t *testing.T) {
 	if _, ok := SchemaByID("nope"); ok {
 		t.Error("SchemaByID(nope) found something")
 	}
-	if !TensorRTLLM.Unverified || VLLMV1.Unverified {
-		t.Error("TensorRT-LLM must be marked unverified, vLLM V1 not")
+	for _, s := range Schemas {
+		if s.Unverified {
+			t.Errorf("%s is marked unverified; every schema's names are checked against its engine's code (docs/METRICS.md)", s.Name)
+		}
 	}
 	if VLLMV1.Limits != nil || len(VLLMV0.Limits) == 0 || len(SGLang.Limits) == 0 || SGLang.Kind != Gauges || VLLMV0.Kind != Counters {
 		t.Error("limits or kinds wrong")
@@ -100,8 +103,8 @@ func TestDetectIn(t *testing.T) {
 		{[]string{"vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_accepted_tokens_total"}, []string{}},
 		{[]string{"sglang:spec_accept_rate", "vllm:spec_decode_num_emitted_tokens_total", "llamacpp:spec_decode_num_draft_tokens_total",
 			"ray_vllm_spec_decode_num_drafts_total", "ray_vllm:spec_decode_num_accepted_tokens_per_pos_total", "trtllm_spec_decode_num_accepted_tokens_total",
-			"vllm:spec_decode_num_accepted_tokens_per_pos_total"},
-			[]string{"vllm-v1", "ray-vllm", "ray-vllm-underscore", "llamacpp", "trtllm", "vllm-v0", "sglang"}},
+			"vllm:spec_decode_num_accepted_tokens_per_pos_total", "lmdeploy:spec_decode_num_drafts_total"},
+			[]string{"vllm-v1", "ray-vllm", "ray-vllm-underscore", "llamacpp", "lmdeploy", "trtllm", "vllm-v0", "sglang"}},
 		{[]string{"myprefix_spec_decode_num_drafts_total", "vllm:num_requests_running"}, []string{}},
 	}
 	for _, c := range cases {
@@ -351,7 +354,7 @@ func TestDetectNothing(t *testing.T) {
 	if me.Cause != CauseSpecDecodingOff || !reflect.DeepEqual(me.EngineMetrics, []string{"vllm:num_requests_running"}) || len(me.SpecLike) != 0 {
 		t.Errorf("no spec decode: cause %q, engine metrics %v, spec-like %v", me.Cause, me.EngineMetrics, me.SpecLike)
 	}
-	if !reflect.DeepEqual(me.Schemas, []string{"vLLM V1", "vLLM (Ray Serve)", "vLLM (Ray Serve, ray_vllm_ prefix)", "llama.cpp", "TensorRT-LLM", "vLLM V0", "SGLang"}) {
+	if !reflect.DeepEqual(me.Schemas, []string{"vLLM V1", "vLLM (Ray Serve)", "vLLM (Ray Serve, ray_vllm_ prefix)", "llama.cpp", "LMDeploy", "TensorRT-LLM", "vLLM V0", "SGLang"}) {
 		t.Errorf("schemas looked for %v", me.Schemas)
 	}
 	for _, s := range []string{"no speculative-decoding metrics of any known schema (vLLM V1, ", "looked for vllm:spec_decode_num_drafts_total, ",

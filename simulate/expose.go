@@ -40,7 +40,8 @@ type family struct {
 	created []float64 // _created values, parallel to samples (counters only)
 }
 
-// WriteMetrics writes the current state in the exact bytes Python's
+// WriteMetrics writes the current state in Config.Format (see Format); for
+// the default FormatVLLM in the exact bytes Python's
 // prometheus_client generate_latest (text format 0.0.4) writes for vLLM V1:
 // per family "# HELP", "# TYPE", the samples (counters with "_total"), and
 // for counters a separate "<name>_created" family of TYPE gauge holding the
@@ -53,7 +54,7 @@ type family struct {
 // spec_decode_num_accepted_tokens_per_pos (counters), each with
 // Config.Prefix.
 func (s *Simulator) WriteMetrics(w io.Writer) error {
-	_, err := w.Write(s.metricsText())
+	_, err := w.Write(s.exposition())
 	return err
 }
 
@@ -150,7 +151,8 @@ func writeSample(b *bytes.Buffer, name string, labels [][2]string, v float64) {
 }
 
 // ServeHTTP serves:
-//   - GET /metrics: WriteMetrics, Content-Type ContentType;
+//   - GET /metrics (/prometheus/metrics for FormatTRTLLM): WriteMetrics,
+//     Content-Type Config.Format's ContentType;
 //   - GET /truth: Truth as JSON (times in RFC 3339);
 //   - POST /control/pause, POST /control/resume: Pause, Resume;
 //   - POST /control/reset?model=NAME&engine=ID: ResetCounters (engine
@@ -164,13 +166,17 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	post := r.Method == http.MethodPost
 	switch r.URL.Path {
-	case "/metrics":
+	case "/metrics", "/prometheus/metrics":
+		if r.URL.Path != s.cfg.Format.MetricsPath() {
+			http.Error(w, "not found: this simulator ("+string(s.cfg.Format)+") serves its metrics at "+s.cfg.Format.MetricsPath(), http.StatusNotFound)
+			return
+		}
 		if !get {
 			methodNotAllowed(w, "GET")
 			return
 		}
-		w.Header().Set("Content-Type", ContentType)
-		_, _ = w.Write(s.metricsText())
+		w.Header().Set("Content-Type", s.cfg.Format.ContentType())
+		_, _ = w.Write(s.exposition())
 	case "/truth":
 		if !get {
 			methodNotAllowed(w, "GET")

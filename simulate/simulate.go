@@ -107,6 +107,12 @@ type Config struct {
 	Start time.Time
 	// Prefix is the metric-name prefix (default DefaultPrefix "vllm:").
 	Prefix string
+	// Format is the engine exposition to speak (default FormatVLLM; see
+	// Format). FormatLMDeploy with the default Prefix uses "lmdeploy:".
+	Format Format
+	// Latency adds the histogram <prefix>inter_token_latency_seconds to
+	// FormatVLLM's /metrics, derived from the counts (Counts.InterTokenLatency).
+	Latency bool
 	// Multiprocess mimics prometheus_client's multiprocess mode: every HELP
 	// reads "Multiprocess metric" and no _created samples are written.
 	Multiprocess bool
@@ -243,6 +249,15 @@ func New(cfg Config) (*Simulator, error) {
 	}
 	if cfg.Start.IsZero() {
 		cfg.Start = time.Now()
+	}
+	if _, err := ParseFormat(string(cfg.Format)); err != nil {
+		return nil, err
+	}
+	if cfg.Format == "" {
+		cfg.Format = FormatVLLM
+	}
+	if cfg.Format == FormatLMDeploy && (cfg.Prefix == "" || cfg.Prefix == DefaultPrefix) {
+		cfg.Prefix = "lmdeploy:"
 	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix

@@ -39,6 +39,8 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	paused := cmd.Flag("paused", "Start paused (counters at 0 until POST /control/resume).").Bool()
 	pattern := cmd.Flag("pattern", "Failure pattern of every series at start: normal, collapse (~0 % accepted), loop (~100 %), variable (1..k tokens per draft), cliff:P (0-based positions >= P never accepted), drop[:FACTOR][@AT] (acceptance x FACTOR, default 0.5, after AT of activity). Switch at run time with POST /control/pattern?mode=...&model=....").Default("normal").String()
 	multi := cmd.Flag("multiprocess", `Mimic prometheus_client multiprocess mode: HELP "Multiprocess metric", no _created samples.`).Bool()
+	latency := cmd.Flag("latency", "Also serve vllm:inter_token_latency_seconds (a histogram derived from the counts; format vllm only).").Bool()
+	format := cmd.Flag("format", "Engine exposition to speak: vllm (Python front end), vllm-rust (OpenMetrics, # EOF, no _created), llamacpp, trtllm (at /prometheus/metrics), lmdeploy, sglang.").Default(string(simulate.FormatVLLM)).Enum(formatNames()...)
 
 	cmds[cmd.FullCommand()] = func() error {
 		acc, err := parseProbs(*acceptance)
@@ -52,7 +54,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		cfg := simulate.Config{
 			Models: *models, Engines: *engines, K: *k, Acceptance: acc,
 			DraftsPerSecond: *rate, Seed: *seed, Tick: *tick,
-			Prefix: *prefix, Multiprocess: *multi,
+			Prefix: *prefix, Multiprocess: *multi, Format: simulate.Format(*format), Latency: *latency,
 		}
 		cfg.Pattern = pat
 		for _, pm := range *perModel {
@@ -78,6 +80,15 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		}
 		return runSimulate(cfg, *listen, *paused)
 	}
+}
+
+// formatNames are the simulator's --format values.
+func formatNames() []string {
+	out := make([]string, len(simulate.Formats))
+	for i, f := range simulate.Formats {
+		out[i] = string(f)
+	}
+	return out
 }
 
 // parseProbs parses "0.8,0.7" into probabilities (range checks are
@@ -113,7 +124,7 @@ func runSimulate(cfg simulate.Config, listen string, paused bool) error {
 	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 	tr := sim.Truth()
 	slog.Info("simulating vLLM speculative decoding",
-		"listen", l.Addr().String(), "models", cfg.Models, "series", len(tr.Series),
+		"listen", l.Addr().String(), "format", cfg.Format, "metrics_path", cfg.Format.MetricsPath(), "models", cfg.Models, "series", len(tr.Series),
 		"drafts_per_second", cfg.DraftsPerSecond, "seed", cfg.Seed, "paused", paused)
 	for _, s := range tr.Series {
 		slog.Info("series", "model", s.Model, "engine", s.Engine, "k", s.K, "acceptance", s.Acceptance)

@@ -1,0 +1,34 @@
+package logparse
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"specdash/simulate"
+)
+
+// TestScrapeEngineFormats: raw scrapes in the formats of the engines with
+// vLLM's four counters (vLLM's Python and Rust front ends, llama.cpp,
+// LMDeploy) give the simulator's true counts.
+func TestScrapeEngineFormats(t *testing.T) {
+	for _, f := range []simulate.Format{simulate.FormatVLLM, simulate.FormatVLLMRust, simulate.FormatLlamaCpp, simulate.FormatLMDeploy} {
+		s, err := simulate.New(simulate.Config{Models: []string{"m"}, K: 2, Acceptance: []float64{0.7}, DraftsPerSecond: 5, Seed: 1, Start: time.Unix(1700000000, 0), Format: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Step(4 * time.Second)
+		var b bytes.Buffer
+		if err := s.WriteMetrics(&b); err != nil {
+			t.Fatal(err)
+		}
+		sc := ParseScrape(b.String())
+		c := s.Truth().Series[0].Exposed
+		if len(sc.Groups) != 1 || len(sc.Problems) != 0 || sc.Total.Drafts != float64(c.Drafts) || c.Drafts == 0 ||
+			sc.Total.DraftTokens != float64(c.DraftTokens) || sc.Total.AcceptedTokens != float64(c.AcceptedTokens) ||
+			fmt.Sprint(sc.Total.AcceptedPerPosition) != fmt.Sprint(c.AcceptedPerPosition) {
+			t.Errorf("%s: groups %d, total %+v, problems %v; want %+v", f, len(sc.Groups), sc.Total, sc.Problems, c)
+		}
+	}
+}

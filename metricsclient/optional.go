@@ -1,0 +1,408 @@
+package metricsclient
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
+)
+
+// OptionalRole names a metric a schema may have next to its spec-decode
+// counters (Schema.Optional): latency, output and load families, and an
+// engine's further speculative-decoding metrics. Each role has one
+// OptionalKind.
+type OptionalRole string
+
+const (
+	// InterTokenLatency is vLLM's histogram vllm:inter_token_latency_seconds
+	// (formerly vllm:time_per_output_token_seconds): seconds between a
+	// request's consecutive engine outputs, one observation per output
+	// (vllm/v1/metrics/stats.py), so a verification step that emits
+	// several accepted tokens is one observation.
+	InterTokenLatency OptionalRole = "inter_token_latency"
+	// TimePerOutputToken is TensorRT-LLM's histogram
+	// trtllm_time_per_output_token_seconds: one observation per finished
+	// request (its mean time per output token), not per token.
+	TimePerOutputToken OptionalRole = "time_per_output_token"
+	// IterationTokens is vLLM's histogram vllm:iteration_tokens_total:
+	// tokens per engine step (load).
+	IterationTokens OptionalRole = "iteration_tokens"
+	// GenerationTokens is the output-token counter
+	// (vllm:generation_tokens_total and the engines' equivalents): output
+	// tokens/s, and with accepted tokens the share of output that came from
+	// accepted drafts (compute.OutputShare).
+	GenerationTokens OptionalRole = "generation_tokens"
+	// RequestsRunning is the gauge of requests running (vllm:num_requests_running).
+	RequestsRunning OptionalRole = "requests_running"
+	// VerifyCalls is SGLang's counter sglang:spec_verify_calls_total:
+	// verification steps per request (drafts, in vLLM's terms), counted when
+	// a request finishes.
+	VerifyCalls OptionalRole = "verify_calls"
+	// FinishedRequests is SGLang's counter sglang:num_requests_total,
+	// counted when a request finishes (with VerifyCalls and
+	// GenerationTokens).
+	FinishedRequests OptionalRole = "finished_requests"
+	// DraftedPerPosition is TensorRT-LLM's counter
+	// trtllm_spec_decode_drafted_tokens_total{token_position}: draft tokens
+	// per 0-based position, counted per finished request.
+	DraftedPerPosition OptionalRole = "drafted_per_position"
+	// AcceptedPerPosition is TensorRT-LLM's counter
+	// trtllm_spec_decode_accepted_tokens_total{token_position}, counted per
+	// finished request.
+	AcceptedPerPosition OptionalRole = "accepted_per_position"
+	// LastAcceptanceLength is TensorRT-LLM's gauge
+	// trtllm_spec_decode_acceptance_length (the last iteration's).
+	LastAcceptanceLength OptionalRole = "last_acceptance_length"
+)
+
+// OptionalKind is how an optional metric is exposed.
+type OptionalKind int
+
+const (
+	// OptionalCounter: a counter (sample names end in _total).
+	OptionalCounter OptionalKind = iota
+	// OptionalGauge: a gauge.
+	OptionalGauge
+	// OptionalHistogram: a classic histogram; the role's names are base
+	// names (samples <name>_bucket{le}, <name>_sum, <name>_count).
+	OptionalHistogram
+)
+
+// Kind returns the role's kind.
+func (r OptionalRole) Kind() OptionalKind {
+	switch r {
+	case InterTokenLatency, TimePerOutputToken, IterationTokens:
+		return OptionalHistogram
+	case RequestsRunning, LastAcceptanceLength:
+		return OptionalGauge
+	}
+	return OptionalCounter
+}
+
+// OptionalPositionLabel is the position label of TensorRT-LLM's
+// per-position counters (DraftedPerPosition, AcceptedPerPosition).
+const OptionalPositionLabel = "token_position"
+
+// OptionalNames returns the base names of the schema's optional metrics for
+// role (newest first), nil when the schema has none.
+func (s Schema) OptionalNames(role OptionalRole) []string { return s.Optional[role] }
+
+// sampleNames returns the sample names a role's name is exposed as.
+func sampleNames(role OptionalRole, name string) []string {
+	switch role.Kind() {
+	case OptionalHistogram:
+		return []string{name + "_bucket", name + "_sum", name + "_count", name + "_created"}
+	case OptionalCounter:
+		if c := CreatedName(name); c != "" {
+			return []string{name, c}
+		}
+	}
+	return []string{name}
+}
+
+// OptionalFamily is what FetchOptional found for one role.
+type OptionalFamily struct {
+	Role OptionalRole
+	// Name is the name read: the newest of the role's names that has
+	// series in the window.
+	Name string
+	// Histograms are the series of a histogram role (bucket, sum and count
+	// counters at the grid's points, start times from _created).
+	Histograms []compute.HistogramSeries
+	// Series are the series of a counter or gauge role, values at the
+	// grid's points; Labels keep every label but __name__ (a position label
+	// included), Role holds the OptionalRole as a Role. Counters' start
+	// times are not attached: use Created.
+	Series []ExtraSeries
+	// Created maps a counter series' label string (compute.LabelString of
+	// Labels) to its start time, Unix ms, from its _created gauge.
+	Created map[string]int64
+}
+
+// OptionalFetch is FetchOptional's answer.
+type OptionalFetch struct {
+	// Families by role; a role without series is absent.
+	Families map[OptionalRole]OptionalFamily
+	// Warnings: the source's, and older names of a role found next to the
+	// newer one (not combined).
+	Warnings []string
+}
+
+// FetchOptional reads the schema's optional metrics of the given roles (all
+// of the schema's roles when none are given) matching filters over g, with
+// one query_range of their raw values at the grid's points (last_over_time
+// with the counters' Lookback, as FetchAuto reads counters). Per role the
+// newest name with series is used; an older one with series too is named
+// in a warning and not combined (vLLM observed both inter-token latency
+// histograms during the rename, so summing them would count each token
+// twice). Absent roles are no error. Combine a histogram role's series with
+// compute.HistogramSeries.Increase or compute.HistogramIncreases, then
+// Quantile / Mean. Errors: an invalid grid or filter, an *APIError, a
+// malformed le label.
+func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
+	if err := ValidateGrid(g); err != nil {
+		return nil, err
+	}
+	if len(roles) == 0 {
+		for r := range s.Optional {
+			roles = append(roles, r)
+		}
+		sort.Slice(roles, func(i, j int) bool { return roles[i] < roles[j] })
+	}
+	var names []string
+	owner := map[string]struct {
+		role OptionalRole
+		name string
+	}{}
+	for _, r := range roles {
+		for _, n := range s.Optional[r] {
+			for _, sn := range sampleNames(r, n) {
+				names = append(names, sn)
+				owner[sn] = struct {
+					role OptionalRole
+					name string
+				}{r, n}
+			}
+		}
+	}
+	out := &OptionalFetch{Families: map[OptionalRole]OptionalFamily{}}
+	if len(names) == 0 {
+		return out, nil
+	}
+	sel, err := Selector(names, filters)
+	if err != nil {
+		return nil, err
+	}
+	step := time.Duration(g.Step) * time.Millisecond
+	q := "last_over_time(" + sel + "[" + model.Duration(Lookback(step).Round(time.Millisecond)).String() + "])"
+	r := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step}
+	m, warns, err := c.queryMatrix(ctx, q, r)
+	out.Warnings = append(out.Warnings, warns...)
+	if err != nil {
+		return nil, err
+	}
+	if unnamed(m) {
+		m, warns, err = c.queryMatrix(ctx, sel, r)
+		out.Warnings = append(out.Warnings, warns...)
+		if err != nil {
+			return nil, err
+		}
+		out.Warnings = append(out.Warnings, fallbackWarning(step))
+	}
+	// Group the samples by (role, name).
+	byName := map[string]model.Matrix{}
+	for _, ss := range m {
+		sn := string(ss.Metric[model.MetricNameLabel])
+		o, ok := owner[sn]
+		if !ok {
+			continue
+		}
+		byName[o.name] = append(byName[o.name], ss)
+	}
+	for _, role := range roles {
+		chosen := ""
+		for _, n := range s.Optional[role] {
+			if hasData(byName[n], role, n) {
+				if chosen == "" {
+					chosen = n
+				} else {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("%s has series here too; showing %s only (not combined)", n, chosen))
+				}
+			}
+		}
+		if chosen == "" {
+			continue
+		}
+		fam := OptionalFamily{Role: role, Name: chosen}
+		if role.Kind() == OptionalHistogram {
+			hs, err := histogramsFromMatrix(byName[chosen], chosen)
+			if err != nil {
+				return nil, err
+			}
+			fam.Histograms = hs
+		} else {
+			fam.Series, fam.Created = plainFromMatrix(byName[chosen], role, chosen)
+		}
+		out.Families[role] = fam
+	}
+	return out, nil
+}
+
+// hasData reports whether m holds a value sample of the role's name (not
+// only _created).
+func hasData(m model.Matrix, role OptionalRole, name string) bool {
+	for _, ss := range m {
+		sn := string(ss.Metric[model.MetricNameLabel])
+		if len(ss.Values) > 0 && sn != name+"_created" && (sn != CreatedName(name) || role.Kind() == OptionalGauge) {
+			return true
+		}
+	}
+	return false
+}
+
+func points(vs []model.SamplePair) []compute.Point {
+	out := make([]compute.Point, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, compute.Point{T: int64(v.Timestamp), V: float64(v.Value)})
+	}
+	return out
+}
+
+func plainLabels(m model.Metric, drop ...string) map[string]string {
+	l := map[string]string{}
+	for k, v := range m {
+		if k == model.MetricNameLabel {
+			continue
+		}
+		skip := false
+		for _, d := range drop {
+			if string(k) == d {
+				skip = true
+			}
+		}
+		if !skip {
+			l[string(k)] = string(v)
+		}
+	}
+	return l
+}
+
+// plainFromMatrix converts a counter or gauge role's answer.
+func plainFromMatrix(m model.Matrix, role OptionalRole, name string) ([]ExtraSeries, map[string]int64) {
+	var out []ExtraSeries
+	created := map[string][]model.SamplePair{}
+	cname := CreatedName(name)
+	for _, ss := range m {
+		l := plainLabels(ss.Metric)
+		if cname != "" && string(ss.Metric[model.MetricNameLabel]) == cname {
+			created[compute.LabelString(l)] = ss.Values
+			continue
+		}
+		out = append(out, ExtraSeries{Role: Role(role), Name: name, Labels: l, Points: points(ss.Values)})
+	}
+	sort.Slice(out, func(i, j int) bool { return compute.LabelString(out[i].Labels) < compute.LabelString(out[j].Labels) })
+	cr := map[string]int64{}
+	for _, es := range out {
+		k := compute.LabelString(es.Labels)
+		if pts, ok := created[k]; ok && len(es.Points) > 0 {
+			if t := createdAt(pts, es.Points[0].T); t != 0 {
+				cr[k] = t
+			}
+		}
+	}
+	return out, cr
+}
+
+// histogramsFromMatrix converts a histogram's bucket, sum, count and
+// created series into one compute.HistogramSeries per label set.
+func histogramsFromMatrix(m model.Matrix, base string) ([]compute.HistogramSeries, error) {
+	type acc struct {
+		h       compute.HistogramSeries
+		created []model.SamplePair
+	}
+	by := map[string]*acc{}
+	var keys []string
+	get := func(l map[string]string) *acc {
+		k := compute.LabelString(l)
+		a, ok := by[k]
+		if !ok {
+			a = &acc{h: compute.HistogramSeries{Labels: l}}
+			by[k] = a
+			keys = append(keys, k)
+		}
+		return a
+	}
+	for _, ss := range m {
+		sn := string(ss.Metric[model.MetricNameLabel])
+		switch sn {
+		case base + "_bucket":
+			le := string(ss.Metric[model.BucketLabel])
+			ub, ok := compute.ParseUpperBound(le)
+			if !ok {
+				return nil, fmt.Errorf("%s: malformed le label %q", sn, le)
+			}
+			a := get(plainLabels(ss.Metric, model.BucketLabel))
+			a.h.Buckets = append(a.h.Buckets, compute.HistogramBucketSeries{UpperBound: ub, Points: points(ss.Values)})
+		case base + "_sum":
+			get(plainLabels(ss.Metric)).h.Sum = points(ss.Values)
+		case base + "_count":
+			get(plainLabels(ss.Metric)).h.Count = points(ss.Values)
+		case base + "_created":
+			get(plainLabels(ss.Metric)).created = ss.Values
+		}
+	}
+	sort.Strings(keys)
+	out := make([]compute.HistogramSeries, 0, len(keys))
+	for _, k := range keys {
+		a := by[k]
+		if len(a.h.Buckets) == 0 && a.h.Count == nil {
+			continue // only _created
+		}
+		sort.Slice(a.h.Buckets, func(i, j int) bool { return a.h.Buckets[i].UpperBound < a.h.Buckets[j].UpperBound })
+		first := int64(0)
+		for _, b := range a.h.Buckets {
+			if len(b.Points) > 0 && (first == 0 || b.Points[0].T < first) {
+				first = b.Points[0].T
+			}
+		}
+		if first != 0 && a.created != nil {
+			a.h.Created = createdAt(a.created, first)
+		}
+		out = append(out, a.h)
+	}
+	return out, nil
+}
+
+// created returns the start time of a counter series (Created), 0 when
+// unknown.
+func (f OptionalFamily) created(es ExtraSeries) int64 {
+	return f.Created[compute.LabelString(es.Labels)]
+}
+
+// Increase is the increase of a counter role over (from, to] (Unix ms),
+// summed over its series (compute.IncreaseSince with each series' start
+// time): e.g. output tokens, SGLang's verify calls.
+func (f OptionalFamily) Increase(from, to int64) float64 {
+	var sum float64
+	for _, es := range f.Series {
+		sum += compute.IncreaseSince(es.Points, f.created(es), from, to)
+	}
+	return sum
+}
+
+// BucketIncreases is Increase per bucket of g (g.Buckets() elements).
+func (f OptionalFamily) BucketIncreases(g compute.Grid) []float64 {
+	out := make([]float64, g.Buckets())
+	for _, es := range f.Series {
+		for j, v := range compute.BucketIncreasesSince(es.Points, f.created(es), g) {
+			out[j] += v
+		}
+	}
+	return out
+}
+
+// PositionIncreases is Increase per 0-based position (label
+// OptionalPositionLabel, TensorRT-LLM's token_position): element i sums the
+// series of position i; positions without series are 0. Errors: a series
+// without the label or with a label that is not a position 0..1023.
+func (f OptionalFamily) PositionIncreases(from, to int64) ([]float64, error) {
+	var out []float64
+	for _, es := range f.Series {
+		l, ok := es.Labels[OptionalPositionLabel]
+		p, err := strconv.Atoi(l)
+		if !ok || err != nil || p < 0 || p > 1023 {
+			return nil, fmt.Errorf("%s: series %s has no valid %s label (%q)", f.Name, compute.LabelString(es.Labels), OptionalPositionLabel, l)
+		}
+		for len(out) <= p {
+			out = append(out, 0)
+		}
+		out[p] += compute.IncreaseSince(es.Points, f.created(es), from, to)
+	}
+	return out, nil
+}
