@@ -1,0 +1,941 @@
+package metricsclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
+)
+
+// The shaped read (FetchShaped): the source sums the steady series per
+// group, specdash reads only the few irregular series itself. See
+// docs/ARCHITECTURE.md, "Query plan".
+
+const (
+	// KLabel is the label the shaped sums carry their series' k in (the
+	// number of per-position series of the summed engines, PromQL
+	// count_values), so that compute.Aggregate keeps the per-position
+	// denominators of mixed k (Counts.DraftsAtPosition) exact. It appears
+	// in the Labels of FetchShaped's summed series only.
+	KLabel = "specdash_k"
+	// partLabel marks which family and aggregation a series of the shaped
+	// query answers ("s2": sum of family 2, "c2": its count of series).
+	partLabel = "specdash_part"
+)
+
+// Shaped is what FetchShaped read: series to give compute.Aggregate (sums
+// of the steady series per group, and one exact series per irregular
+// series), the warnings to show, and what it cost.
+type Shaped struct {
+	// Series are for compute.Aggregate(Series, groupBy, grid) (or
+	// Shaped.Groups, which also sets each group's engine count). Steady
+	// series are summed per group (Labels: the group-by labels and
+	// KLabel); irregular ones keep their own labels.
+	Series []compute.Series
+	// Warnings: the source's, specdash's (as FetchSeries'), and, when Raw,
+	// why the shaped read was not possible.
+	Warnings []string
+	// Raw is set when every series was read by the raw path (FetchSeries):
+	// the source lacks a feature the shaped queries need, or its answer
+	// was inconsistent.
+	Raw bool
+	// Irregular is the number of label sets (engines) read series by
+	// series: they reset, started, stopped or had a gap inside the window.
+	Irregular int
+	// Queries is the number of HTTP API queries made.
+	Queries int
+
+	groupBy []string
+	// engines is the number of label sets (engines) per group key.
+	engines map[string]int
+}
+
+// Groups returns compute.Aggregate(s.Series, groupBy, g) with each group's
+// Series set to its number of source label sets (engines), as the raw
+// path's groups have: the summed series stand for many.
+func (s *Shaped) Groups(g compute.Grid) []compute.Group {
+	groups := compute.Aggregate(s.Series, s.groupBy, g)
+	if s.engines == nil {
+		return groups
+	}
+	for i := range groups {
+		vals := make([]string, len(s.groupBy))
+		for j, l := range s.groupBy {
+			vals[j] = groups[i].Labels[l]
+		}
+		groups[i].Series = s.engines[groupKey(vals)]
+	}
+	return groups
+}
+
+// KMix returns the k of the selection as compute.DistinctK finds them. The
+// label that decides k is only looked for among the group-by labels (the
+// summed series carry no others).
+func (s *Shaped) KMix() compute.KMix {
+	m := compute.DistinctK(s.Series)
+	if m.Label == KLabel {
+		m.Label, m.ByLabel = "", nil
+	}
+	return m
+}
+
+func groupKey(vals []string) string {
+	var b strings.Builder
+	for _, v := range vals {
+		b.WriteString(strconv.Itoa(len(v)))
+		b.WriteByte(':')
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// FetchShaped reads the client schema's counters over g, restricted by
+// filters, for grouping by groupBy, with queries whose answers grow with
+// groups x positions x buckets rather than with the number of series:
+//
+//   - one instant query at g.End finds the irregular label sets (engines):
+//     a counter that reset (resets), a _created gauge that changed
+//     (changes: a restart whose first value is above the old one), a
+//     series absent at g.Start or at g.End (started or stopped inside the
+//     window);
+//   - one range query over g sums and counts, per group, family, position
+//     and k, the last value in each step's lookback window (Lookback), as
+//     FetchSeries reads each series;
+//   - the irregular label sets are then read alone: their values at the
+//     grid points (to take them out of the sums) and their raw samples,
+//     from which their exact increases per bucket are computed (a restart
+//     between two step points, or one that _created alone reveals, loses
+//     nothing).
+//
+// compute.Aggregate(result.Series, groupBy, g) (or result.Groups(g)) gives
+// the raw path's groups: the same counts per bucket and in total, the same
+// k and per-position denominators, the same first bucket per group.
+// Counts differ from FetchSeries' only where the raw path loses counts:
+// a restart between two step points or one seen only in _created (the
+// shaped read counts what the samples say), and a series without a
+// _created gauge first seen inside the window (the shaped read counts its
+// increases from its first sample, the raw path from its first step point).
+//
+// When the source cannot answer the shaped queries (it rejects a function
+// or modifier, or answers inconsistently: a steady series with a gap
+// longer than the lookback), FetchShaped reads the raw path (FetchSeries)
+// and says so in a warning, with Raw set. groupBy labels must be valid
+// (ValidateLabelName) and not KLabel. Errors: those of FetchSeries.
+func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filter, groupBy []string) (*Shaped, error) {
+	if err := ValidateGrid(g); err != nil {
+		return nil, err
+	}
+	if len(c.schema.Metrics) == 0 {
+		return nil, fmt.Errorf("schema %s has no counters (its metrics are gauges averaged over time): use FetchAuto", c.schema.Name)
+	}
+	for _, l := range groupBy {
+		if err := ValidateLabelName(l); err != nil {
+			return nil, err
+		}
+		if l == KLabel || l == partLabel {
+			return nil, fmt.Errorf("label %q cannot be used for grouping: specdash uses it in its own queries", l)
+		}
+	}
+	if _, err := c.schema.CounterSelector(filters); err != nil {
+		return nil, err
+	}
+	r := &shapedRead{c: c, s: c.schema, g: g, filters: filters, groupBy: groupBy}
+	out, reason, err := r.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		return out, nil
+	}
+	series, warns, err := c.FetchSeries(ctx, g, filters)
+	if err != nil {
+		return nil, err
+	}
+	return &Shaped{
+		Series:   series,
+		Warnings: append(warns, "every series was read one by one (the slow raw path): "+reason),
+		Raw:      true,
+		Queries:  r.queries + 1,
+		groupBy:  groupBy,
+	}, nil
+}
+
+// FetchTotals reads the window totals of the client schema's counters
+// between start and end (Unix ms; end > start) per group of groupBy: a
+// shaped read (FetchShaped) of the one-bucket grid (start, end], so that
+// a breakdown over hundreds of engines reads one value per series and
+// counter at each end of the window (plus the irregular series), not
+// per-bucket series. Each group's Total (and its one bucket) is the
+// window's increase; FirstBucket semantics are those of that grid.
+func (c *Client) FetchTotals(ctx context.Context, start, end int64, filters []Filter, groupBy []string) ([]compute.Group, *Shaped, error) {
+	g := compute.Grid{Start: start, End: end, Step: end - start}
+	sh, err := c.FetchShaped(ctx, g, filters, groupBy)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sh.Groups(g), sh, nil
+}
+
+// shapedRead is one FetchShaped.
+type shapedRead struct {
+	c       *Client
+	s       Schema
+	g       compute.Grid
+	filters []Filter
+	groupBy []string
+
+	mu      sync.Mutex
+	queries int
+}
+
+func (r *shapedRead) count() {
+	r.mu.Lock()
+	r.queries++
+	r.mu.Unlock()
+}
+
+// dur prints a duration for PromQL (milliseconds kept).
+func dur(d time.Duration) string { return model.Duration(d.Round(time.Millisecond)).String() }
+
+// ppName is the per-position family's metric name, "" when the schema has
+// none.
+func (r *shapedRead) ppName() string { return r.s.Metrics[compute.AcceptedPerPosition] }
+
+// familyExpr is the instant-vector expression whose sum (or count) by
+// group, position and KLabel the shaped query takes for the counter named
+// name: the last value in each step's lookback window, with KLabel set to
+// the number of per-position series of the same label set (its k) when
+// the schema has per-position series. Series without per-position series
+// keep no KLabel.
+func (r *shapedRead) familyExpr(name string, w string) (string, error) {
+	sel, err := Selector([]string{name}, r.filters)
+	if err != nil {
+		return "", err
+	}
+	x := "last_over_time(" + sel + "[" + w + "])"
+	pp := r.ppName()
+	if pp == "" {
+		return x, nil
+	}
+	ppSel, err := Selector([]string{pp}, r.filters)
+	if err != nil {
+		return "", err
+	}
+	pos := r.s.PositionLabel
+	k := fmt.Sprintf(`count_values without() (%q, count without(%s) (last_over_time(%s[%s])))`, KLabel, pos, ppSel, w)
+	return fmt.Sprintf(`(%s * ignoring(%s, %s) group_left(%s) %s) or ignoring(%s) %s`, x, pos, KLabel, KLabel, k, KLabel, x), nil
+}
+
+// byClause is the grouping of the shaped query.
+func (r *shapedRead) byClause() string {
+	by := append([]string(nil), r.groupBy...)
+	if r.ppName() != "" {
+		by = append(by, r.s.PositionLabel, KLabel)
+	}
+	return "by (" + strings.Join(by, ", ") + ")"
+}
+
+// shapedQuery is the range query of sums and counts of every family.
+func (r *shapedRead) shapedQuery() (string, error) {
+	w := dur(Lookback(time.Duration(r.g.Step) * time.Millisecond))
+	var terms []string
+	for i, f := range families {
+		name := r.s.Metrics[f]
+		if name == "" {
+			continue
+		}
+		e, err := r.familyExpr(name, w)
+		if err != nil {
+			return "", err
+		}
+		for _, agg := range []string{"sum", "count"} {
+			terms = append(terms, fmt.Sprintf(`label_replace(%s %s (%s), %q, "%s%d", "", "")`, agg, r.byClause(), e, partLabel, agg[:1], i))
+		}
+	}
+	return strings.Join(terms, " or "), nil
+}
+
+// detectQuery is the instant query (at g.End) that lists the irregular
+// label sets (without metric name and position).
+func (r *shapedRead) detectQuery() (string, error) {
+	g := r.g
+	w := Lookback(time.Duration(g.Step) * time.Millisecond)
+	span := time.Duration(g.End-g.Start) * time.Millisecond
+	d, ws, off := dur(span+w), dur(w), dur(span)
+	var terms []string
+	for _, name := range r.s.Names() {
+		sel, err := Selector([]string{name}, r.filters)
+		if err != nil {
+			return "", err
+		}
+		lo := "last_over_time(" + sel + "[" + d + "])"
+		terms = append(terms,
+			"(resets("+sel+"["+d+"]) > 0)",
+			"("+lo+" unless last_over_time("+sel+"["+ws+"] offset "+off+"))",
+			"("+lo+" unless last_over_time("+sel+"["+ws+"]))")
+		if cn := CreatedName(name); cn != "" {
+			csel, err := Selector([]string{cn}, r.filters)
+			if err != nil {
+				return "", err
+			}
+			terms = append(terms, "(changes("+csel+"["+d+"]) > 0)")
+		}
+	}
+	return "count without(" + r.s.PositionLabel + ") (" + strings.Join(terms, " or ") + ")", nil
+}
+
+// unsupported reports whether err says the source cannot evaluate a
+// query (it rejected or failed it), as opposed to being unreachable,
+// canceled or timing out.
+func unsupported(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.Kind {
+	case BadData, Execution, BadResponse, ServerError, ClientError:
+		return true
+	}
+	return false
+}
+
+// key of one shaped series: family, position, k value, group values.
+type shapedKey struct {
+	fam   compute.Family
+	pos   int
+	k     string
+	group string
+}
+
+type shapedVals struct {
+	groupVals []string
+	sum, cnt  []float64
+	have      []bool // sum present at point i
+}
+
+// read runs the shaped read. A non-empty reason means: use the raw path.
+func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
+	g := r.g
+	n := g.Buckets() + 1
+	sq, err := r.shapedQuery()
+	if err != nil {
+		return nil, "", err
+	}
+	dq, err := r.detectQuery()
+	if err != nil {
+		return nil, "", err
+	}
+	var (
+		wg           sync.WaitGroup
+		sm           model.Matrix
+		sWarn, dWarn []string
+		sErr, dErr   error
+		dv           model.Vector
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		r.count()
+		step := time.Duration(g.Step) * time.Millisecond
+		sm, sWarn, sErr = r.c.queryMatrix(ctx, sq, v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step})
+	}()
+	go func() {
+		defer wg.Done()
+		r.count()
+		dv, dWarn, dErr = r.c.queryVector(ctx, dq, time.UnixMilli(g.End))
+	}()
+	wg.Wait()
+	for _, e := range []error{sErr, dErr} {
+		if e != nil {
+			if unsupported(e) {
+				return nil, "the source could not answer the shaped queries: " + e.Error(), nil
+			}
+			return nil, "", e
+		}
+	}
+	out := &Shaped{groupBy: r.groupBy, engines: map[string]int{}}
+	out.Warnings = append(append(out.Warnings, sWarn...), dWarn...)
+
+	// Sums and counts per key.
+	pos := model.LabelName(r.s.PositionLabel)
+	vals := map[shapedKey]*shapedVals{}
+	var order []shapedKey
+	for _, ss := range sm {
+		part := string(ss.Metric[partLabel])
+		if len(part) < 2 {
+			return nil, "the source answered the shaped query without its " + partLabel + " label", nil
+		}
+		fi, err := strconv.Atoi(part[1:])
+		if err != nil || fi < 0 || fi >= len(families) {
+			return nil, "the source answered the shaped query with an unknown part " + strconv.Quote(part), nil
+		}
+		k := shapedKey{fam: families[fi], pos: -1, k: string(ss.Metric[KLabel])}
+		if k.fam == compute.AcceptedPerPosition {
+			p, err := strconv.Atoi(string(ss.Metric[pos]))
+			if err != nil || p < 0 || p > MaxPosition {
+				return nil, "", fmt.Errorf("shaped sum %s has an invalid %s label: want an integer 0..%d", ss.Metric, pos, MaxPosition)
+			}
+			k.pos = p
+		}
+		gv := make([]string, len(r.groupBy))
+		for i, l := range r.groupBy {
+			gv[i] = string(ss.Metric[model.LabelName(l)])
+		}
+		k.group = groupKey(gv)
+		v := vals[k]
+		if v == nil {
+			v = &shapedVals{groupVals: gv, sum: make([]float64, n), cnt: make([]float64, n), have: make([]bool, n)}
+			vals[k] = v
+			order = append(order, k)
+		}
+		for _, sp := range ss.Values {
+			t := int64(sp.Timestamp)
+			if (t-g.Start)%g.Step != 0 || t < g.Start || t > g.End {
+				return nil, "the source answered the shaped query off the grid", nil
+			}
+			i := (t - g.Start) / g.Step
+			if part[0] == 's' {
+				v.sum[i], v.have[i] = float64(sp.Value), true
+			} else {
+				v.cnt[i] = float64(sp.Value)
+			}
+		}
+	}
+
+	// Irregular label sets.
+	irr := map[string]map[string]string{}
+	for _, s := range dv {
+		l := map[string]string{}
+		for k, v := range s.Metric {
+			if k != model.MetricNameLabel && k != pos {
+				l[string(k)] = string(v)
+			}
+		}
+		irr[labelString(l)] = l
+	}
+	out.Irregular = len(irr)
+	var irrSeries []compute.Series
+	var samples model.Matrix
+	if len(irr) > 0 {
+		irrSeries, samples, err = r.readIrregular(ctx, irr, &out.Warnings)
+		if err != nil {
+			if unsupported(err) {
+				return nil, "the source could not answer the irregular series' queries: " + err.Error(), nil
+			}
+			return nil, "", err
+		}
+	}
+
+	// Take the irregular series out of the sums, as the source summed them.
+	kAt := map[string][]int{} // label set -> per-position series present at point i
+	if r.ppName() != "" {
+		for _, s := range irrSeries {
+			if s.Family != compute.AcceptedPerPosition {
+				continue
+			}
+			id := labelString(s.Labels)
+			ks := kAt[id]
+			if ks == nil {
+				ks = make([]int, n)
+				kAt[id] = ks
+			}
+			for _, p := range s.Points {
+				ks[(p.T-g.Start)/g.Step]++
+			}
+		}
+	}
+	irrGroups := map[string]map[string]bool{}
+	for _, s := range irrSeries {
+		id := labelString(s.Labels)
+		gv := make([]string, len(r.groupBy))
+		for i, l := range r.groupBy {
+			gv[i] = s.Labels[l]
+		}
+		gk := groupKey(gv)
+		if irrGroups[gk] == nil {
+			irrGroups[gk] = map[string]bool{}
+		}
+		irrGroups[gk][id] = true
+		for _, p := range s.Points {
+			i := (p.T - g.Start) / g.Step
+			k := shapedKey{fam: s.Family, pos: s.Position, group: gk}
+			if s.Family != compute.AcceptedPerPosition {
+				k.pos = -1
+			}
+			if r.ppName() != "" {
+				if ks := kAt[id]; ks != nil && ks[i] > 0 {
+					k.k = strconv.Itoa(ks[i])
+				}
+			}
+			v := vals[k]
+			if v == nil || !v.have[i] {
+				return nil, fmt.Sprintf("the shaped sums lack series %s at %s although it has a value there", compute.LabelString(s.Labels), time.UnixMilli(p.T).UTC().Format(time.RFC3339)), nil
+			}
+			v.sum[i] -= p.V
+			v.cnt[i]--
+		}
+	}
+
+	// The steady sums: the same series at every grid point, never falling.
+	seen := map[compute.Family]bool{}
+	steadyEngines := map[string]float64{}
+	for _, k := range order {
+		v := vals[k]
+		c0 := v.cnt[0]
+		for i := range n {
+			if v.cnt[i] != c0 {
+				return nil, fmt.Sprintf("a series that is neither new, gone nor reset has a gap longer than the lookback in group %s (%g series at the window's start, %g at %s)",
+					groupName(r.groupBy, v.groupVals), c0, v.cnt[i], time.UnixMilli(g.Start+int64(i)*g.Step).UTC().Format(time.RFC3339)), nil
+			}
+			if c0 > 0 && (!v.have[i] || (i > 0 && v.sum[i] < v.sum[i-1])) {
+				return nil, fmt.Sprintf("the summed steady series of group %s fall at %s", groupName(r.groupBy, v.groupVals), time.UnixMilli(g.Start+int64(i)*g.Step).UTC().Format(time.RFC3339)), nil
+			}
+		}
+		if c0 == 0 {
+			continue
+		}
+		if k.fam != compute.AcceptedPerPosition {
+			steadyEngines[k.group+"\x00"+strconv.Itoa(int(k.fam))] += c0
+		}
+		labels := make(map[string]string, len(r.groupBy)+1)
+		for i, l := range r.groupBy {
+			labels[l] = v.groupVals[i]
+		}
+		if k.k != "" {
+			labels[KLabel] = k.k
+		}
+		s := compute.Series{Family: k.fam, Position: k.pos, Labels: labels, Points: make([]compute.Point, n)}
+		for i := range n {
+			s.Points[i] = compute.Point{T: g.Start + int64(i)*g.Step, V: v.sum[i]}
+		}
+		seen[k.fam] = true
+		out.Series = append(out.Series, s)
+	}
+	// Engines per group: the steady ones (the family most of them have)
+	// and the irregular ones.
+	for key, c := range steadyEngines {
+		gk, _, _ := strings.Cut(key, "\x00")
+		out.engines[gk] = max(out.engines[gk], int(c))
+	}
+	for gk, ids := range irrGroups {
+		out.engines[gk] += len(ids)
+	}
+
+	// The irregular series, exact from their samples.
+	exact := exactSeries(irrSeries, samples, r.s, g)
+	for _, s := range exact {
+		seen[s.Family] = true
+	}
+	out.Series = append(out.Series, exact...)
+	out.Warnings = append(out.Warnings, missingFamilies(r.s, seen, len(out.Series) > 0)...)
+	out.Warnings = append(out.Warnings, startWarnings(irrSeries, g)...)
+	sortSeries(out.Series)
+	r.mu.Lock()
+	out.Queries = r.queries
+	r.mu.Unlock()
+	return out, "", nil
+}
+
+// groupName prints a group for a message.
+func groupName(groupBy, vals []string) string {
+	l := map[string]string{}
+	for i, n := range groupBy {
+		l[n] = vals[i]
+	}
+	return compute.LabelString(l)
+}
+
+// missingFamilies are SeriesFromMatrix's warnings of schema families
+// without series while others have some.
+func missingFamilies(schema Schema, seen map[compute.Family]bool, any bool) []string {
+	var out []string
+	if !any {
+		return nil
+	}
+	for _, f := range families {
+		if n, ok := schema.Metrics[f]; ok && !seen[f] {
+			msg := fmt.Sprintf("metric %s has no series here while the other speculative-decoding counters do; the numbers that need it are undefined", n)
+			if schema.ID == LlamaCpp.ID && f == compute.AcceptedPerPosition {
+				msg += " (llama.cpp exports it only after the first speculative request completes)"
+			}
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// sortSeries sorts by family, labels and position, as SeriesFromMatrix.
+func sortSeries(out []compute.Series) {
+	keys := make([]string, len(out))
+	idx := make([]int, len(out))
+	for i, s := range out {
+		keys[i], idx[i] = labelString(s.Labels), i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := out[idx[a]], out[idx[b]]
+		if x.Family != y.Family {
+			return x.Family < y.Family
+		}
+		if keys[idx[a]] != keys[idx[b]] {
+			return keys[idx[a]] < keys[idx[b]]
+		}
+		return x.Position < y.Position
+	})
+	cp := make([]compute.Series, len(out))
+	for i, j := range idx {
+		cp[i] = out[j]
+	}
+	copy(out, cp)
+}
+
+// queryVector runs an instant query that must return a vector.
+func (c *Client) queryVector(ctx context.Context, q string, at time.Time) (model.Vector, []string, error) {
+	val, warns, _, err := c.api.Query(ctx, q, at)
+	warnings := append([]string(nil), warns...)
+	if err != nil {
+		return nil, warnings, wrapErr("query", c.address, err)
+	}
+	vec, ok := val.(model.Vector)
+	if !ok {
+		return nil, warnings, &APIError{Op: "query", Address: c.address, Kind: BadResponse,
+			Msg: fmt.Sprintf("expected a vector, got %v", typeName(val))}
+	}
+	return vec, warnings, nil
+}
+
+// queryRawSamples runs an instant query that must return a matrix (a
+// range selector: raw samples).
+func (c *Client) queryRawSamples(ctx context.Context, q string, at time.Time) (model.Matrix, []string, error) {
+	val, warns, _, err := c.api.Query(ctx, q, at)
+	warnings := append([]string(nil), warns...)
+	if err != nil {
+		return nil, warnings, wrapErr("query", c.address, err)
+	}
+	m, ok := val.(model.Matrix)
+	if !ok {
+		return nil, warnings, &APIError{Op: "query", Address: c.address, Kind: BadResponse,
+			Msg: fmt.Sprintf("expected a matrix, got %v", typeName(val))}
+	}
+	return m, warnings, nil
+}
+
+// irregularBatches splits the label sets of irr into batches whose
+// selection is exact: in each batch the sets share every label but one,
+// L, the label that leaves the fewest batches (for example the engine of
+// each restarted instance), so the batch's filters are r's filters, one
+// value for each other label ("" for a set without it) and L's values.
+// Series of other label sets may still match (a label set with more
+// labels); callers keep only irr's label sets.
+func (r *shapedRead) irregularBatches(irr map[string]map[string]string) [][]Filter {
+	names := map[string]bool{}
+	for _, l := range irr {
+		for n := range l {
+			names[n] = true
+		}
+	}
+	all := sortedKeys(names)
+	ids := make([]string, 0, len(irr))
+	for id := range irr {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	// rest is the key of a label set without label skip.
+	rest := func(l map[string]string, skip string) string {
+		var b strings.Builder
+		for _, n := range all {
+			if n != skip {
+				b.WriteString(strconv.Quote(l[n]))
+				b.WriteByte(',')
+			}
+		}
+		return b.String()
+	}
+	best, bestN := "", len(irr)+1
+	for _, n := range all {
+		keys := map[string]bool{}
+		for _, l := range irr {
+			keys[rest(l, n)] = true
+		}
+		if len(keys) < bestN {
+			best, bestN = n, len(keys)
+		}
+	}
+	var out [][]Filter
+	index := map[string]int{}
+	for _, id := range ids {
+		l := irr[id]
+		k := rest(l, best)
+		i, ok := index[k]
+		if !ok {
+			f := append([]Filter(nil), r.filters...)
+			for _, n := range all {
+				if n != best {
+					f = append(f, Filter{Name: n, Values: []string{l[n]}})
+				}
+			}
+			f = append(f, Filter{Name: best})
+			i = len(out)
+			index[k] = i
+			out = append(out, f)
+		}
+		last := &out[i][len(out[i])-1]
+		last.Values = append(last.Values, l[best])
+	}
+	return out
+}
+
+// maxConcurrent bounds the concurrent queries of the irregular series.
+const maxConcurrent = 4
+
+// readIrregular reads the irregular label sets' values at the grid points
+// (as the shaped sums saw them: last_over_time per metric, each name in
+// partLabel since `or` ignores __name__ and some sources drop it) and their raw samples
+// over the window and its lookback, concurrently. Series of other label
+// sets (the selection is a superset) are dropped.
+func (r *shapedRead) readIrregular(ctx context.Context, irr map[string]map[string]string, warnings *[]string) ([]compute.Series, model.Matrix, error) {
+	g := r.g
+	w := Lookback(time.Duration(g.Step) * time.Millisecond)
+	names := append(r.s.Names(), r.s.CreatedNames()...)
+	span := time.Duration(g.End-g.Start) * time.Millisecond
+	batches := r.irregularBatches(irr)
+	type answer struct {
+		vm, sm model.Matrix
+		warns  []string
+		err    error
+	}
+	answers := make([]answer, len(batches))
+	sem := make(chan struct{}, maxConcurrent)
+	var wg sync.WaitGroup
+	for i, f := range batches {
+		var terms []string
+		for _, name := range names {
+			sel, err := Selector([]string{name}, f)
+			if err != nil {
+				return nil, nil, err
+			}
+			terms = append(terms, fmt.Sprintf(`label_replace(last_over_time(%s[%s]), %q, %q, "", "")`, sel, dur(w), partLabel, name))
+		}
+		all, err := Selector(names, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r.count()
+			m, ws, err := r.c.queryMatrix(ctx, strings.Join(terms, " or "),
+				v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: time.Duration(g.Step) * time.Millisecond})
+			r.mu.Lock()
+			answers[i].vm, answers[i].warns = m, append(answers[i].warns, ws...)
+			if err != nil && answers[i].err == nil {
+				answers[i].err = err
+			}
+			r.mu.Unlock()
+		}()
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r.count()
+			m, ws, err := r.c.queryRawSamples(ctx, all+"["+dur(span+w)+"]", time.UnixMilli(g.End))
+			r.mu.Lock()
+			answers[i].sm, answers[i].warns = m, append(answers[i].warns, ws...)
+			if err != nil && answers[i].err == nil {
+				answers[i].err = err
+			}
+			r.mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	var vm, sm model.Matrix
+	for _, a := range answers {
+		*warnings = append(*warnings, a.warns...)
+		if a.err != nil {
+			return nil, nil, a.err
+		}
+		vm = append(vm, a.vm...)
+		sm = append(sm, a.sm...)
+	}
+	keep := func(m model.Metric) bool {
+		l := map[string]string{}
+		for k, v := range m {
+			if k != model.MetricNameLabel && string(k) != r.s.PositionLabel {
+				l[string(k)] = string(v)
+			}
+		}
+		_, ok := irr[labelString(l)]
+		return ok
+	}
+	var vk, sk model.Matrix
+	for _, ss := range vm {
+		// The metric name is in partLabel (or ignores __name__, and some
+		// sources drop it from last_over_time).
+		m := model.Metric{}
+		for k, v := range ss.Metric {
+			if k != partLabel {
+				m[k] = v
+			}
+		}
+		m[model.MetricNameLabel] = ss.Metric[partLabel]
+		if keep(m) {
+			vk = append(vk, &model.SampleStream{Metric: m, Values: ss.Values})
+		}
+	}
+	for _, ss := range sm {
+		if keep(ss.Metric) {
+			sk = append(sk, ss)
+		}
+	}
+	series, _, err := SeriesFromMatrix(vk, r.s)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range series {
+		for _, p := range s.Points {
+			if (p.T-g.Start)%g.Step != 0 {
+				return nil, nil, &APIError{Op: "query_range", Address: r.c.address, Kind: BadResponse, Msg: "points off the grid"}
+			}
+		}
+	}
+	return series, sk, nil
+}
+
+// exactSeries turns each irregular series (its values at the grid points,
+// as the raw path reads them, with Created) into a step-aligned cumulative
+// series whose bucket increases are the exact increases of its raw
+// samples: a decrease, or a changed _created value, is a restart (the new
+// value is the increase). The base is the last sample at or before
+// g.Start when the series has a grid value there; otherwise 0 when its
+// _created says it started inside the window (its first sample counts in
+// full, as in compute.IncreaseSince), else its first sample (not
+// counted). The result starts at the series' first grid point (so
+// first-bucket logic sees what the raw path sees) and has Created set to
+// g.Start+1 when that is after g.Start (so that compute counts its first
+// value in full: the increases up to there).
+func exactSeries(steps []compute.Series, samples model.Matrix, s Schema, g compute.Grid) []compute.Series {
+	type raw struct {
+		pts     []model.SamplePair
+		created map[int64]float64
+	}
+	byKey := map[string]*raw{}
+	key := func(m model.Metric, name string) string {
+		cp := model.LabelSet{}
+		for k, v := range m {
+			cp[k] = v
+		}
+		cp[model.MetricNameLabel] = model.LabelValue(name)
+		return cp.String()
+	}
+	createdOf := map[string]string{} // created name -> counter name
+	for _, n := range s.Names() {
+		if cn := CreatedName(n); cn != "" {
+			createdOf[cn] = n
+		}
+	}
+	get := func(k string) *raw {
+		r := byKey[k]
+		if r == nil {
+			r = &raw{}
+			byKey[k] = r
+		}
+		return r
+	}
+	for _, ss := range samples {
+		name := string(ss.Metric[model.MetricNameLabel])
+		if cn, ok := createdOf[name]; ok {
+			r := get(key(ss.Metric, cn))
+			r.created = map[int64]float64{}
+			for _, p := range ss.Values {
+				r.created[int64(p.Timestamp)] = float64(p.Value)
+			}
+			continue
+		}
+		get(key(ss.Metric, name)).pts = ss.Values
+	}
+	n := g.Buckets()
+	var out []compute.Series
+	for _, st := range steps {
+		if len(st.Points) == 0 {
+			continue
+		}
+		m := model.Metric{}
+		for k, v := range st.Labels {
+			m[model.LabelName(k)] = model.LabelValue(v)
+		}
+		if st.Family == compute.AcceptedPerPosition {
+			m[model.LabelName(s.PositionLabel)] = model.LabelValue(strconv.Itoa(st.Position))
+		}
+		rw := byKey[key(m, s.Metrics[st.Family])]
+		if rw == nil {
+			rw = &raw{}
+		}
+		first := (st.Points[0].T - g.Start) / g.Step
+		last := (st.Points[len(st.Points)-1].T - g.Start) / g.Step
+		inc := make([]float64, n)
+		var prev, prevC float64
+		havePrev, haveC := false, false
+		if first == 0 {
+			// Base: the last sample at or before g.Start (the raw path's
+			// value at g.Start).
+			prev, havePrev = st.Points[0].V, true
+			for _, p := range rw.pts {
+				if int64(p.Timestamp) > g.Start {
+					break
+				}
+				if v := float64(p.Value); v >= 0 && !math.IsInf(v, 1) {
+					prev = v
+					prevC, haveC = rw.created[int64(p.Timestamp)]
+				}
+			}
+		} else if st.Created > g.Start {
+			havePrev = true // from 0
+		}
+		for _, p := range rw.pts {
+			t, v := int64(p.Timestamp), float64(p.Value)
+			if t <= g.Start || t > g.End || !(v >= 0 && !math.IsInf(v, 1)) {
+				continue
+			}
+			c, hc := rw.created[t]
+			if havePrev {
+				d := v - prev
+				if v < prev || (hc && haveC && c != prevC) {
+					d = v
+				}
+				inc[(t-g.Start-1)/g.Step] += d
+			}
+			prev, havePrev = v, true
+			prevC, haveC = c, hc
+		}
+		cs := compute.Series{Family: st.Family, Position: st.Position, Labels: st.Labels}
+		if first > 0 {
+			cs.Created = g.Start + 1
+		}
+		sum := 0.0
+		for j := range n {
+			if int64(j+1) > last {
+				break
+			}
+			sum += inc[j]
+			if int64(j+1) >= first {
+				cs.Points = append(cs.Points, compute.Point{T: g.BucketEnd(j), V: sum})
+			}
+		}
+		if first == 0 {
+			cs.Points = append([]compute.Point{{T: g.Start, V: 0}}, cs.Points...)
+		}
+		out = append(out, cs)
+	}
+	return out
+}
