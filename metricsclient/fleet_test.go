@@ -53,9 +53,10 @@ const (
 	scJoin           = 8*4 + 3 // starts inside the window
 	scLeave          = 8*5 + 4 // stops inside the window
 	scNoCreated      = 8*6 + 5 // exports no _created
+	scOutageRestart  = 8*8 + 6 // not scraped for longer than the lookback, restarted meanwhile with a higher value
 )
 
-// fleet returns n engines (n a multiple of fleetPerInst, at least 56 so
+// fleet returns n engines (n a multiple of fleetPerInst, at least 72 so
 // that every scenario is present) over samples from gs-300 to ge (Unix
 // seconds; gs, ge the grid's start and end).
 func fleet(n int, gs int64) []fleetEngine {
@@ -91,6 +92,9 @@ func fleet(n int, gs int64) []fleetEngine {
 			e.procs[0].to = gs + 405
 		case scNoCreated:
 			e.noCreated = true
+		case scOutageRestart:
+			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 150, offset: 10},
+				{created: float64(gs + 500), from: gs + 510, to: ge, offset: 700000}}
 		}
 		out[i] = e
 	}

@@ -19,8 +19,9 @@ import (
 )
 
 // countingTransport counts the response bytes of each request, by kind of
-// query: "shaped" (the sums), "detect", "irregular" (values and samples
-// of the irregular series) and "raw" (everything else).
+// query: "shaped" (the sums), "detect", "irregular" (values, flagged
+// buckets and samples of the irregular series) and "raw" (everything
+// else).
 type countingTransport struct {
 	mu    sync.Mutex
 	bytes map[string]int64
@@ -43,8 +44,10 @@ func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	switch {
 	case strings.HasPrefix(q, "label_replace(sum"):
 		kind = "shaped"
-	case strings.HasPrefix(q, "count without"):
+	case strings.HasPrefix(q, "count without") && strings.Contains(q, " unless "):
 		kind = "detect"
+	case strings.HasPrefix(q, "count without"):
+		kind = "irregular" // the buckets to read sample by sample
 	case strings.HasPrefix(q, "label_replace(last_over_time") || (strings.HasPrefix(q, "{") && strings.HasSuffix(q, "]")):
 		kind = "irregular"
 	}
@@ -148,12 +151,13 @@ func firstBuckets(series []compute.Series, groupBy []string, g compute.Grid) map
 // TestShapedFleetPrometheus reads a fleet of 1,024 engines (128 instances,
 // two models, k of 2, 3 and 8 mixed within a model, 15 s scrapes) with
 // restarts (one on a step point, one between step points, one whose first
-// value is above the old one, seen only in _created), an engine joining
+// value is above the old one, seen only in _created, one after an outage
+// longer than the lookback, also seen only in _created), an engine joining
 // and one leaving inside the window and one without _created, from a real
 // Prometheus, through the shaped read and the raw path. Every group's
 // counts per bucket, totals, k, per-position denominators and engine
 // count equal the generator's truth; the raw path's equal them too except
-// for the two restarts it cannot see (which the test proves it misses);
+// for the three restarts it cannot see (which the test proves it misses);
 // first buckets and k agree; the shaped answer does not grow with the
 // number of engines.
 func TestShapedFleetPrometheus(t *testing.T) {
@@ -170,7 +174,7 @@ func TestShapedFleetPrometheus(t *testing.T) {
 	g := fleetGrid(gs)
 	truth := fleetTruthSeries(engines, gs)
 	lossy := map[string]bool{}
-	for _, i := range []int{scRestartBetween, scRestartHigher} {
+	for _, i := range []int{scRestartBetween, scRestartHigher, scOutageRestart} {
 		lossy[engines[i].inst+"/"+engines[i].engine] = true
 	}
 
@@ -195,10 +199,10 @@ func TestShapedFleetPrometheus(t *testing.T) {
 		if sh.Raw || len(sh.Warnings) != 0 {
 			t.Errorf("%s: raw %v, warnings %q", name, sh.Raw, sh.Warnings)
 		}
-		// The three restarts and the join (the engine that leaves is
+		// The four restarts and the join (the engine that leaves is
 		// still seen at the end through the lookback).
-		if sh.Irregular != 4 {
-			t.Errorf("%s: %d irregular engines, want 4", name, sh.Irregular)
+		if sh.Irregular != 5 {
+			t.Errorf("%s: %d irregular engines, want 5", name, sh.Irregular)
 		}
 		got := sh.Groups(g)
 		want := compute.Aggregate(truth, groupBy, g)
@@ -307,10 +311,10 @@ func truthOf(truth []compute.Series, f Filter) []compute.Series {
 // ends of the window) that was not scraped for longer than the lookback
 // makes the summed steady series inconsistent: FetchShaped reads the raw
 // path instead, says so, and its counts are the raw path's (here the
-// truth, except for the two restarts the raw path cannot see).
+// truth, except for the three restarts the raw path cannot see).
 func TestShapedGapFallsBack(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
-	engines := fleet(64, gs)
+	engines := fleet(72, gs)
 	const gapped = 8*7 + 1
 	engines[gapped].gap = [2]int64{gs + 180, gs + 560}
 	srv := startFleet(t, engines)
@@ -340,7 +344,7 @@ func TestShapedGapFallsBack(t *testing.T) {
 	want := compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g)
 	var got, keepWant []compute.Group
 	for i, gr := range sh.Groups(g) {
-		if e := gr.Labels["instance"] + "/" + gr.Labels["engine"]; e == "i002/1" || e == "i003/2" {
+		if e := gr.Labels["instance"] + "/" + gr.Labels["engine"]; e == "i002/1" || e == "i003/2" || e == "i008/6" {
 			continue
 		}
 		got, keepWant = append(got, gr), append(keepWant, want[i])

@@ -107,7 +107,7 @@ func importOM(t *testing.T, base, om string) int {
 	return n
 }
 
-// TestShapedFleetVictoriaMetrics reads the fleet (64 engines with the
+// TestShapedFleetVictoriaMetrics reads the fleet (72 engines with the
 // same restarts, join, leave and engine without _created) from a real
 // VictoriaMetrics, whose lookback, rollup and name-keeping rules differ
 // from Prometheus': the shaped read's counts per bucket equal the truth,
@@ -115,7 +115,7 @@ func importOM(t *testing.T, base, om string) int {
 // falls back to the raw path and says so.
 func TestShapedFleetVictoriaMetrics(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
-	engines := fleet(64, gs)
+	engines := fleet(72, gs)
 	var b strings.Builder
 	if err := writeFleetOM(&b, engines); err != nil {
 		t.Fatal(err)
