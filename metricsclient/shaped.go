@@ -163,7 +163,7 @@ func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filt
 	}
 	return &Shaped{
 		Series:   series,
-		Warnings: append(warns, "every series was read one by one (the slow raw path): "+reason),
+		Warnings: append(warns, "every series was read one by one (the raw path, whose cost grows with the number of engines) because "+reason),
 		Raw:      true,
 		Queries:  r.queries + 1,
 		groupBy:  groupBy,
@@ -358,7 +358,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	for _, e := range []error{sErr, dErr} {
 		if e != nil {
 			if unsupported(e) {
-				return nil, "the source could not answer the shaped queries: " + e.Error(), nil
+				return nil, "the source could not answer the summed queries: " + e.Error(), nil
 			}
 			return nil, "", e
 		}
@@ -430,7 +430,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 		data, err = r.readIrregular(ctx, irr, &out.Warnings)
 		if err != nil {
 			if unsupported(err) {
-				return nil, "the source could not answer the irregular series' queries: " + err.Error(), nil
+				return nil, "the source could not answer the queries of the series that restarted, started or stopped: " + err.Error(), nil
 			}
 			return nil, "", err
 		}

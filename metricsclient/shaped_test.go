@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"reflect"
 	"slices"
@@ -350,4 +352,55 @@ func TestShapedGapFallsBack(t *testing.T) {
 		got, keepWant = append(got, gr), append(keepWant, want[i])
 	}
 	sameGroups(t, "fallback vs truth", got, keepWant)
+}
+
+// TestShapedUnsupportedFallsBack: a source that rejects a function the
+// shaped queries need (here resets(), as a source without it answers:
+// HTTP 400, errorType bad_data) is read by the raw path, and the warning
+// says why. The source is a real Prometheus behind a proxy that rejects
+// such queries (no installed source lacks resets()).
+func TestShapedUnsupportedFallsBack(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := fleet(72, gs)
+	srv := startFleet(t, engines)
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err == nil && strings.Contains(r.Form.Get("query"), "resets(") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"1:1: parse error: unknown function with name \"resets\""}`)
+			return
+		}
+		// ParseForm consumed a POST body: send the form again.
+		r.Body = io.NopCloser(strings.NewReader(r.PostForm.Encode()))
+		r.ContentLength = int64(len(r.PostForm.Encode()))
+		rp.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	c, err := New(Config{Address: front.URL, ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g := fleetGrid(gs)
+	sh, err := c.FetchShaped(ctx, g, nil, []string{"model_name"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("warning: %s", sh.Warnings)
+	if !sh.Raw || len(sh.Warnings) != 1 || !strings.Contains(sh.Warnings[0], "raw path") || !strings.Contains(sh.Warnings[0], `unknown function with name "resets"`) {
+		t.Fatalf("raw %v, warnings %q: want the raw path and a warning naming the rejected function", sh.Raw, sh.Warnings)
+	}
+	raw, _, err := c.FetchSeries(ctx, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sh.Series, raw) {
+		t.Errorf("fallback series differ from FetchSeries'")
+	}
 }
