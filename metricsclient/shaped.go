@@ -130,7 +130,8 @@ func groupKey(vals []string) string {
 // or modifier, or answers inconsistently: a steady series with a gap
 // longer than the lookback), FetchShaped reads the raw path (FetchSeries)
 // and says so in a warning, with Raw set. groupBy labels must be valid
-// (ValidateLabelName) and not KLabel. Errors: those of FetchSeries.
+// (ValidateLabelName) and not KLabel. Errors: those of FetchSeries
+// (*MissingMetricsError when no series matched).
 func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filter, groupBy []string) (*Shaped, error) {
 	if err := ValidateGrid(g); err != nil {
 		return nil, err
@@ -155,6 +156,10 @@ func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filt
 		return nil, err
 	}
 	if reason == "" {
+		if len(out.Series) == 0 {
+			sel, _ := c.schema.CounterSelector(filters)
+			return nil, c.diagnose(ctx, c.schema.Names(), sel, filters, time.UnixMilli(g.Start), time.UnixMilli(g.End))
+		}
 		return out, nil
 	}
 	series, warns, err := c.FetchSeries(ctx, g, filters)
@@ -451,7 +456,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 				kAt[id] = ks
 			}
 			for _, p := range s.Points {
-				ks[(p.T-g.Start)/g.Step]++
+				ks[(p.T-g.Start)/g.Step]++ // on the grid: readIrregular checked
 			}
 		}
 	}
@@ -863,7 +868,7 @@ func (r *shapedRead) readIrregular(ctx context.Context, irr map[string]map[strin
 				continue
 			}
 			for _, p := range ss.Values {
-				if (int64(p.Timestamp)-g.Start)%g.Step != 0 {
+				if t := int64(p.Timestamp); (t-g.Start)%g.Step != 0 || t < g.Start || t > g.End {
 					return nil, &APIError{Op: "query_range", Address: r.c.address, Kind: BadResponse, Msg: "points off the grid"}
 				}
 			}

@@ -3,6 +3,7 @@ package metricsclient
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -266,6 +267,14 @@ func TestShapedFleetPrometheus(t *testing.T) {
 		t.Errorf("shaped sums: %d bytes at 1,024 engines, more than 1.5 x the %d at 32", ab["shaped"], sb["shaped"])
 	}
 	sameGroups(t, "32 engines", small.Groups(g), compute.Aggregate(truthOf(truth, sub), []string{"model_name"}, g))
+
+	// No series: the raw path's *MissingMetricsError.
+	_, err = c.FetchShaped(ctx, g, []Filter{{Name: "model_name", Values: []string{"absent"}}}, nil)
+	var me *MissingMetricsError
+	if !errors.As(err, &me) || !me.ExistWithoutFilters {
+		t.Errorf("absent model: %v, want a *MissingMetricsError saying the metrics exist without the filter", err)
+	}
+	ct.take()
 
 	// Window totals of every engine: one bucket.
 	one := compute.Grid{Start: g.Start, End: g.End, Step: g.End - g.Start}
