@@ -54,6 +54,9 @@ type Shaped struct {
 	Irregular int
 	// Queries is the number of HTTP API queries made.
 	Queries int
+	// SourceSeries is the number of the source's counter series the
+	// Series stand for (len(Series) of the raw path).
+	SourceSeries int
 
 	groupBy []string
 	// engines is the number of label sets (engines) per group key.
@@ -167,11 +170,12 @@ func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filt
 		return nil, err
 	}
 	return &Shaped{
-		Series:   series,
-		Warnings: append(warns, "every series was read one by one (the raw path, whose cost grows with the number of engines) because "+reason),
-		Raw:      true,
-		Queries:  r.queries + 1,
-		groupBy:  groupBy,
+		Series:       series,
+		Warnings:     append(warns, "every series was read one by one (the raw path, whose cost grows with the number of engines) because "+reason),
+		Raw:          true,
+		Queries:      r.queries + 1,
+		SourceSeries: len(series),
+		groupBy:      groupBy,
 	}, nil
 }
 
@@ -526,7 +530,9 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 		}
 		seen[k.fam] = true
 		out.Series = append(out.Series, s)
+		out.SourceSeries += int(c0)
 	}
+	out.SourceSeries += len(irrSeries)
 	// Engines per group: the steady ones (the family most of them have)
 	// and the irregular ones.
 	for key, c := range steadyEngines {
@@ -1136,4 +1142,94 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) []compute.Series {
 		out = append(out, cs)
 	}
 	return out
+}
+
+// FetchShapedAuto is Fetch with the counters read by FetchShaped: it
+// detects the schema over r.Grid (Detect), then reads concurrently the
+// schema's counters grouped by groupBy (FetchShaped), its Extra metrics
+// (their plain selector over the grid, as Fetch) and, when r.Labels is
+// set, the label lists of the filter menus (SeriesLabels, unfiltered).
+// The Fetched holds the shaped series (compute.Aggregate them by the same
+// groupBy, or use the Shaped's Groups and KMix), the Extra series, the
+// labels and every warning (detection, shaped read, Extra metrics). It
+// always reads the whole window (r.Prev, r.Settled and r.LabelsMaxAge are
+// not used; Fetched.Incremental is false). A gauge schema has no Shaped
+// (nil). Errors: those of Fetch and FetchShaped; a schema whose counters
+// have no series while its Extra metrics have some is not an error.
+func (c *Client) FetchShapedAuto(ctx context.Context, r FetchRequest, groupBy []string) (*Fetched, *Shaped, error) {
+	g := r.Grid
+	if err := ValidateGrid(g); err != nil {
+		return nil, nil, err
+	}
+	if _, err := specLikeSelector(r.Filters); err != nil {
+		return nil, nil, err
+	}
+	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
+	det, err := c.Detect(ctx, r.Filters, start, end)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := det.Schema
+	var (
+		wg       sync.WaitGroup
+		sh       *Shaped
+		shErr    error
+		extra    model.Matrix
+		extraWs  []string
+		extraErr error
+	)
+	labels := c.startLabels(ctx, &wg, s, r.Labels, start, end)
+	if names := extraNames(s); len(names) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sel, err := Selector(names, r.Filters)
+			if err != nil {
+				extraErr = err
+				return
+			}
+			extra, extraWs, extraErr = c.queryMatrix(ctx, sel, v1.Range{Start: start, End: end, Step: time.Duration(g.Step) * time.Millisecond})
+		}()
+	}
+	if len(s.Metrics) > 0 {
+		sh, shErr = c.WithSchema(s).FetchShaped(ctx, g, r.Filters, groupBy)
+	}
+	wg.Wait()
+	if extraErr != nil {
+		return nil, nil, extraErr
+	}
+	f := &Fetched{Detection: det, AveragedOverTime: s.Kind == Gauges}
+	f.Warnings = append(f.Warnings, det.Warnings()...)
+	var miss *MissingMetricsError
+	switch {
+	case shErr != nil && !(errors.As(shErr, &miss) && len(extra) > 0):
+		return nil, nil, shErr
+	case sh != nil:
+		f.Series = sh.Series
+		f.Warnings = append(f.Warnings, sh.Warnings...)
+	}
+	if len(extraNames(s)) > 0 {
+		f.Warnings = append(f.Warnings, extraWs...)
+		f.Extra = extraFromMatrix(extra, s)
+		if len(f.Series) == 0 && len(f.Extra) == 0 {
+			sel, err := s.Selector(r.Filters)
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, c.WithSchema(s).diagnose(ctx, s.AllNames(), sel, r.Filters, start, end)
+		}
+		seenRole := map[Role]bool{}
+		for _, es := range f.Extra {
+			seenRole[es.Role] = true
+		}
+		for _, role := range roles {
+			if n, ok := s.Extra[role]; ok && !seenRole[role] {
+				f.Warnings = append(f.Warnings, fmt.Sprintf("metric %s has no series here; the numbers that need it are undefined", n))
+			}
+		}
+	}
+	if r.Labels {
+		f.Labels, f.LabelsErr = labels.m, labels.err
+	}
+	return f, sh, nil
 }

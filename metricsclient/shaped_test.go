@@ -413,3 +413,46 @@ func TestShapedUnsupportedFallsBack(t *testing.T) {
 		t.Errorf("fallback series differ from FetchSeries'")
 	}
 }
+
+// TestFetchShapedAuto: the drop-in for Fetch detects vLLM V1, reads the
+// shaped series (the same as FetchShaped's), the label lists of the filter
+// menus, and no warnings; the Shaped says how many source series the
+// summed ones stand for.
+func TestFetchShapedAuto(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := fleet(72, gs)
+	srv := startFleet(t, engines)
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g := fleetGrid(gs)
+	groupBy := []string{"model_name"}
+	f, sh, err := c.FetchShapedAuto(ctx, FetchRequest{Grid: g, Labels: true}, groupBy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Schema().ID != VLLMV1.ID || len(f.Warnings) != 0 || f.Incremental || f.LabelsErr != nil {
+		t.Errorf("schema %s, warnings %q, incremental %v, labels error %v", f.Schema().Name, f.Warnings, f.Incremental, f.LabelsErr)
+	}
+	if got := f.Labels["model_name"]; !reflect.DeepEqual(got, []string{"m-a", "m-b"}) {
+		t.Errorf("model_name values %q, want [m-a m-b]", got)
+	}
+	direct, err := c.FetchShaped(ctx, g, nil, groupBy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f.Series, direct.Series) || !reflect.DeepEqual(f.Series, sh.Series) {
+		t.Errorf("FetchShapedAuto's series differ from FetchShaped's")
+	}
+	raw, _, err := c.FetchSeries(ctx, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.SourceSeries != len(raw) || len(sh.Series) >= len(raw)/4 {
+		t.Errorf("%d summed series standing for %d source series, want %d source series", len(sh.Series), sh.SourceSeries, len(raw))
+	}
+	sameGroups(t, "FetchShapedAuto", sh.Groups(g), compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g))
+}
