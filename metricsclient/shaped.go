@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -423,25 +424,129 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 
 	// Irregular label sets.
 	irr := map[string]map[string]string{}
-	for _, s := range dv {
-		l := map[string]string{}
-		for k, v := range s.Metric {
-			if k != model.MetricNameLabel && k != pos {
-				l[string(k)] = string(v)
+	addIrregular := func(vec model.Vector) int {
+		added := 0
+		for _, s := range vec {
+			l := map[string]string{}
+			for k, v := range s.Metric {
+				if k != model.MetricNameLabel && k != pos {
+					l[string(k)] = string(v)
+				}
+			}
+			if id := labelString(l); irr[id] == nil {
+				irr[id] = l
+				added++
 			}
 		}
-		irr[labelString(l)] = l
+		return added
 	}
+	addIrregular(dv)
+	warnings := out.Warnings
+	for pass := 0; ; pass++ {
+		out.Warnings = append([]string(nil), warnings...)
+		res, gaps, reason, err := r.assemble(ctx, out, cloneVals(vals), order, irr)
+		if err != nil || reason != "" || len(gaps) == 0 {
+			return res, reason, err
+		}
+		// A steady series missed grid points (a gap longer than the
+		// lookback, without a restart): find it and read it as an
+		// irregular one.
+		if pass > 0 || len(gaps) > maxGapProbes {
+			return nil, gapReason(gaps), nil
+		}
+		found, ws, err := r.probeGaps(ctx, gaps)
+		warnings = append(warnings, ws...)
+		if err != nil {
+			if unsupported(err) {
+				return nil, "the source could not answer the query that finds series with gaps: " + err.Error(), nil
+			}
+			return nil, "", err
+		}
+		if addIrregular(found) == 0 {
+			return nil, gapReason(gaps), nil
+		}
+	}
+}
+
+// maxGapProbes bounds the grid points probed for series with gaps.
+const maxGapProbes = 16
+
+// shapedGap is a grid point at which a group's steady series were fewer
+// than at the grid's start.
+type shapedGap struct {
+	t      int64
+	group  string
+	was, n float64
+}
+
+func gapReason(gaps []shapedGap) string {
+	g := gaps[0]
+	return fmt.Sprintf("a series that is neither new, gone nor reset has a gap longer than the lookback in group %s (%g series at the window's start, %g at %s)",
+		g.group, g.was, g.n, time.UnixMilli(g.t).UTC().Format(time.RFC3339))
+}
+
+func cloneVals(vals map[shapedKey]*shapedVals) map[shapedKey]*shapedVals {
+	out := make(map[shapedKey]*shapedVals, len(vals))
+	for k, v := range vals {
+		out[k] = &shapedVals{groupVals: v.groupVals, sum: slices.Clone(v.sum), cnt: slices.Clone(v.cnt), have: slices.Clone(v.have)}
+	}
+	return out
+}
+
+// probeGaps finds the label sets with a value at the grid's start but
+// none at one of the gaps' grid points (one instant query at the grid's
+// end, offsets back to each point).
+func (r *shapedRead) probeGaps(ctx context.Context, gaps []shapedGap) (model.Vector, []string, error) {
+	g := r.g
+	w := dur(Lookback(time.Duration(g.Step) * time.Millisecond))
+	times := map[int64]bool{}
+	for _, gp := range gaps {
+		times[gp.t] = true
+	}
+	ts := make([]int64, 0, len(times))
+	for t := range times {
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	var terms []string
+	for _, name := range r.s.Names() {
+		sel, err := Selector([]string{name}, r.filters)
+		if err != nil {
+			return nil, nil, err
+		}
+		atStart := "last_over_time(" + sel + "[" + w + "] offset " + dur(time.Duration(g.End-g.Start)*time.Millisecond) + ")"
+		for _, t := range ts {
+			at := "last_over_time(" + sel + "[" + w + "]"
+			if t < g.End {
+				at += " offset " + dur(time.Duration(g.End-t)*time.Millisecond)
+			}
+			terms = append(terms, "("+atStart+" unless "+at+"))")
+		}
+	}
+	r.count()
+	return r.c.queryVector(ctx, "count without("+r.s.PositionLabel+") ("+strings.Join(terms, " or ")+")", time.UnixMilli(g.End))
+}
+
+// assemble takes the irregular label sets irr out of the shaped sums vals
+// (modified), checks that what is left is steady, and builds the answer
+// on out. gaps lists the grid points at which a group has fewer steady
+// series than at the start (then out is not complete).
+func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedKey]*shapedVals, order []shapedKey, irr map[string]map[string]string) (*Shaped, []shapedGap, string, error) {
+	g := r.g
+	n := g.Buckets() + 1
 	out.Irregular = len(irr)
+	out.Series, out.SourceSeries = nil, 0
+	out.engines = map[string]int{}
 	var irrSeries []compute.Series
 	var data *irregularData
 	if len(irr) > 0 {
+		var err error
 		data, err = r.readIrregular(ctx, irr, &out.Warnings)
 		if err != nil {
 			if unsupported(err) {
-				return nil, "the source could not answer the queries of the series that restarted, started or stopped: " + err.Error(), nil
+				return nil, nil, "the source could not answer the queries of the series that restarted, started or stopped: " + err.Error(), nil
 			}
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		irrSeries = data.steps
 	}
@@ -489,7 +594,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 			}
 			v := vals[k]
 			if v == nil || !v.have[i] {
-				return nil, fmt.Sprintf("the shaped sums lack series %s at %s although it has a value there", compute.LabelString(s.Labels), time.UnixMilli(p.T).UTC().Format(time.RFC3339)), nil
+				return nil, nil, fmt.Sprintf("the shaped sums lack series %s at %s although it has a value there", compute.LabelString(s.Labels), time.UnixMilli(p.T).UTC().Format(time.RFC3339)), nil
 			}
 			v.sum[i] -= p.V
 			v.cnt[i]--
@@ -497,18 +602,26 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	}
 
 	// The steady sums: the same series at every grid point, never falling.
+	var gaps []shapedGap
 	seen := map[compute.Family]bool{}
 	steadyEngines := map[string]float64{}
 	for _, k := range order {
 		v := vals[k]
 		c0 := v.cnt[0]
+		gap := false
 		for i := range n {
 			if v.cnt[i] != c0 {
-				return nil, fmt.Sprintf("a series that is neither new, gone nor reset has a gap longer than the lookback in group %s (%g series at the window's start, %g at %s)",
-					groupName(r.groupBy, v.groupVals), c0, v.cnt[i], time.UnixMilli(g.Start+int64(i)*g.Step).UTC().Format(time.RFC3339)), nil
+				gaps = append(gaps, shapedGap{t: g.Start + int64(i)*g.Step, group: groupName(r.groupBy, v.groupVals), was: c0, n: v.cnt[i]})
+				gap = true
+				break
 			}
+		}
+		if gap {
+			continue
+		}
+		for i := range n {
 			if c0 > 0 && (!v.have[i] || (i > 0 && v.sum[i] < v.sum[i-1])) {
-				return nil, fmt.Sprintf("the summed steady series of group %s fall at %s", groupName(r.groupBy, v.groupVals), time.UnixMilli(g.Start+int64(i)*g.Step).UTC().Format(time.RFC3339)), nil
+				return nil, nil, fmt.Sprintf("the summed steady series of group %s fall at %s", groupName(r.groupBy, v.groupVals), time.UnixMilli(g.Start+int64(i)*g.Step).UTC().Format(time.RFC3339)), nil
 			}
 		}
 		if c0 == 0 {
@@ -531,6 +644,9 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 		seen[k.fam] = true
 		out.Series = append(out.Series, s)
 		out.SourceSeries += int(c0)
+	}
+	if len(gaps) > 0 {
+		return nil, gaps, "", nil
 	}
 	out.SourceSeries += len(irrSeries)
 	// Engines per group: the steady ones (the family most of them have)
@@ -555,7 +671,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	r.mu.Lock()
 	out.Queries = r.queries
 	r.mu.Unlock()
-	return out, "", nil
+	return out, nil, "", nil
 }
 
 // groupName prints a group for a message.

@@ -318,12 +318,12 @@ func truthOf(truth []compute.Series, f Filter) []compute.Series {
 	return out
 }
 
-// TestShapedGapFallsBack: a steady series (no restart, present at both
-// ends of the window) that was not scraped for longer than the lookback
-// makes the summed steady series inconsistent: FetchShaped reads the raw
-// path instead, says so, and its counts are the raw path's (here the
-// truth, except for the three restarts the raw path cannot see).
-func TestShapedGapFallsBack(t *testing.T) {
+// TestShapedGap: a steady series (no restart, present at both ends of
+// the window) that was not scraped for longer than the lookback makes the
+// count of its group's steady series dip; FetchShaped finds it with one
+// more query and reads it as an irregular series: the counts stay the
+// truth, no raw path.
+func TestShapedGap(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
 	engines := fleet(72, gs)
 	const gapped = 8*7 + 1
@@ -336,31 +336,18 @@ func TestShapedGapFallsBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	g := fleetGrid(gs)
-	groupBy := []string{"instance", "engine"}
-	sh, err := c.FetchShaped(ctx, g, nil, groupBy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sh.Raw || len(sh.Warnings) != 1 || !strings.Contains(sh.Warnings[0], "raw path") ||
-		!strings.Contains(sh.Warnings[0], `gap longer than the lookback in group {engine="1", instance="i007"}`) {
-		t.Fatalf("raw %v, warnings %q: want the raw path and a warning naming the gap", sh.Raw, sh.Warnings)
-	}
-	raw, _, err := c.FetchSeries(ctx, g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(sh.Series, raw) {
-		t.Errorf("fallback series differ from FetchSeries'")
-	}
-	want := compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g)
-	var got, keepWant []compute.Group
-	for i, gr := range sh.Groups(g) {
-		if e := gr.Labels["instance"] + "/" + gr.Labels["engine"]; e == "i002/1" || e == "i003/2" || e == "i008/6" {
-			continue
+	truth := fleetTruthSeries(engines, gs)
+	for _, groupBy := range [][]string{{"model_name"}, {"instance", "engine"}} {
+		sh, err := c.FetchShaped(ctx, g, nil, groupBy)
+		if err != nil {
+			t.Fatal(err)
 		}
-		got, keepWant = append(got, gr), append(keepWant, want[i])
+		// The four restarts, the join and the gap.
+		if sh.Raw || len(sh.Warnings) != 0 || sh.Irregular != 6 {
+			t.Errorf("by %v: raw %v, warnings %q, %d irregular engines, want 6", groupBy, sh.Raw, sh.Warnings, sh.Irregular)
+		}
+		sameGroups(t, fmt.Sprintf("by %v", groupBy), sh.Groups(g), compute.Aggregate(truth, groupBy, g))
 	}
-	sameGroups(t, "fallback vs truth", got, keepWant)
 }
 
 // TestShapedUnsupportedFallsBack: a source that rejects a function the
