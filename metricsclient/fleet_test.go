@@ -59,15 +59,18 @@ const (
 // fleet returns n engines (n a multiple of fleetPerInst, at least 72 so
 // that every scenario is present) over samples from gs-300 to ge (Unix
 // seconds; gs, ge the grid's start and end).
-func fleet(n int, gs int64) []fleetEngine {
+func fleet(n int, gs int64) []fleetEngine { return fleetNamed(n, gs, "m-a", "m-b") }
+
+// fleetNamed is fleet with the models named a and b.
+func fleetNamed(n int, gs int64, a, b string) []fleetEngine {
 	ge := gs + fleetStep*fleetBuckets
 	first := gs - 300
 	out := make([]fleetEngine, n)
 	for i := range out {
 		inst := i / fleetPerInst
-		e := fleetEngine{idx: i, inst: fmt.Sprintf("i%03d", inst), engine: fmt.Sprint(i % fleetPerInst), model: "m-a", k: 3}
+		e := fleetEngine{idx: i, inst: fmt.Sprintf("i%03d", inst), engine: fmt.Sprint(i % fleetPerInst), model: a, k: 3}
 		if inst%2 == 1 {
-			e.model, e.k = "m-b", 2
+			e.model, e.k = b, 2
 		}
 		if inst == 5 {
 			e.k = 2 // mixed k within m-a
@@ -150,7 +153,7 @@ func writeFleetOM(w io.Writer, engines []fleetEngine) error {
 		}
 	}
 	lbl := func(e fleetEngine) string {
-		return fmt.Sprintf(`instance="%s",engine="%s",model_name="%s"`, e.inst, e.engine, e.model)
+		return fmt.Sprintf(`instance="%s",engine="%s",model_name="%s"`, e.inst, e.engine, omEscape(e.model))
 	}
 	fams := []struct {
 		name string

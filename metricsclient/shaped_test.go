@@ -322,10 +322,10 @@ func truthOf(truth []compute.Series, f Filter) []compute.Series {
 // the window) that was not scraped for longer than the lookback makes the
 // count of its group's steady series dip; FetchShaped finds it with one
 // more query and reads it as an irregular series: the counts stay the
-// truth, no raw path.
+// truth, no raw path. The models' names hold PromQL and regexp syntax.
 func TestShapedGap(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
-	engines := fleet(72, gs)
+	engines := fleetNamed(72, gs, "a|b", `\"}`+` or vector(1) #`)
 	const gapped = 8*7 + 1
 	engines[gapped].gap = [2]int64{gs + 180, gs + 560}
 	srv := startFleet(t, engines)
@@ -337,7 +337,7 @@ func TestShapedGap(t *testing.T) {
 	defer cancel()
 	g := fleetGrid(gs)
 	truth := fleetTruthSeries(engines, gs)
-	for _, groupBy := range [][]string{{"model_name"}, {"instance", "engine"}} {
+	for _, groupBy := range [][]string{{"model_name"}, {"instance", "engine"}, {"model_name", "engine"}} {
 		sh, err := c.FetchShaped(ctx, g, nil, groupBy)
 		if err != nil {
 			t.Fatal(err)
@@ -348,6 +348,23 @@ func TestShapedGap(t *testing.T) {
 		}
 		sameGroups(t, fmt.Sprintf("by %v", groupBy), sh.Groups(g), compute.Aggregate(truth, groupBy, g))
 	}
+	// Filtered to the second model (the gapped engine's and two restarted
+	// ones').
+	b := engines[gapped].model
+	sh, err := c.FetchShaped(ctx, g, []Filter{{Name: "model_name", Values: []string{b}}}, []string{"engine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onlyB []compute.Series
+	for _, s := range truth {
+		if s.Labels["model_name"] == b {
+			onlyB = append(onlyB, s)
+		}
+	}
+	if sh.Raw || sh.Irregular != 3 {
+		t.Errorf("model %q: raw %v, %d irregular engines, want 3", b, sh.Raw, sh.Irregular)
+	}
+	sameGroups(t, "model "+b, sh.Groups(g), compute.Aggregate(onlyB, []string{"engine"}, g))
 }
 
 // TestShapedUnsupportedFallsBack: a source that rejects a function the
