@@ -208,6 +208,47 @@ type shapedRead struct {
 	queries int
 }
 
+// mixedK takes the k probes (partLabel "k" and "d") out of the detection
+// answer and reports whether k mixes within a group: several k, or label
+// sets with drafts but no per-position series (k 0).
+func (r *shapedRead) mixedK(dv model.Vector) (model.Vector, bool) {
+	var rest model.Vector
+	type info struct {
+		ks          map[string]bool
+		withK, with float64
+	}
+	groups := map[string]*info{}
+	get := func(m model.Metric) *info {
+		gv := make([]string, len(r.groupBy))
+		for i, l := range r.groupBy {
+			gv[i] = string(m[model.LabelName(l)])
+		}
+		k := groupKey(gv)
+		if groups[k] == nil {
+			groups[k] = &info{ks: map[string]bool{}}
+		}
+		return groups[k]
+	}
+	for _, s := range dv {
+		switch s.Metric[partLabel] {
+		case "k":
+			in := get(s.Metric)
+			in.ks[string(s.Metric[KLabel])] = true
+			in.withK += float64(s.Value)
+		case "d":
+			get(s.Metric).with += float64(s.Value)
+		default:
+			rest = append(rest, s)
+		}
+	}
+	for _, in := range groups {
+		if len(in.ks) > 1 || (len(in.ks) > 0 && in.with != in.withK) {
+			return rest, true
+		}
+	}
+	return rest, false
+}
+
 func (r *shapedRead) count() {
 	r.mu.Lock()
 	r.queries++
@@ -221,36 +262,22 @@ func dur(d time.Duration) string { return model.Duration(d.Round(time.Millisecon
 // none.
 func (r *shapedRead) ppName() string { return r.s.Metrics[compute.AcceptedPerPosition] }
 
-// familyExpr is the instant-vector expression whose sum (or count) by
-// group, position and KLabel the shaped query takes for the counter named
-// name: the last value in each step's lookback window, with KLabel set to
-// the number of per-position series of the same label set (its k) when
-// the schema has per-position series. Series without per-position series
-// keep no KLabel.
+// familyExpr is the instant-vector expression whose sum (and count) by
+// group and position the shaped query takes for the counter named name:
+// the last value in each step's lookback window, as the raw path reads.
 func (r *shapedRead) familyExpr(name string, w string) (string, error) {
 	sel, err := Selector([]string{name}, r.filters)
 	if err != nil {
 		return "", err
 	}
-	x := "last_over_time(" + sel + "[" + w + "])"
-	pp := r.ppName()
-	if pp == "" {
-		return x, nil
-	}
-	ppSel, err := Selector([]string{pp}, r.filters)
-	if err != nil {
-		return "", err
-	}
-	pos := r.s.PositionLabel
-	k := fmt.Sprintf(`count_values without() (%q, count without(%s) (last_over_time(%s[%s])))`, KLabel, pos, ppSel, w)
-	return fmt.Sprintf(`(%s * ignoring(%s, %s) group_left(%s) %s) or ignoring(%s) %s`, x, pos, KLabel, KLabel, k, KLabel, x), nil
+	return "last_over_time(" + sel + "[" + w + "])", nil
 }
 
 // byClause is the grouping of the shaped query.
 func (r *shapedRead) byClause() string {
 	by := append([]string(nil), r.groupBy...)
 	if r.ppName() != "" {
-		by = append(by, r.s.PositionLabel, KLabel)
+		by = append(by, r.s.PositionLabel)
 	}
 	return "by (" + strings.Join(by, ", ") + ")"
 }
@@ -275,8 +302,29 @@ func (r *shapedRead) shapedQuery() (string, error) {
 	return strings.Join(terms, " or "), nil
 }
 
+// dapQuery is the range query, for a selection that mixes k within a
+// group, of the drafts of the label sets that have each position, per
+// group and position: the per-position denominators
+// (Counts.DraftsAtPosition), from which the drafts of each k follow.
+func (r *shapedRead) dapQuery() (string, error) {
+	w := dur(Lookback(time.Duration(r.g.Step) * time.Millisecond))
+	d, err := r.familyExpr(r.s.Metrics[compute.Drafts], w)
+	if err != nil {
+		return "", err
+	}
+	pp, err := r.familyExpr(r.ppName(), w)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(`sum %s (%s + ignoring(%s) group_right() (0 * %s))`, r.byClause(), d, r.s.PositionLabel, pp), nil
+}
+
 // detectQuery is the instant query (at g.End) that lists the irregular
-// label sets (without metric name and position).
+// label sets (without metric name and position), and, marked by
+// partLabel, per group the number of label sets of each k ("k", KLabel
+// the k) and of label sets with drafts ("d"): k is mixed within a group
+// when it has several k, or label sets with drafts but without
+// per-position series.
 func (r *shapedRead) detectQuery() (string, error) {
 	g := r.g
 	w := Lookback(time.Duration(g.Step) * time.Millisecond)
@@ -288,11 +336,9 @@ func (r *shapedRead) detectQuery() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		lo := "last_over_time(" + sel + "[" + d + "])"
 		terms = append(terms,
 			"(resets("+sel+"["+d+"]) > 0)",
-			"("+lo+" unless last_over_time("+sel+"["+ws+"] offset "+off+"))",
-			"("+lo+" unless last_over_time("+sel+"["+ws+"]))")
+			"(last_over_time("+sel+"["+d+"]) unless (last_over_time("+sel+"["+ws+"] offset "+off+") and last_over_time("+sel+"["+ws+"])))")
 		if cn := CreatedName(name); cn != "" {
 			csel, err := Selector([]string{cn}, r.filters)
 			if err != nil {
@@ -301,7 +347,24 @@ func (r *shapedRead) detectQuery() (string, error) {
 			terms = append(terms, "(changes("+csel+"["+d+"]) > 0)")
 		}
 	}
-	return "count without(" + r.s.PositionLabel + ") (" + strings.Join(terms, " or ") + ")", nil
+	q := "count without(" + r.s.PositionLabel + ") (" + strings.Join(terms, " or ") + ")"
+	pp, dn := r.ppName(), r.s.Metrics[compute.Drafts]
+	if pp == "" || dn == "" {
+		return q, nil
+	}
+	ppSel, err := Selector([]string{pp}, r.filters)
+	if err != nil {
+		return "", err
+	}
+	dSel, err := Selector([]string{dn}, r.filters)
+	if err != nil {
+		return "", err
+	}
+	by := "by (" + strings.Join(r.groupBy, ", ") + ")"
+	q += fmt.Sprintf(` or label_replace(count_values %s (%q, count without(%s) (last_over_time(%s[%s]))), %q, "k", "", "")`,
+		by, KLabel, r.s.PositionLabel, ppSel, d, partLabel)
+	q += fmt.Sprintf(` or label_replace(count %s (last_over_time(%s[%s])), %q, "d", "", "")`, by, dSel, d, partLabel)
+	return q, nil
 }
 
 // unsupported reports whether err says the source cannot evaluate a
@@ -319,11 +382,10 @@ func unsupported(err error) bool {
 	return false
 }
 
-// key of one shaped series: family, position, k value, group values.
+// key of one shaped series: family, position, group values.
 type shapedKey struct {
 	fam   compute.Family
 	pos   int
-	k     string
 	group string
 }
 
@@ -345,6 +407,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	rng := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: time.Duration(g.Step) * time.Millisecond}
 	var (
 		wg           sync.WaitGroup
 		sm           model.Matrix
@@ -356,8 +419,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	go func() {
 		defer wg.Done()
 		r.count()
-		step := time.Duration(g.Step) * time.Millisecond
-		sm, sWarn, sErr = r.c.queryMatrix(ctx, sq, v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step})
+		sm, sWarn, sErr = r.c.queryMatrix(ctx, sq, rng)
 	}()
 	go func() {
 		defer wg.Done()
@@ -376,6 +438,47 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	out := &Shaped{groupBy: r.groupBy, engines: map[string]int{}}
 	out.Warnings = append(append(out.Warnings, sWarn...), dWarn...)
 
+	// Does k mix within a group? Then the drafts of the label sets that
+	// have each position are read too (dapQuery).
+	dv, mixed := r.mixedK(dv)
+	var dap map[shapedKey]*shapedVals
+	if mixed {
+		q, err := r.dapQuery()
+		if err != nil {
+			return nil, "", err
+		}
+		r.count()
+		am, ws, err := r.c.queryMatrix(ctx, q, rng)
+		out.Warnings = append(out.Warnings, ws...)
+		if err != nil {
+			if unsupported(err) {
+				return nil, "the source could not answer the summed drafts per position: " + err.Error(), nil
+			}
+			return nil, "", err
+		}
+		dap = map[shapedKey]*shapedVals{}
+		for _, ss := range am {
+			p, err := strconv.Atoi(string(ss.Metric[model.LabelName(r.s.PositionLabel)]))
+			if err != nil || p < 0 || p > MaxPosition {
+				return nil, "", fmt.Errorf("drafts per position %s has an invalid %s label: want an integer 0..%d", ss.Metric, r.s.PositionLabel, MaxPosition)
+			}
+			gv := make([]string, len(r.groupBy))
+			for i, l := range r.groupBy {
+				gv[i] = string(ss.Metric[model.LabelName(l)])
+			}
+			v := &shapedVals{groupVals: gv, sum: make([]float64, n), cnt: make([]float64, n), have: make([]bool, n)}
+			for _, sp := range ss.Values {
+				t := int64(sp.Timestamp)
+				if (t-g.Start)%g.Step != 0 || t < g.Start || t > g.End {
+					return nil, "the source answered the drafts per position off the grid", nil
+				}
+				i := (t - g.Start) / g.Step
+				v.sum[i], v.have[i] = float64(sp.Value), true
+			}
+			dap[shapedKey{fam: compute.Drafts, pos: p, group: groupKey(gv)}] = v
+		}
+	}
+
 	// Sums and counts per key.
 	pos := model.LabelName(r.s.PositionLabel)
 	vals := map[shapedKey]*shapedVals{}
@@ -389,7 +492,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 		if err != nil || fi < 0 || fi >= len(families) {
 			return nil, "the source answered the shaped query with an unknown part " + strconv.Quote(part), nil
 		}
-		k := shapedKey{fam: families[fi], pos: -1, k: string(ss.Metric[KLabel])}
+		k := shapedKey{fam: families[fi], pos: -1}
 		if k.fam == compute.AcceptedPerPosition {
 			p, err := strconv.Atoi(string(ss.Metric[pos]))
 			if err != nil || p < 0 || p > MaxPosition {
@@ -444,7 +547,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	warnings := out.Warnings
 	for pass := 0; ; pass++ {
 		out.Warnings = append([]string(nil), warnings...)
-		res, gaps, reason, err := r.assemble(ctx, out, cloneVals(vals), order, irr)
+		res, gaps, reason, err := r.assemble(ctx, out, cloneVals(vals), order, cloneVals(dap), irr)
 		if err != nil || reason != "" || len(gaps) == 0 {
 			return res, reason, err
 		}
@@ -486,6 +589,9 @@ func gapReason(gaps []shapedGap) string {
 }
 
 func cloneVals(vals map[shapedKey]*shapedVals) map[shapedKey]*shapedVals {
+	if vals == nil {
+		return nil
+	}
 	out := make(map[shapedKey]*shapedVals, len(vals))
 	for k, v := range vals {
 		out[k] = &shapedVals{groupVals: v.groupVals, sum: slices.Clone(v.sum), cnt: slices.Clone(v.cnt), have: slices.Clone(v.have)}
@@ -528,10 +634,11 @@ func (r *shapedRead) probeGaps(ctx context.Context, gaps []shapedGap) (model.Vec
 }
 
 // assemble takes the irregular label sets irr out of the shaped sums vals
-// (modified), checks that what is left is steady, and builds the answer
-// on out. gaps lists the grid points at which a group has fewer steady
+// and, for a selection that mixes k, of the drafts per position dap (both
+// modified), checks that what is left is steady, and builds the answer on
+// out. gaps lists the grid points at which a group has fewer steady
 // series than at the start (then out is not complete).
-func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedKey]*shapedVals, order []shapedKey, irr map[string]map[string]string) (*Shaped, []shapedGap, string, error) {
+func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedKey]*shapedVals, order []shapedKey, dap map[shapedKey]*shapedVals, irr map[string]map[string]string) (*Shaped, []shapedGap, string, error) {
 	g := r.g
 	n := g.Buckets() + 1
 	out.Irregular = len(irr)
@@ -550,25 +657,16 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 		}
 		irrSeries = data.steps
 	}
+	at := func(t int64) time.Time { return time.UnixMilli(t).UTC() }
 
 	// Take the irregular series out of the sums, as the source summed them.
-	kAt := map[string][]int{} // label set -> per-position series present at point i
-	if r.ppName() != "" {
-		for _, s := range irrSeries {
-			if s.Family != compute.AcceptedPerPosition {
-				continue
-			}
-			id := labelString(s.Labels)
-			ks := kAt[id]
-			if ks == nil {
-				ks = make([]int, n)
-				kAt[id] = ks
-			}
-			for _, p := range s.Points {
-				ks[(p.T-g.Start)/g.Step]++ // on the grid: readIrregular checked
-			}
-		}
+	type irrEngine struct {
+		group  string
+		drafts []float64
+		hasD   []bool
+		pos    map[int][]bool // position -> present at point i
 	}
+	engines := map[string]*irrEngine{}
 	irrGroups := map[string]map[string]bool{}
 	for _, s := range irrSeries {
 		id := labelString(s.Labels)
@@ -581,30 +679,60 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 			irrGroups[gk] = map[string]bool{}
 		}
 		irrGroups[gk][id] = true
+		e := engines[id]
+		if e == nil {
+			e = &irrEngine{group: gk, drafts: make([]float64, n), hasD: make([]bool, n), pos: map[int][]bool{}}
+			engines[id] = e
+		}
+		k := shapedKey{fam: s.Family, pos: -1, group: gk}
+		if s.Family == compute.AcceptedPerPosition {
+			k.pos = s.Position
+			e.pos[s.Position] = make([]bool, n)
+		}
 		for _, p := range s.Points {
-			i := (p.T - g.Start) / g.Step
-			k := shapedKey{fam: s.Family, pos: s.Position, group: gk}
-			if s.Family != compute.AcceptedPerPosition {
-				k.pos = -1
-			}
-			if r.ppName() != "" {
-				if ks := kAt[id]; ks != nil && ks[i] > 0 {
-					k.k = strconv.Itoa(ks[i])
-				}
+			i := (p.T - g.Start) / g.Step // on the grid: readIrregular checked
+			switch s.Family {
+			case compute.Drafts:
+				e.drafts[i], e.hasD[i] = p.V, true
+			case compute.AcceptedPerPosition:
+				e.pos[s.Position][i] = true
 			}
 			v := vals[k]
 			if v == nil || !v.have[i] {
-				return nil, nil, fmt.Sprintf("the shaped sums lack series %s at %s although it has a value there", compute.LabelString(s.Labels), time.UnixMilli(p.T).UTC().Format(time.RFC3339)), nil
+				return nil, nil, fmt.Sprintf("the shaped sums lack series %s at %s although it has a value there", compute.LabelString(s.Labels), at(p.T).Format(time.RFC3339)), nil
 			}
 			v.sum[i] -= p.V
 			v.cnt[i]--
 		}
 	}
+	if dap != nil {
+		for _, e := range engines {
+			for j, present := range e.pos {
+				for i := range n {
+					if !present[i] || !e.hasD[i] {
+						continue
+					}
+					v := dap[shapedKey{fam: compute.Drafts, pos: j, group: e.group}]
+					if v == nil || !v.have[i] {
+						return nil, nil, fmt.Sprintf("the summed drafts per position lack an irregular series at %s", at(g.Start+int64(i)*g.Step).Format(time.RFC3339)), nil
+					}
+					v.sum[i] -= e.drafts[i]
+				}
+			}
+		}
+	}
 
 	// The steady sums: the same series at every grid point, never falling.
 	var gaps []shapedGap
-	seen := map[compute.Family]bool{}
 	steadyEngines := map[string]float64{}
+	type steady struct {
+		vals   []string
+		fam    map[compute.Family]*shapedVals // families other than per position
+		pos    map[int]*shapedVals
+		counts map[compute.Family]float64
+	}
+	groups := map[string]*steady{}
+	var groupOrder []string
 	for _, k := range order {
 		v := vals[k]
 		c0 := v.cnt[0]
@@ -621,7 +749,7 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 		}
 		for i := range n {
 			if c0 > 0 && (!v.have[i] || (i > 0 && v.sum[i] < v.sum[i-1])) {
-				return nil, nil, fmt.Sprintf("the summed steady series of group %s fall at %s", groupName(r.groupBy, v.groupVals), time.UnixMilli(g.Start+int64(i)*g.Step).UTC().Format(time.RFC3339)), nil
+				return nil, nil, fmt.Sprintf("the summed steady series of group %s fall at %s", groupName(r.groupBy, v.groupVals), at(g.Start+int64(i)*g.Step).Format(time.RFC3339)), nil
 			}
 		}
 		if c0 == 0 {
@@ -630,23 +758,71 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 		if k.fam != compute.AcceptedPerPosition {
 			steadyEngines[k.group+"\x00"+strconv.Itoa(int(k.fam))] += c0
 		}
-		labels := make(map[string]string, len(r.groupBy)+1)
-		for i, l := range r.groupBy {
-			labels[l] = v.groupVals[i]
+		st := groups[k.group]
+		if st == nil {
+			st = &steady{vals: v.groupVals, fam: map[compute.Family]*shapedVals{}, pos: map[int]*shapedVals{}}
+			groups[k.group] = st
+			groupOrder = append(groupOrder, k.group)
 		}
-		if k.k != "" {
-			labels[KLabel] = k.k
+		if k.fam == compute.AcceptedPerPosition {
+			st.pos[k.pos] = v
+		} else {
+			st.fam[k.fam] = v
 		}
-		s := compute.Series{Family: k.fam, Position: k.pos, Labels: labels, Points: make([]compute.Point, n)}
-		for i := range n {
-			s.Points[i] = compute.Point{T: g.Start + int64(i)*g.Step, V: v.sum[i]}
-		}
-		seen[k.fam] = true
-		out.Series = append(out.Series, s)
 		out.SourceSeries += int(c0)
 	}
 	if len(gaps) > 0 {
 		return nil, gaps, "", nil
+	}
+	seen := map[compute.Family]bool{}
+	emit := func(st *steady, fam compute.Family, pos int, k string, vals []float64) {
+		labels := make(map[string]string, len(r.groupBy)+1)
+		for i, l := range r.groupBy {
+			labels[l] = st.vals[i]
+		}
+		if k != "" {
+			labels[KLabel] = k
+		}
+		s := compute.Series{Family: fam, Position: pos, Labels: labels, Points: make([]compute.Point, n)}
+		for i := range n {
+			s.Points[i] = compute.Point{T: g.Start + int64(i)*g.Step, V: vals[i]}
+		}
+		seen[fam] = true
+		out.Series = append(out.Series, s)
+	}
+	for _, gk := range groupOrder {
+		st := groups[gk]
+		split, reason := r.splitByK(st.fam[compute.Drafts], st.pos, dap, gk, n)
+		if reason != "" {
+			return nil, nil, reason, nil
+		}
+		for _, f := range families {
+			if v := st.fam[f]; v != nil && (f != compute.Drafts || split == nil) {
+				emit(st, f, -1, "", v.sum)
+			}
+		}
+		kMax := 0
+		for p := range st.pos {
+			kMax = max(kMax, p+1)
+		}
+		for p := range kMax {
+			if v := st.pos[p]; v != nil {
+				label := ""
+				if split != nil {
+					label = strconv.Itoa(kMax)
+				}
+				emit(st, compute.AcceptedPerPosition, p, label, v.sum)
+			}
+		}
+		for _, ks := range split {
+			emit(st, compute.Drafts, -1, strconv.Itoa(ks.k), ks.drafts)
+			if ks.k > 0 && ks.k < kMax {
+				// The identity of k: one position series (zero) gives
+				// compute.Aggregate its k; the per-position counts are
+				// all under kMax's.
+				emit(st, compute.AcceptedPerPosition, ks.k-1, strconv.Itoa(ks.k), make([]float64, n))
+			}
+		}
 	}
 	out.SourceSeries += len(irrSeries)
 	// Engines per group: the steady ones (the family most of them have)
@@ -672,6 +848,92 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 	out.Queries = r.queries
 	r.mu.Unlock()
 	return out, nil, "", nil
+}
+
+// kDrafts is the summed drafts (at each grid point) of a group's steady
+// label sets of one k (0: without per-position series).
+type kDrafts struct {
+	k      int
+	drafts []float64
+}
+
+// splitByK splits a group's steady drafts by k when its steady label sets
+// mix k, nil when they do not: from the number of steady series at each
+// position (N_p, non-increasing) and with drafts (N_d), the label sets of
+// k are N_(k-1) - N_k (k 0: N_d - N_0), and their drafts are the drafts
+// per position dap (residual) at k-1 minus those at k (k 0: the drafts
+// minus those at position 0). A non-empty reason says the answer is
+// inconsistent.
+func (r *shapedRead) splitByK(drafts *shapedVals, pos map[int]*shapedVals, dap map[shapedKey]*shapedVals, gk string, n int) ([]kDrafts, string) {
+	if drafts == nil || len(pos) == 0 {
+		return nil, ""
+	}
+	kMax := 0
+	for p := range pos {
+		kMax = max(kMax, p+1)
+	}
+	count := func(p int) float64 {
+		if v := pos[p]; v != nil {
+			return v.cnt[0]
+		}
+		return 0
+	}
+	nd := drafts.cnt[0]
+	mixed := false
+	for p := range kMax {
+		if count(p) != nd {
+			mixed = true
+		}
+	}
+	if !mixed {
+		return nil, ""
+	}
+	name := groupName(r.groupBy, drafts.groupVals)
+	if dap == nil {
+		return nil, fmt.Sprintf("the steady series of group %s mix k, which the first look at the window did not show", name)
+	}
+	at := func(p int) ([]float64, bool) {
+		if p >= kMax {
+			return make([]float64, n), true
+		}
+		v := dap[shapedKey{fam: compute.Drafts, pos: p, group: gk}]
+		if v == nil {
+			return nil, false
+		}
+		for i := range n {
+			if !v.have[i] {
+				return nil, false
+			}
+		}
+		return v.sum, true
+	}
+	var out []kDrafts
+	for k := 0; k <= kMax; k++ {
+		engines := nd - count(0)
+		if k > 0 {
+			engines = count(k-1) - count(k)
+		}
+		if engines == 0 {
+			continue
+		}
+		hi, ok1 := drafts.sum, true
+		if k > 0 {
+			hi, ok1 = at(k - 1)
+		}
+		lo, ok2 := at(k)
+		if engines < 0 || !ok1 || !ok2 {
+			return nil, fmt.Sprintf("the summed drafts per position of group %s do not match its series of each k", name)
+		}
+		d := make([]float64, n)
+		for i := range n {
+			d[i] = hi[i] - lo[i]
+			if d[i] < 0 || (i > 0 && d[i] < d[i-1]) {
+				return nil, fmt.Sprintf("the summed drafts of k %d in group %s fall", k, name)
+			}
+		}
+		out = append(out, kDrafts{k: k, drafts: d})
+	}
+	return out, ""
 }
 
 // groupName prints a group for a message.

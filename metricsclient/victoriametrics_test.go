@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,23 @@ func TestShapedFleetVictoriaMetrics(t *testing.T) {
 			continue
 		}
 		sameGroups(t, name+" shaped vs truth", sh.Groups(g), compute.Aggregate(truth, groupBy, g))
+	}
+	// Window totals of every engine (one bucket: VictoriaMetrics' rollups
+	// over the whole window).
+	totals, sh, err := c.FetchTotals(ctx, g.Start, g.End, nil, []string{"instance", "engine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Raw {
+		t.Errorf("totals fell back to the raw path: %q", sh.Warnings)
+	}
+	want := compute.Aggregate(truth, []string{"instance", "engine"}, g)
+	if len(totals) != len(want) {
+		t.Fatalf("%d totals, want %d", len(totals), len(want))
+	}
+	for i := range totals {
+		if !reflect.DeepEqual(totals[i].Total, want[i].Total) || !reflect.DeepEqual(totals[i].Labels, want[i].Labels) {
+			t.Errorf("totals %v: %+v, want %v %+v", totals[i].Labels, totals[i].Total, want[i].Labels, want[i].Total)
+		}
 	}
 }
