@@ -23,11 +23,11 @@ import (
 // docs/ARCHITECTURE.md, "Query plan".
 
 const (
-	// KLabel is the label the shaped sums carry their series' k in (the
-	// number of per-position series of the summed engines, PromQL
-	// count_values), so that compute.Aggregate keeps the per-position
-	// denominators of mixed k (Counts.DraftsAtPosition) exact. It appears
-	// in the Labels of FetchShaped's summed series only.
+	// KLabel is the label that, when k mixes within a group, tells the
+	// summed drafts of each k apart (and the per-position series of the
+	// group's largest k), so that compute.Aggregate keeps the per-position
+	// denominators (Counts.DraftsAtPosition) and compute.DistinctK exact.
+	// It appears in the Labels of FetchShaped's summed series only.
 	KLabel = "specdash_k"
 	// partLabel marks which family and aggregation a series of the shaped
 	// query answers ("s2": sum of family 2, "c2": its count of series).
@@ -111,15 +111,20 @@ func groupKey(vals []string) string {
 //     a counter that reset (resets), a _created gauge that changed
 //     (changes: a restart whose first value is above the old one), a
 //     series absent at g.Start or at g.End (started or stopped inside the
-//     window);
-//   - one range query over g sums and counts, per group, family, position
-//     and k, the last value in each step's lookback window (Lookback), as
-//     FetchSeries reads each series;
+//     window); and whether k mixes within a group;
+//   - one range query over g sums and counts, per group, family and
+//     position, the last value in each step's lookback window (Lookback),
+//     as FetchSeries reads each series; when k mixes, one more sums the
+//     drafts of the series that have each position (the drafts of each k
+//     follow);
 //   - the irregular label sets are then read alone: their values at the
-//     grid points (to take them out of the sums) and their raw samples,
-//     from which their exact increases per bucket are computed (a restart
-//     between two step points, or one that _created alone reveals, loses
-//     nothing).
+//     grid points (to take them out of the sums), the buckets in which
+//     they reset or restarted, and the raw samples of those buckets, from
+//     which their exact increases are computed (a restart between two
+//     step points, or one that _created alone reveals, loses nothing);
+//   - a steady series that misses grid points (a gap longer than the
+//     lookback) shows as a dip in its group's count of series: one
+//     instant query names it, and it is read as an irregular one.
 //
 // compute.Aggregate(result.Series, groupBy, g) (or result.Groups(g)) gives
 // the raw path's groups: the same counts per bucket and in total, the same
@@ -131,9 +136,9 @@ func groupKey(vals []string) string {
 // increases from its first sample, the raw path from its first step point).
 //
 // When the source cannot answer the shaped queries (it rejects a function
-// or modifier, or answers inconsistently: a steady series with a gap
-// longer than the lookback), FetchShaped reads the raw path (FetchSeries)
-// and says so in a warning, with Raw set. groupBy labels must be valid
+// or operator, or answers inconsistently: steady sums that fall, gaps the
+// probe cannot name), FetchShaped reads the raw path (FetchSeries) and
+// says so in a warning, with Raw set. groupBy labels must be valid
 // (ValidateLabelName) and not KLabel. Errors: those of FetchSeries
 // (*MissingMetricsError when no series matched).
 func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filter, groupBy []string) (*Shaped, error) {
