@@ -1071,6 +1071,9 @@ func (r *shapedRead) irregularBatches(irr map[string]map[string]string) [][]Filt
 		l := irr[id]
 		k := rest(l, best)
 		i, ok := index[k]
+		if ok && len(out[i][len(out[i])-1].Values) >= maxBatch {
+			ok = false // a new batch: each answer stays small
+		}
 		if !ok {
 			f := append([]Filter(nil), r.filters...)
 			for _, n := range all {
@@ -1088,6 +1091,15 @@ func (r *shapedRead) irregularBatches(irr map[string]map[string]string) [][]Filt
 	}
 	return out
 }
+
+// maxBatch bounds the label sets of one batch of irregular series, so
+// that no answer comes near a proxy's response limit (64 engines of k 8
+// over 600 grid points: about 12 MB of values).
+const maxBatch = 64
+
+// maxRunBuckets bounds the buckets of one raw-sample query (a longer run
+// of buckets to read sample by sample is split).
+const maxRunBuckets = 8
 
 // maxConcurrent bounds the concurrent queries of the irregular series.
 const maxConcurrent = 4
@@ -1309,17 +1321,18 @@ func (r *shapedRead) readIrregular(ctx context.Context, irr map[string]map[strin
 	var smu sync.Mutex
 	var errs []error
 	for _, f := range batches {
+		// The batch's label sets by the value of its varying label (the
+		// last filter).
+		vary := f[len(f)-1]
+		byValue := map[string][]bool{}
 		union := make([]bool, n)
 		for id, b := range need {
 			if batchHolds(f, irr[id]) {
+				byValue[irr[id][vary.Name]] = b
 				for j := range b {
 					union[j] = union[j] || b[j]
 				}
 			}
-		}
-		all, err := Selector(names, f)
-		if err != nil {
-			return nil, err
 		}
 		for j := 0; j < n; {
 			if !union[j] {
@@ -1327,10 +1340,23 @@ func (r *shapedRead) readIrregular(ctx context.Context, irr map[string]map[strin
 				continue
 			}
 			k := j
-			for k < n && union[k] {
+			for k < n && union[k] && k-j < maxRunBuckets {
 				k++
 			}
-			// Buckets j..k-1: samples in (BucketStart(j), BucketEnd(k-1)].
+			// Buckets j..k-1: samples in (BucketStart(j), BucketEnd(k-1)]
+			// of the label sets that need one of them.
+			sub := append([]Filter(nil), f[:len(f)-1]...)
+			var vals []string
+			for _, v := range vary.Values {
+				if slices.Contains(byValue[v][j:k], true) {
+					vals = append(vals, v)
+				}
+			}
+			sub = append(sub, Filter{Name: vary.Name, Values: vals})
+			all, err := Selector(names, sub)
+			if err != nil {
+				return nil, err
+			}
 			q := all + "[" + dur(time.Duration(g.BucketEnd(k-1)-g.BucketStart(j))*time.Millisecond) + "]"
 			at := time.UnixMilli(g.BucketEnd(k - 1))
 			wg.Add(1)

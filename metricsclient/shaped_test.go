@@ -463,3 +463,50 @@ func TestFetchShapedAuto(t *testing.T) {
 	}
 	sameGroups(t, "FetchShapedAuto", sh.Groups(g), compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g))
 }
+
+// TestIrregularBatches: irregular label sets that share every label but
+// one are read together (at most maxBatch per query); the selection of
+// each batch holds exactly its label sets.
+func TestIrregularBatches(t *testing.T) {
+	r := &shapedRead{filters: []Filter{{Name: "job", Values: []string{"vllm"}}}}
+	irr := map[string]map[string]string{}
+	add := func(l map[string]string) { irr[labelString(l)] = l }
+	for i := range maxBatch + 3 {
+		add(map[string]string{"instance": fmt.Sprintf("pod-%03d", i), "engine": "0", "model_name": "a|b"})
+	}
+	add(map[string]string{"instance": "pod-x", "engine": "1", "model_name": "a|b"})
+	add(map[string]string{"instance": "pod-y", "model_name": "m"}) // no engine label
+	batches := r.irregularBatches(irr)
+	if len(batches) != 4 {
+		t.Fatalf("%d batches, want 4 (%d + 3 pods of engine 0, engine 1, no engine): %v", len(batches), maxBatch, batches)
+	}
+	covered := 0
+	for _, f := range batches {
+		if f[0].Name != "job" {
+			t.Errorf("batch %v lost the caller's filter", f)
+		}
+		last := f[len(f)-1]
+		if last.Name != "instance" || len(last.Values) > maxBatch {
+			t.Errorf("batch %v: want at most %d instances in the last filter", f, maxBatch)
+		}
+		// Every combination the batch selects is one of irr's label sets.
+		for _, v := range last.Values {
+			l := map[string]string{"instance": v}
+			for _, fl := range f[1 : len(f)-1] {
+				if len(fl.Values) != 1 {
+					t.Fatalf("batch %v: filter %v has %d values, want 1", f, fl, len(fl.Values))
+				}
+				if fl.Values[0] != "" {
+					l[fl.Name] = fl.Values[0]
+				}
+			}
+			if irr[labelString(l)] == nil {
+				t.Errorf("batch %v selects %v, not an irregular label set", f, l)
+			}
+			covered++
+		}
+	}
+	if covered != len(irr) {
+		t.Errorf("batches cover %d label sets, want %d", covered, len(irr))
+	}
+}
