@@ -54,6 +54,7 @@ const (
 	scLeave          = 8*5 + 4 // stops inside the window
 	scNoCreated      = 8*6 + 5 // exports no _created
 	scOutageRestart  = 8*8 + 6 // not scraped for longer than the lookback, restarted meanwhile with a higher value
+	scJoinNoCreated  = 8*8 + 2 // starts inside the window, between step points, without _created
 )
 
 // fleet returns n engines (n a multiple of fleetPerInst, at least 72 so
@@ -95,6 +96,11 @@ func fleetNamed(n int, gs int64, a, b string) []fleetEngine {
 			e.procs[0].to = gs + 405
 		case scNoCreated:
 			e.noCreated = true
+		case scJoinNoCreated:
+			// Its start is unknown to the reader: the truth counts from its
+			// first sample on.
+			e.noCreated = true
+			e.procs = []fleetProc{{created: float64(gs - 10), from: gs + 315, to: ge, offset: 40}}
 		case scOutageRestart:
 			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 150, offset: 10},
 				{created: float64(gs + 500), from: gs + 510, to: ge, offset: 700000}}

@@ -177,7 +177,7 @@ func TestShapedFleetPrometheus(t *testing.T) {
 	g := fleetGrid(gs)
 	truth := fleetTruthSeries(engines, gs)
 	lossy := map[string]bool{}
-	for _, i := range []int{scRestartBetween, scRestartHigher, scOutageRestart} {
+	for _, i := range []int{scRestartBetween, scRestartHigher, scOutageRestart, scJoinNoCreated} {
 		lossy[engines[i].inst+"/"+engines[i].engine] = true
 	}
 
@@ -188,7 +188,8 @@ func TestShapedFleetPrometheus(t *testing.T) {
 	}
 	rb, _ := ct.take()
 	t.Logf("raw path: %d series, %d bytes, %s (not asserted)", len(raw), rb["raw"], time.Since(t0).Round(time.Millisecond))
-	if len(rawWarn) != 0 {
+	// The engine that started without _created is named.
+	if len(rawWarn) != 1 || !strings.Contains(rawWarn[0], `instance="i008"`) {
 		t.Errorf("raw path warnings: %q", rawWarn)
 	}
 
@@ -202,13 +203,13 @@ func TestShapedFleetPrometheus(t *testing.T) {
 		took := time.Since(t0).Round(time.Millisecond)
 		b, n := ct.take()
 		t.Logf("%s: %d series, %d irregular engines, %d queries, bytes %v (requests %v), %s (not asserted)", name, len(sh.Series), sh.Irregular, sh.Queries, b, n, took)
-		if sh.Raw || len(sh.Warnings) != 0 {
-			t.Errorf("%s: raw %v, warnings %q", name, sh.Raw, sh.Warnings)
+		if sh.Raw || !reflect.DeepEqual(sh.Warnings, rawWarn) {
+			t.Errorf("%s: raw %v, warnings %q, want the raw path's %q", name, sh.Raw, sh.Warnings, rawWarn)
 		}
-		// The four restarts and the join (the engine that leaves is
+		// The four restarts and the two joins (the engine that leaves is
 		// still seen at the end through the lookback).
-		if sh.Irregular != 5 {
-			t.Errorf("%s: %d irregular engines, want 5", name, sh.Irregular)
+		if sh.Irregular != 6 {
+			t.Errorf("%s: %d irregular engines, want 6", name, sh.Irregular)
 		}
 		got := sh.Groups(g)
 		want := compute.Aggregate(truth, groupBy, g)
@@ -239,7 +240,7 @@ func TestShapedFleetPrometheus(t *testing.T) {
 		if len(groupBy) < 2 {
 			// At most one series per group, k and position (3 + k per k),
 			// besides the irregular engines' own.
-			if max := 27 + 5*(3+8); len(sh.Series) > max {
+			if max := 27 + 6*(3+8); len(sh.Series) > max {
 				t.Errorf("%s: %d series, want at most %d", name, len(sh.Series), max)
 			}
 			if b["shaped"]+b["detect"]+b["irregular"] > rb["raw"]/20 {
@@ -345,9 +346,9 @@ func TestShapedGap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The four restarts, the join and the gap.
-		if sh.Raw || len(sh.Warnings) != 0 || sh.Irregular != 6 {
-			t.Errorf("by %v: raw %v, warnings %q, %d irregular engines, want 6", groupBy, sh.Raw, sh.Warnings, sh.Irregular)
+		// The four restarts, the two joins and the gap.
+		if sh.Raw || len(sh.Warnings) != 1 || sh.Irregular != 7 {
+			t.Errorf("by %v: raw %v, warnings %q, %d irregular engines, want 7 and one start warning", groupBy, sh.Raw, sh.Warnings, sh.Irregular)
 		}
 		sameGroups(t, fmt.Sprintf("by %v", groupBy), sh.Groups(g), compute.Aggregate(truth, groupBy, g))
 	}
@@ -408,9 +409,10 @@ func TestShapedUnsupportedFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("warning: %s", sh.Warnings)
-	if !sh.Raw || len(sh.Warnings) != 1 || !strings.Contains(sh.Warnings[0], "raw path") || !strings.Contains(sh.Warnings[0], `unknown function with name "resets"`) {
-		t.Fatalf("raw %v, warnings %q: want the raw path and a warning naming the rejected function", sh.Raw, sh.Warnings)
+	// The raw path's own warning (an engine started without _created),
+	// then why the raw path was taken.
+	if w := sh.Warnings; !sh.Raw || len(w) != 2 || !strings.Contains(w[1], "raw path") || !strings.Contains(w[1], `unknown function with name "resets"`) {
+		t.Fatalf("raw %v, warnings %q: want the raw path and a warning naming the rejected function", sh.Raw, w)
 	}
 	raw, _, err := c.FetchSeries(ctx, g, nil)
 	if err != nil {
@@ -423,7 +425,8 @@ func TestShapedUnsupportedFallsBack(t *testing.T) {
 
 // TestFetchShapedAuto: the drop-in for Fetch detects vLLM V1, reads the
 // shaped series (the same as FetchShaped's), the label lists of the filter
-// menus, and no warnings; the Shaped says how many source series the
+// menus, and the one warning (an engine started without _created); the
+// Shaped says how many source series the
 // summed ones stand for.
 func TestFetchShapedAuto(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
@@ -441,7 +444,7 @@ func TestFetchShapedAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Schema().ID != VLLMV1.ID || len(f.Warnings) != 0 || f.Incremental || f.LabelsErr != nil {
+	if f.Schema().ID != VLLMV1.ID || len(f.Warnings) != 1 || f.Incremental || f.LabelsErr != nil {
 		t.Errorf("schema %s, warnings %q, incremental %v, labels error %v", f.Schema().Name, f.Warnings, f.Incremental, f.LabelsErr)
 	}
 	if got := f.Labels["model_name"]; !reflect.DeepEqual(got, []string{"m-a", "m-b"}) {
