@@ -1039,6 +1039,11 @@ func (r *shapedRead) irregularBatches(irr map[string]map[string]string) [][]Filt
 		}
 	}
 	all := sortedKeys(names)
+	if len(all) == 0 {
+		// The one label set without labels: selected by a label it
+		// lacks.
+		all = []string{"instance"}
+	}
 	ids := make([]string, 0, len(irr))
 	for id := range irr {
 		ids = append(ids, id)
@@ -1395,21 +1400,13 @@ func (r *shapedRead) readIrregular(ctx context.Context, irr map[string]map[strin
 // filters (the batch's own ones: one or more values per label).
 func batchHolds(f []Filter, l map[string]string) bool {
 	for _, fl := range f {
-		if len(fl.Values) > 0 && !slicesContains(fl.Values, l[fl.Name]) {
+		if len(fl.Values) > 0 && !slices.Contains(fl.Values, l[fl.Name]) {
 			return false
 		}
 	}
 	return true
 }
 
-func slicesContains(vs []string, v string) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 // exactSeries turns each irregular series into a step-aligned cumulative
 // series whose bucket increases are exact. A bucket that needs no

@@ -512,4 +512,9 @@ func TestIrregularBatches(t *testing.T) {
 	if covered != len(irr) {
 		t.Errorf("batches cover %d label sets, want %d", covered, len(irr))
 	}
+	// A label set without labels is selected by a label it lacks.
+	empty := map[string]map[string]string{labelString(map[string]string{}): {}}
+	if b := (&shapedRead{}).irregularBatches(empty); len(b) != 1 || len(b[0]) != 1 || b[0][0].Values[0] != "" {
+		t.Errorf("batches of the empty label set: %v", b)
+	}
 }
