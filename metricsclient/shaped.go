@@ -1407,7 +1407,6 @@ func batchHolds(f []Filter, l map[string]string) bool {
 	return true
 }
 
-
 // exactSeries turns each irregular series into a step-aligned cumulative
 // series whose bucket increases are exact. A bucket that needs no
 // samples (needsSamples) has the raw path's increase, the difference of
