@@ -40,8 +40,9 @@ const (
 type Shaped struct {
 	// Series are for compute.Aggregate(Series, groupBy, grid) (or
 	// Shaped.Groups, which also sets each group's engine count). Steady
-	// series are summed per group (Labels: the group-by labels and
-	// KLabel); irregular ones keep their own labels.
+	// series are summed per group (Labels: the group-by labels, and
+	// KLabel for the drafts of each k when k mixes within the group);
+	// irregular ones keep their own labels.
 	Series []compute.Series
 	// Warnings: the source's, specdash's (as FetchSeries'), and, when Raw,
 	// why the shaped read was not possible.
