@@ -27,6 +27,7 @@ import (
 // TestDashboardEndToEnd) and records console errors for failure reports.
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
+	skipShort(t)
 	if _, err := fs.Stat(web.FS, "dist/app.wasm"); err != nil {
 		t.Fatalf("web/dist/app.wasm is not built (embedded web.FS has none): run `make assets` first, then rerun the test")
 	}

@@ -30,6 +30,9 @@ const vmBinary = "/usr/bin/victoria-metrics"
 // the source's nocache=1 parameter. It returns the base URL.
 func startVictoriaMetrics(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real VictoriaMetrics (skipped under -short; make test runs it)")
+	}
 	if _, err := os.Stat(vmBinary); err != nil {
 		t.Fatalf("%s not found (%v): install it with `make deps` (Debian package victoria-metrics)", vmBinary, err)
 	}
