@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"specdash/internal/testwait"
 	"specdash/metricsclient"
 	"specdash/simulate"
-	"specdash/internal/testwait"
 )
 
 // promGraphURL is the Prometheus UI's graph page for the acceptance-rate
