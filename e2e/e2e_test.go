@@ -438,6 +438,20 @@ func waitJS(t *testing.T, browser context.Context, timeout time.Duration, expr s
 	}
 }
 
+// waitNextLoad waits until a load that starts after the call has finished
+// (data-loads, the dashboard's load counter, past its value at the call,
+// and no load in flight): the numbers then come from data read after
+// whatever the caller waited for before, with no guess at how long a
+// refresh takes.
+func waitNextLoad(t *testing.T, browser context.Context, timeout time.Duration) {
+	t.Helper()
+	loads := run(t, browser, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-dashboard]').dataset.loads`))
+	waitJS(t, browser, timeout, fmt.Sprintf(`(() => {
+	  const r = document.querySelector('[data-dashboard]');
+	  return !!r && +r.dataset.loads > %s && !document.querySelector('.status-text .spinner') && r.dataset.state !== 'loading';
+	})()`, strconv.Quote(loads)))
+}
+
 // waitReady waits until the dashboard shows numbers (data-state=ready) and
 // fails early, with the page's message, on data-state=error.
 //

@@ -228,7 +228,7 @@ func TestEmbeddedNoSpecMetrics(t *testing.T) {
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&refresh=5s"))
 	waitJS(t, tab, 60*time.Second, `(() => { const t = document.querySelector('[data-target]'); return !!t && t.dataset.health === 'up'; })()`)
 	// The next refresh after the first scrapes: still no spec metrics.
-	time.Sleep(6 * time.Second)
+	waitNextLoad(t, tab, 60*time.Second)
 	waitJS(t, tab, 30*time.Second, `(() => { const r = document.querySelector('[data-dashboard]'); return !!r && r.dataset.state === 'error'; })()`)
 	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 	t.Logf("no-spec message: %q", p.Error)
@@ -323,7 +323,7 @@ func TestEmbeddedTargetDown(t *testing.T) {
 	}
 	// Its last numbers are kept: a refresh after it went down still shows
 	// them (the window holds its samples).
-	time.Sleep(6 * time.Second)
+	waitNextLoad(t, tab, 60*time.Second)
 	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 	if p.State != "ready" || p.Metrics["acceptance-rate"] == "" || p.Metrics["k"] != "3" {
 		t.Errorf("after the target went down: state %q, acceptance rate %q, k %q; want the last numbers kept", p.State, p.Metrics["acceptance-rate"], p.Metrics["k"])

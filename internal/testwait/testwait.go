@@ -20,7 +20,15 @@ const Poll = 20 * time.Millisecond
 // Call it from the test's goroutine.
 func For(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	if !Until(timeout, cond) {
+	ForEvery(t, what, timeout, Poll, cond)
+}
+
+// ForEvery is For with another interval between checks, for conditions
+// whose check costs (e.g. one that acts again each time, like pasting a
+// whole log into a page).
+func ForEvery(t testing.TB, what string, timeout, every time.Duration, cond func() bool) {
+	t.Helper()
+	if !until(timeout, every, cond) {
 		if timeout <= 0 {
 			timeout = Timeout
 		}
@@ -32,12 +40,16 @@ func For(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 // (Timeout when zero) passed (false), for callers that fail differently or
 // wait in another goroutine.
 func Until(timeout time.Duration, cond func() bool) bool {
+	return until(timeout, Poll, cond)
+}
+
+func until(timeout, every time.Duration, cond func() bool) bool {
 	if timeout <= 0 {
 		timeout = Timeout
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(Poll)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for !cond() {
 		select {
