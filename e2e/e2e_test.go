@@ -218,7 +218,7 @@ func TestDashboardEndToEnd(t *testing.T) {
 	sim.Pause()
 	pausedAt := time.Now()
 	settled := pausedAt.Add(3 * scrapeInterval).UnixMilli()
-	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 30*time.Second)
+	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 2*time.Minute)
 	waitJS(t, browser, 60*time.Second, fmt.Sprintf(
 		`(() => { const r = document.querySelector('[data-dashboard]'); return r && r.dataset.state === 'ready' && +r.dataset.windowEnd >= %d; })()`, settled))
 	paused := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))

@@ -87,7 +87,7 @@ func TestSourceSelector(t *testing.T) {
 	simB.Pause()
 	settled := time.Now().Add(3 * scrapeInterval)
 	for _, p := range []*promtest.Server{promA, promB} {
-		p.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled.Unix()), promtest.NonEmpty, 30*time.Second)
+		p.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled.Unix()), promtest.NonEmpty, 2*time.Minute)
 	}
 	waitSettled := func() {
 		t.Helper()
