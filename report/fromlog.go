@@ -37,7 +37,8 @@ type LogReport struct {
 	Formats    []string `json:"formats"`
 	Convention string   `json:"convention"`
 	// WindowSeconds is the summed window of the entries when one source
-	// printed all of them with throughputs, else 0 (unknown).
+	// printed all of them with throughputs, else 0 (unknown; null in JSON,
+	// see MarshalJSON).
 	WindowSeconds float64            `json:"window_seconds"`
 	Groups        []Group            `json:"groups"`
 	Total         totalJSON          `json:"total"`
@@ -313,6 +314,20 @@ func (r *LogReport) warnUnused(costs *CostRatios) {
 // Usable reports whether anything could be parsed (at least one entry or
 // scrape group).
 func (r *LogReport) Usable() bool { return r.Entries > 0 }
+
+// MarshalJSON encodes r as documented on LogReport, with window_seconds
+// null when unknown (undefined values are null, README's --format json).
+func (r LogReport) MarshalJSON() ([]byte, error) {
+	type plain LogReport
+	var window *float64
+	if r.WindowSeconds > 0 {
+		window = &r.WindowSeconds
+	}
+	return json.Marshal(struct {
+		plain
+		WindowSeconds *float64 `json:"window_seconds"`
+	}{plain(r), window})
+}
 
 // WriteJSON writes r as indented JSON (see LogReport) and a newline.
 func (r *LogReport) WriteJSON(w io.Writer) error {

@@ -170,3 +170,34 @@ func TestFromLogGroupsByK(t *testing.T) {
 		t.Errorf("one named source: %d metrics lines:\n%s", n, b.String())
 	}
 }
+
+// TestFromLogWindowNull: a log without throughputs has no known window:
+// window_seconds is null in JSON (undefined values are null), not 0; a
+// current-form line's throughputs give it (drafted 434 tokens /
+// 43.40 tokens/s = 10 s).
+func TestFromLogWindowNull(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want any
+	}{
+		{"INFO SpecDecoding metrics: Draft acceptance rate: 28.8%, Mean acceptance length: 1.15, Accepted: 686 tokens, Drafted: 2384 tokens, Per-position acceptance probabilities: 0.576, 0.327, 0.159, 0.089", nil},
+		{"INFO SpecDecoding metrics: Mean acceptance length: 2.93, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%", 10.0},
+	} {
+		r := ParseInput("x.log", c.line+"\n", compute.WithBonus, nil)
+		var b strings.Builder
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+			t.Fatal(err)
+		}
+		w, ok := got["window_seconds"]
+		if !ok || w != c.want {
+			t.Errorf("%.40s...: window_seconds %v (present %v), want %v", c.line, w, ok, c.want)
+		}
+		if got["input"] != "log" || got["total"] == nil || got["groups"] == nil {
+			t.Errorf("the other fields are gone: %s", b.String())
+		}
+	}
+}
