@@ -55,11 +55,12 @@ const readSourceJS = `(() => {
 })()`
 
 // buildBinary builds ./cmd/specdash (it embeds web/dist) into a temporary
-// directory.
+// directory, with make build's -trimpath: the packages compiled by make
+// build (or go vet -trimpath) are reused, and only the link runs.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "specdash")
-	cmd := exec.Command("go", "build", "-o", bin, "specdash/cmd/specdash")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "specdash/cmd/specdash")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/specdash: %v\n%s", err, out)
