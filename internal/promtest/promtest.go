@@ -46,7 +46,7 @@ import (
 const DefaultScrapeInterval = time.Second
 
 // readyTimeout bounds the wait for /-/ready after start.
-const readyTimeout = 60 * time.Second
+const readyTimeout = 2 * time.Minute // generous: a busy machine
 
 // Options configures a test Prometheus.
 type Options struct {
@@ -115,7 +115,7 @@ func freeAddr() (string, error) {
 // Start runs Prometheus for the duration of the test: free loopback port,
 // config written to a temp dir, waits until /-/ready answers 200. It fails the
 // test (t.Fatal) if the binary is missing or the server does not become
-// ready within 60 s; the log is printed on any test failure. Under
+// ready within readyTimeout; the log is printed on any test failure. Under
 // `go test -short` it skips the test: every test that needs a real
 // Prometheus goes through here (make test runs them).
 func Start(t testing.TB, o Options) *Server {
