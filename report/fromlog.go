@@ -105,6 +105,7 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 	kBySource := map[[3]string]map[int]bool{}
 	var all logparse.Derived
 	var otherConv []int
+	idle := 0 // lines of windows without drafts (0 tokens/s: length unknown)
 	hasV0, hasV1 := false, false
 	for _, e := range res.Entries {
 		if f := e.Format.String(); !slices.Contains(r.Formats, f) {
@@ -131,6 +132,8 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		a.counts = a.counts.Add(e.Counts)
 		if e.Seconds > 0 {
 			a.seconds += e.Seconds
+		} else if e.Counts.DraftTokens == 0 && !v0 {
+			idle++ // adds no tokens; the group keeps its window
 		} else {
 			a.timed = false
 		}
@@ -207,6 +210,9 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		r.WindowSeconds = window
 	} else if len(sources) > 1 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d sources: the total has no throughput (their windows may overlap in time; the log does not say over which wall time)", len(sources)))
+	}
+	if idle > 0 && window > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s without drafts (vLLM prints 0 tokens/s and nan ratios): their windows' lengths are not printed, so throughputs are over the windows of the lines with drafts", plural(idle, "line")))
 	}
 	if mixedK {
 		ks := make([]int, 0, len(kLines))

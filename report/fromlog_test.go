@@ -201,3 +201,25 @@ func TestFromLogWindowNull(t *testing.T) {
 		}
 	}
 }
+
+// TestFromLogIdleWindow: a line of a window without drafts (nan ratios,
+// 0 tokens/s) adds no counts and does not make the window unknown: the
+// window is the other line's 10 s, and a warning says the idle window's
+// length is not counted.
+func TestFromLogIdleWindow(t *testing.T) {
+	text := "INFO SpecDecoding metrics: Mean acceptance length: 2.93, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%\n" +
+		"INFO SpecDecoding metrics: Mean acceptance length: nan, Accepted throughput: 0.00 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 0 tokens, Drafted: 0 tokens, Per-position acceptance rate: nan, nan, Avg Draft acceptance rate: nan%\n"
+	r := ParseInput("x.log", text, compute.WithBonus, nil)
+	if r.Entries != 2 || len(r.Problems) != 0 || len(r.Groups) != 1 {
+		t.Fatalf("entries %d, problems %+v, groups %d; want 2 entries in one group", r.Entries, r.Problems, len(r.Groups))
+	}
+	if r.WindowSeconds != 10 || r.Total.Drafts != 217 || r.Total.AcceptedTokens != 419 {
+		t.Errorf("window %v s, drafts %v, accepted %v; want 10 s, 434/2 = 217, 419", r.WindowSeconds, r.Total.Drafts, r.Total.AcceptedTokens)
+	}
+	if v := r.Total.DraftedThroughput; !v.OK || v.V != 43.4 {
+		t.Errorf("drafted throughput %v, want 43.4 tokens/s", v)
+	}
+	if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "1 line without drafts") {
+		t.Errorf("warnings %q, want the idle-window one", r.Warnings)
+	}
+}
