@@ -58,7 +58,7 @@ $(WASM): $(WASM_INPUTS) $(WASM_SRCS) go.mod go.sum
 # the wasm); precompress writes both in one run.
 assets: $(WASM).br $(WASM).gz $(ECHARTS).br $(ECHARTS).gz
 web/dist/%.br web/dist/%.gz: web/dist/%
-	$(GO) run ./bench/cmd/precompress $<
+	$(GO) run -trimpath ./bench/cmd/precompress $<
 
 # One binary; it embeds web/dist (app.wasm, echarts), so assets come first.
 build: assets
