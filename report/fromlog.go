@@ -139,7 +139,7 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		}
 		a.derived = orDerived(a.derived, e.Derived)
 		all = orDerived(all, e.Derived)
-		if e.Convention != conv && !v0 {
+		if e.Convention != conv && !v0 && e.Counts.Drafts > 0 { // no drafts: no mean printed
 			otherConv = append(otherConv, e.Line)
 		}
 		for _, n := range e.Notes {

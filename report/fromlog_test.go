@@ -222,4 +222,12 @@ func TestFromLogIdleWindow(t *testing.T) {
 	if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "1 line without drafts") {
 		t.Errorf("warnings %q, want the idle-window one", r.Warnings)
 	}
+	// In the other convention: the line with drafts is named, the idle one
+	// (no mean printed) is not.
+	r = ParseInput("x.log", text, compute.WithoutBonus, nil)
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "1 lines (first: line 1) printed the mean acceptance length")
+	}) {
+		t.Errorf("warnings %q, want the convention one for line 1 only", r.Warnings)
+	}
 }
