@@ -45,10 +45,14 @@ WASMFLAGS := -trimpath -gcflags=all=-l -gcflags=runtime= -gcflags=specdash/compu
 BUILD_DIR   := .build
 WASM_INPUTS := $(BUILD_DIR)/app.wasm.inputs
 WASM_LIST   := {{if not .Standard}}{{$$d := .Dir}}{{range .GoFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{range .SFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{range .EmbedFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{end}}
+WASM_INPUTS_CMD = { $(GO) env GOVERSION && echo '$(WASMFLAGS)' && GOOS=js GOARCH=wasm $(GO) list -deps -f '$(WASM_LIST)' ./cmd/specdash; }
 ifneq ($(filter all assets wasm build vet test bench run,$(or $(MAKECMDGOALS),all)),)
-_ := $(shell mkdir -p $(BUILD_DIR) && { $(GO) env GOVERSION && echo '$(WASMFLAGS)' && GOOS=js GOARCH=wasm $(GO) list -deps -f '$(WASM_LIST)' ./cmd/specdash; } > $(WASM_INPUTS).tmp && { cmp -s $(WASM_INPUTS).tmp $(WASM_INPUTS) || mv $(WASM_INPUTS).tmp $(WASM_INPUTS); }; rm -f $(WASM_INPUTS).tmp)
+_ := $(shell mkdir -p $(BUILD_DIR) && $(WASM_INPUTS_CMD) > $(WASM_INPUTS).tmp && { cmp -s $(WASM_INPUTS).tmp $(WASM_INPUTS) || mv $(WASM_INPUTS).tmp $(WASM_INPUTS); }; rm -f $(WASM_INPUTS).tmp)
 WASM_SRCS := $(shell tail -n +3 $(WASM_INPUTS) 2>/dev/null)
 endif
+# Made here only when missing (make clean build).
+$(WASM_INPUTS):
+	mkdir -p $(BUILD_DIR) && $(WASM_INPUTS_CMD) > $@
 wasm: $(WASM)
 $(WASM): $(WASM_INPUTS) $(WASM_SRCS) go.mod go.sum
 	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(WASM) ./cmd/specdash
