@@ -464,7 +464,9 @@ const maxTicks = 50
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // nice is ECharts' numberUtil.nice(v, true): v rounded to 1, 2, 3, 5 or 10
-// times its power of ten.
+// times its power of ten, then to that power's decimals as ECharts does
+// (3 * 0.1 is 0.30000000000000004 in floating point; its multiples
+// printed as labels read "1.8000000000000003").
 func nice(v float64) float64 {
 	e := math.Floor(math.Log10(v))
 	p := math.Pow10(int(e)) // exact, as JavaScript's Math.pow(10, e) for the exponents tested (math.Pow(10, 299) is not 1e299)
@@ -481,17 +483,24 @@ func nice(v float64) float64 {
 	default:
 		f = 10
 	}
-	return f * p
+	if e < -20 {
+		return f * p // beyond toFixed's 20 decimals, as ECharts
+	}
+	return roundDecimals(f*p, int(max(0, -e)))
 }
 
-// roundTo removes the float noise of v, a multiple of step.
-func roundTo(v, step float64) float64 {
-	d := decimalsOf(step)
+// roundDecimals is v rounded to d decimals, as JavaScript's +v.toFixed(d).
+func roundDecimals(v float64, d int) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', d, 64), 64)
 	if err != nil {
 		return v
 	}
 	return r
+}
+
+// roundTo removes the float noise of v, a multiple of step.
+func roundTo(v, step float64) float64 {
+	return roundDecimals(v, decimalsOf(step))
 }
 
 // decimalsOf is the number of decimals that step's multiples need: those

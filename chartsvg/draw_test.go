@@ -112,6 +112,9 @@ func TestTicks(t *testing.T) {
 		{"zeros", 0, 0, 0, 0, false, false, false, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
 		// A fixed max off the interval's multiples stays the end.
 		{"odd max", 0, 10, 0, 7, true, true, false, []float64{0, 1, 2, 3, 4, 5, 6, 7}},
+		// 1.7 / 5 = 0.34 -> nice 0.3 (3 * 0.1 = 0.30000000000000004 in
+		// floating point; ECharts rounds it to 0.3): multiples without noise.
+		{"interval 0.3", 0.2, 1.7, 0, 0, false, false, false, []float64{0, 0.3, 0.6, 0.9, 1.2, 1.5, 1.8}},
 	} {
 		got := chartsvg.Ticks(c.lo, c.hi, c.fmin, c.okMin, c.fmax, c.okMax, c.scale)
 		if !reflect.DeepEqual(got, c.want) {
@@ -303,6 +306,9 @@ func TestTicksMatchECharts(t *testing.T) {
 		{Data: []float64{1e-7}, Axis: map[string]any{}},
 		{Data: []float64{1, 1 + 1e-12}, Axis: map[string]any{"scale": true}},
 		{Data: []float64{-0.3, 0.7}, Axis: map[string]any{"scale": true}},
+		// Intervals of 3 times a negative power of ten (0.3, 0.03).
+		{Data: []float64{0.2, 1.7}, Axis: map[string]any{"axisLabel": map[string]any{"formatter": "{value} tokens"}}},
+		{Data: []float64{1.02, 1.15}, Axis: map[string]any{"scale": true}},
 	}
 	in, err := json.Marshal(cases)
 	if err != nil {
@@ -477,4 +483,25 @@ func echartsInNode(t *testing.T) (nodeBin, lib string) {
 		t.Skipf("ECharts not installed (npm ci): %v", err)
 	}
 	return nodeBin, lib
+}
+
+// TestAxisLabelsRounded: a mean acceptance length axis whose interval is
+// 0.3 reads "1.8 tokens", as ECharts writes it, not the floating point
+// sum "1.8000000000000003 tokens".
+func TestAxisLabelsRounded(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
+	vals := []compute.Value{compute.Defined(0.2), compute.Defined(1.7), compute.Defined(1.1)}
+	opt := app.LinesOption(g, []app.Line{{Name: "m", Values: vals}}, 3, 1, 2, "tokens", 0, nil, time.UTC, app.PaletteFor(app.ThemeLight))
+	out := chartsvg.Draw(opt)
+	if out == "" {
+		t.Fatal("lines option not drawn")
+	}
+	var labels []string
+	for _, n := range parse(t, out).all(func(n *node) bool { return n.Name == "span" && strings.HasSuffix(n.Text, " tokens") }) {
+		labels = append(labels, n.Text)
+	}
+	want := []string{"0 tokens", "0.3 tokens", "0.6 tokens", "0.9 tokens", "1.2 tokens", "1.5 tokens", "1.8 tokens"}
+	if !reflect.DeepEqual(labels, want) {
+		t.Errorf("y axis labels %q, want %q", labels, want)
+	}
 }

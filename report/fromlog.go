@@ -37,7 +37,8 @@ type LogReport struct {
 	Formats    []string `json:"formats"`
 	Convention string   `json:"convention"`
 	// WindowSeconds is the summed window of the entries when one source
-	// printed all of them with throughputs, else 0 (unknown).
+	// printed all of them with throughputs, else 0 (unknown; null in JSON,
+	// see MarshalJSON).
 	WindowSeconds float64            `json:"window_seconds"`
 	Groups        []Group            `json:"groups"`
 	Total         totalJSON          `json:"total"`
@@ -104,6 +105,7 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 	kBySource := map[[3]string]map[int]bool{}
 	var all logparse.Derived
 	var otherConv []int
+	idle := 0 // lines of windows without drafts (0 tokens/s: length unknown)
 	hasV0, hasV1 := false, false
 	for _, e := range res.Entries {
 		if f := e.Format.String(); !slices.Contains(r.Formats, f) {
@@ -130,12 +132,14 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		a.counts = a.counts.Add(e.Counts)
 		if e.Seconds > 0 {
 			a.seconds += e.Seconds
+		} else if e.Counts.DraftTokens == 0 && !v0 {
+			idle++ // adds no tokens; the group keeps its window
 		} else {
 			a.timed = false
 		}
 		a.derived = orDerived(a.derived, e.Derived)
 		all = orDerived(all, e.Derived)
-		if e.Convention != conv && !v0 {
+		if e.Convention != conv && !v0 && e.Counts.Drafts > 0 { // no drafts: no mean printed
 			otherConv = append(otherConv, e.Line)
 		}
 		for _, n := range e.Notes {
@@ -206,6 +210,9 @@ func FromLog(file string, res logparse.Result, conv compute.Convention, costs *C
 		r.WindowSeconds = window
 	} else if len(sources) > 1 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d sources: the total has no throughput (their windows may overlap in time; the log does not say over which wall time)", len(sources)))
+	}
+	if idle > 0 && window > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s without drafts (vLLM prints 0 tokens/s and nan ratios): their windows' lengths are not printed, so throughputs are over the windows of the lines with drafts", plural(idle, "line")))
 	}
 	if mixedK {
 		ks := make([]int, 0, len(kLines))
@@ -313,6 +320,20 @@ func (r *LogReport) warnUnused(costs *CostRatios) {
 // Usable reports whether anything could be parsed (at least one entry or
 // scrape group).
 func (r *LogReport) Usable() bool { return r.Entries > 0 }
+
+// MarshalJSON encodes r as documented on LogReport, with window_seconds
+// null when unknown (undefined values are null, README's --format json).
+func (r LogReport) MarshalJSON() ([]byte, error) {
+	type plain LogReport
+	var window *float64
+	if r.WindowSeconds > 0 {
+		window = &r.WindowSeconds
+	}
+	return json.Marshal(struct {
+		plain
+		WindowSeconds *float64 `json:"window_seconds"`
+	}{plain(r), window})
+}
 
 // WriteJSON writes r as indented JSON (see LogReport) and a newline.
 func (r *LogReport) WriteJSON(w io.Writer) error {

@@ -301,11 +301,25 @@ func WriteInsightsText(w io.Writer, in *Insights) error {
 	if iv := in.Intervals; iv != nil {
 		fmt.Fprintf(&b, "  95%% intervals (Wilson): acceptance rate %s of %s draft tokens", intervalText(iv.AcceptanceRate), compute.FormatCount(iv.AcceptanceRate.Trials, ""))
 		if len(iv.PerPosition) > 0 {
+			// Series that mix k: a position's rate is over the drafts of
+			// the series that reach it (compute.Counts.PositionDrafts), so
+			// each position names its own denominator where they differ.
+			same := true
+			for _, p := range iv.PerPosition {
+				same = same && p.Trials == iv.PerPosition[0].Trials
+			}
 			parts := make([]string, len(iv.PerPosition))
 			for i, p := range iv.PerPosition {
 				parts[i] = "pos " + strconv.Itoa(i+1) + " " + intervalText(p)
+				if !same {
+					parts[i] += " of " + compute.FormatCount(p.Trials, "")
+				}
 			}
-			fmt.Fprintf(&b, "; %s of %s drafts", strings.Join(parts, ", "), compute.FormatCount(iv.PerPosition[0].Trials, ""))
+			if same {
+				fmt.Fprintf(&b, "; %s of %s drafts", strings.Join(parts, ", "), compute.FormatCount(iv.PerPosition[0].Trials, ""))
+			} else {
+				fmt.Fprintf(&b, "; %s drafts (each position of the drafts that reach it)", strings.Join(parts, ", "))
+			}
 		}
 		b.WriteString("\n")
 	} else {

@@ -81,6 +81,9 @@ type Config struct {
 	Transport http.RoundTripper
 	// Assets replaces the embedded web.FS (dist/ and static/). For tests.
 	Assets fs.FS
+	// now is the clock of the proxy's cache (default time.Now); tests set a
+	// fake one so that cache lifetimes do not depend on the machine's speed.
+	now func() time.Time
 }
 
 // EChartsPath is the URL path of the ECharts bundle (web/dist); the page
@@ -170,6 +173,9 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	assets := newAssets(fsys)
 	proxy := newProxy(sources, def, cfg, m)
+	if cfg.now != nil {
+		proxy.now = cfg.now
+	}
 
 	specapp.Register()
 	specapp.SetPreRenderClient(preRenderClients(proxy, order, def, cfg.PreRenderTimeout))

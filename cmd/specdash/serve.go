@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,7 +65,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) {
 	cmd.Flag("storage.retention", "Embedded mode: how long data is kept.").Default("6h").DurationVar(&f.retention)
 	cmd.Flag("storage.block-duration", "Embedded mode: time range of one TSDB block; the in-memory head is compacted into a block once it spans 1.5 of them (Prometheus' hidden --storage.tsdb.min-block-duration). For tests and soaks.").Default("2h").Hidden().DurationVar(&f.blockDuration)
 	cmd.Flag("storage.series-limit", "Embedded mode: most series held in memory (bounds memory; a scrape adding more fails, its target shows the error).").Default(fmt.Sprint(embedded.DefaultSeriesLimit)).IntVar(&f.seriesLimit)
-	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default :8080, or web.listen_address of the config file).").StringVar(&f.listen)
+	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default web.listen_address of the config file, else :$SPECDASH_PORT when set, else :8080).").StringVar(&f.listen)
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
 	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
@@ -162,6 +163,10 @@ func (es *engines) startSimulator(ctx context.Context) (string, error) {
 func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	log := newLogger(f.logLevel, f.logFormat)
 	slog.SetDefault(log)
+	defListen, err := defaultListen(os.Getenv)
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
 		Version:         version,
 		Logger:          log,
@@ -263,13 +268,27 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		}}
 	}
 	if listen == "" {
-		listen = ":8080"
+		listen = defListen
 	}
 	h, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
 	return runServer(ctx, log, listen, h, ready)
+}
+
+// defaultListen is the listen address when neither --web.listen-address
+// nor the config file gives one: ":$SPECDASH_PORT" when that is set (the
+// port `make run` uses too), else ":8080".
+func defaultListen(getenv func(string) string) (string, error) {
+	p := getenv("SPECDASH_PORT")
+	if p == "" {
+		return ":8080", nil
+	}
+	if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+		return "", fmt.Errorf("serve: SPECDASH_PORT=%q is not a port number (0-65535)", p)
+	}
+	return ":" + p, nil
 }
 
 // embeddedLabel is the source line of an embedded source.
@@ -298,7 +317,9 @@ func runServer(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	url := "http://" + displayAddr(ln.Addr())
-	log.Info("specdash serving", "address", url, "live view", url+"/?range=15m&refresh=5s", "version", version)
+	// "/" opens with auto-refresh off (app.DefaultQuery): say so rather
+	// than print a link that behaves otherwise.
+	log.Info("specdash serving", "address", url, "auto-refresh", "off at /: choose it in the page, or open /?refresh=5s", "version", version)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
