@@ -22,8 +22,8 @@ import (
 func hostileExpositions() []string {
 	return []string{
 		"# TYPE vllm:spec_decode_num_drafts counter\nvllm:spec_decode_num_drafts_total{engine=\"0\",model_name=\"m\"} 5\n",
-		// A label value far over the 4 KiB limit.
-		"# TYPE x gauge\nx{model_name=\"" + strings.Repeat("x", 64<<10) + "\"} 1\n",
+		// A label value over the 4 KiB limit.
+		"# TYPE x gauge\nx{model_name=\"" + strings.Repeat("x", 5<<10) + "\"} 1\n",
 		"x NaN\ny +Inf\nz -Inf\n",
 		"# TYPE c counter\nc_total -5\n",
 		"# TYPE c counter\nc_total 1\nc_total 2\nc_total{a=\"1\"} 1\nc_total{a=\"1\"} 2\n",

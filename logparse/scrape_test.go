@@ -91,7 +91,7 @@ func FuzzParseScrape(f *testing.F) {
 	const drafts = "# TYPE vllm:spec_decode_num_drafts_total counter\n"
 	for _, s := range []string{
 		// A huge label value.
-		drafts + `vllm:spec_decode_num_drafts_total{model_name="` + strings.Repeat("x", 64<<10) + "\"} 5\n",
+		drafts + `vllm:spec_decode_num_drafts_total{model_name="` + strings.Repeat("x", 5<<10) + "\"} 5\n",
 		drafts + "vllm:spec_decode_num_drafts_total NaN\nvllm:spec_decode_num_drafts_total{engine=\"1\"} +Inf\n",
 		drafts + "vllm:spec_decode_num_drafts_total -5\n",
 		// Duplicate series, and two whose sum overflows float64.
