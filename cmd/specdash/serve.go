@@ -102,7 +102,7 @@ func (l embeddedLimits) apply(c *embedded.Config, file *server.EmbeddedConfig) {
 // registerServe adds the "serve" command: the web UI and the same-origin
 // read-only proxy to Prometheus, to named sources of a config file, or to
 // an embedded Prometheus that scrapes vLLM itself.
-func registerServe(a *kingpin.Application, cmds map[string]func() error) {
+func registerServe(a *kingpin.Application, cmds map[string]func() error) *serveFlags {
 	cmd := a.Command("serve", "Serve the dashboard (web UI and a read-only proxy). Without --prometheus.url or --config.file it runs an embedded Prometheus that scrapes --scrape.target (or, with no target, a built-in vLLM simulator).")
 	f := &serveFlags{}
 	cmd.Flag("config.file", "YAML file with named sources (Prometheus, Thanos, Mimir, VictoriaMetrics, embedded), HTTP client settings and access control; see docs/CONFIG.md.").StringVar(&f.configFile)
@@ -133,6 +133,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) {
 		defer stop()
 		return runServe(ctx, f, nil)
 	}
+	return f
 }
 
 func newLogger(level, format string) *slog.Logger {
