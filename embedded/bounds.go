@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/promql"
+
+	"specdash/internal/panics"
 )
 
 // This file bounds the engine as Prometheus bounds itself: the scrape
@@ -117,7 +117,11 @@ func (e *Engine) describeScrapeError(url string, err error) string {
 		return reject("metric %s has %s labels, over the limit of %s (scrape.label-limit)", m[1], m[2], m[3])
 	}
 	if m := nameLengthErr.FindStringSubmatch(msg); m != nil {
-		return reject("label name %s… of metric %s is %s long, over the %s limit (scrape.label-name-length-limit)", m[2], m[1], size(m[3]), size(m[4]))
+		name := m[2]
+		if len(name) == 50 { // Prometheus quotes 50 bytes of it
+			name += "…"
+		}
+		return reject("label name %s of metric %s is %s long, over the %s limit (scrape.label-name-length-limit)", name, m[1], size(m[3]), size(m[4]))
 	}
 	if m := valueLengthErr.FindStringSubmatch(msg); m != nil {
 		return reject("label value of %s (label %s of metric %s) exceeds the %s limit (scrape.label-value-length-limit)", size(m[3]), m[2], m[1], size(m[4]))
@@ -234,26 +238,14 @@ func (e *Engine) describeQueryError(err error) error {
 	return err
 }
 
-// NewPanicsCounter returns the counter of Config.Panics:
-// specdash_panics_total{where}.
-func NewPanicsCounter() *prometheus.CounterVec {
-	return prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "specdash_panics_total",
-		Help: "Panics specdash recovered from instead of ending the process, by where they happened.",
-	}, []string{"where"})
-}
-
-// Panics returns the engine's panic counter (Config.Panics or its own).
-func (e *Engine) Panics() *prometheus.CounterVec { return e.cfg.Panics }
-
-// recordPanic logs a recovered panic with its stack, counts it, and
-// returns it as an error.
-func recordPanic(log *slog.Logger, panics *prometheus.CounterVec, where, what string, r any) error {
-	log.Error("recovered from a panic: this is a bug, please report it with this log line", "where", where, "in", what, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-	panics.WithLabelValues(where).Inc()
+// recordPanic logs a recovered panic with its stack, counts it in
+// specdash_panics_total{where} (internal/panics), and returns it as an
+// error.
+func recordPanic(log *slog.Logger, where, what string, r any) error {
+	panics.Record(where, log.With("in", what), r)
 	return fmt.Errorf("embedded: internal error in %s (a panic, recovered and logged): %v", what, r)
 }
 
 func (e *Engine) recovered(where, what string, r any) error {
-	return recordPanic(e.log, e.cfg.Panics, where, what, r)
+	return recordPanic(e.log, where, what, r)
 }

@@ -48,6 +48,8 @@ import (
 	"github.com/prometheus/prometheus/scrape"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+
+	"specdash/internal/panics"
 )
 
 // Defaults of Config.
@@ -192,11 +194,6 @@ type Config struct {
 	// and a message naming the limit.
 	QueryTimeout time.Duration
 
-	// Panics counts panics the engine recovered from, by where ("scrape":
-	// appending a scrape to the TSDB or the scrape manager; "query": an API
-	// handler). It needs exactly one label, "where". nil: a counter of the
-	// engine's own (see PanicsCollector).
-	Panics *prometheus.CounterVec
 	// Logger receives the engine's, the scrape manager's and the TSDB's
 	// logs (default: discard).
 	Logger *slog.Logger
@@ -304,12 +301,9 @@ func New(cfg Config) (*Engine, error) {
 	if err := cfg.setLimits(); err != nil {
 		return nil, err
 	}
-	if cfg.Panics == nil {
-		cfg.Panics = NewPanicsCounter()
-	}
-	// Shown as 0 until something panics.
-	cfg.Panics.WithLabelValues("scrape")
-	cfg.Panics.WithLabelValues("query")
+	// specdash_panics_total{where="scrape"|"query"} show 0 until a panic.
+	panics.Total.WithLabelValues("scrape")
+	panics.Total.WithLabelValues("query")
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -475,7 +469,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	m, err := scrape.NewManager(&scrape.Options{
 		DiscoveryReloadInterval:  model.Duration(time.Second),
 		DiscoveryReloadOnStartup: true,
-	}, e.log.With("component", "scrape manager"), nil, nil, limitedAppendable{db: e.db, limit: e.cfg.SeriesLimit, log: e.log, panics: e.cfg.Panics}, e.reg)
+	}, e.log.With("component", "scrape manager"), nil, nil, limitedAppendable{db: e.db, limit: e.cfg.SeriesLimit, log: e.log}, e.reg)
 	if err != nil {
 		e.mu.Unlock()
 		close(e.stopped)
@@ -605,14 +599,13 @@ func (e *Engine) activeTargets() []*scrape.Target {
 // series: the scrape loop passes ref 0 for a series it has not written
 // yet.
 type limitedAppendable struct {
-	db     *tsdb.DB
-	limit  int
-	log    *slog.Logger
-	panics *prometheus.CounterVec
+	db    *tsdb.DB
+	limit int
+	log   *slog.Logger
 }
 
 func (l limitedAppendable) AppenderV2(ctx context.Context) storage.AppenderV2 {
-	return &limitedAppender{AppenderV2: l.db.AppenderV2(ctx), head: l.db.Head(), limit: l.limit, log: l.log, panics: l.panics}
+	return &limitedAppender{AppenderV2: l.db.AppenderV2(ctx), head: l.db.Head(), limit: l.limit, log: l.log}
 }
 
 // reportSeries are the series the scrape loop writes about each target
@@ -628,10 +621,9 @@ var reportSeries = map[string]bool{
 
 type limitedAppender struct {
 	storage.AppenderV2
-	head   *tsdb.Head
-	limit  int
-	log    *slog.Logger
-	panics *prometheus.CounterVec
+	head  *tsdb.Head
+	limit int
+	log   *slog.Logger
 }
 
 // Append, Commit and Rollback run in the scrape loop's goroutine, which
@@ -657,9 +649,10 @@ func (a *limitedAppender) Rollback() (err error) {
 	return a.AppenderV2.Rollback()
 }
 
-// guard turns a panic into *err, logged and counted as where="scrape".
+// guard turns a panic into *err, logged and counted as where="scrape"
+// (specdash_panics_total).
 func (a *limitedAppender) guard(op string, err *error) {
 	if r := recover(); r != nil {
-		*err = recordPanic(a.log, a.panics, "scrape", "TSDB "+op, r)
+		*err = recordPanic(a.log, "scrape", "TSDB "+op, r)
 	}
 }

@@ -18,8 +18,6 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/alecthomas/units"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"specdash/embedded"
 	"specdash/server"
@@ -149,7 +147,6 @@ func newLogger(level, format string) *slog.Logger {
 // engines runs the embedded engines (and the simulator) of a serve.
 type engines struct {
 	log     *slog.Logger
-	panics  *prometheus.CounterVec
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	engines []*embedded.Engine
@@ -164,7 +161,6 @@ func newEngines(log *slog.Logger) *engines {
 // upstream timeout should be longer than the engine's query timeout.
 func (es *engines) start(ctx context.Context, cfg embedded.Config, upstreamTimeout time.Duration) (*embedded.Engine, error) {
 	cfg.Logger = es.log.With("component", "embedded")
-	cfg.Panics = es.panics
 	e, err := embedded.New(cfg)
 	if err != nil {
 		return nil, err
@@ -228,24 +224,16 @@ func (es *engines) startSimulator(ctx context.Context) (string, error) {
 func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	log := newLogger(f.logLevel, f.logFormat)
 	slog.SetDefault(log)
-	// specdash's own registry, as server.New makes it, with the panics
-	// counter the embedded engines share.
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	panics := embedded.NewPanicsCounter()
-	reg.MustRegister(panics)
 	cfg := server.Config{
 		Version:         version,
 		Logger:          log,
 		UpstreamTimeout: f.timeout,
 		CacheTTL:        f.cacheTTL,
-		Registry:        reg,
 	}
 	if cfg.CacheTTL <= 0 {
 		cfg.CacheTTL = -1 // off, as cache_ttl: 0s in the config file
 	}
 	es := newEngines(log)
-	es.panics = panics
 	ectx, cancel := context.WithCancel(context.Background())
 	es.cancel = cancel
 	defer es.stop()
