@@ -55,10 +55,6 @@ var scrapeFamilies = []struct {
 	{"spec_decode_num_accepted_tokens_per_pos_total", compute.AcceptedPerPosition},
 }
 
-// maxCount is the largest count ParseScrape takes: 2^53, the end of the
-// whole numbers float64 holds exactly. Sums of such counts stay finite.
-const maxCount = 1 << 53
-
 var scrapePrefixes = []string{"vllm:", "ray_vllm:", "ray_vllm_", "llamacpp:"}
 
 // matchScrapeName returns the prefix and family of a counter sample name.
@@ -232,6 +228,10 @@ func ParseScrape(text string) Scrape {
 	}
 	return out
 }
+
+// maxCount is the largest count ParseScrape takes: 2^53, the end of the
+// whole numbers float64 holds exactly. Sums of such counts stay finite.
+const maxCount = 1 << 53
 
 // describeLabels prints labels as {a="x", b="y"}, sorted by name ("" for
 // none).
