@@ -149,8 +149,9 @@ type Config struct {
 	BlockDuration time.Duration
 	// SeriesLimit bounds memory (default DefaultSeriesLimit): a scrape of
 	// one target that exposes more samples than this fails (SampleLimit is
-	// never above it; up=0, the error in TargetStatus.LastError), and once the in-memory head holds SeriesLimit series, a scrape that
-	// would create a new series fails with a *SeriesLimitError (existing
+	// never above it; up=0, the error in TargetStatus.LastError), and once
+	// the in-memory head holds SeriesLimit series, a scrape that would
+	// create a new series fails with a *SeriesLimitError (existing
 	// series keep being written; the 5 per-target series up and scrape_*
 	// are exempt, so a target over the limit still shows up=0 and the
 	// error). Series that no longer receive samples, and those created by
