@@ -6,7 +6,7 @@ ECHARTS   := web/dist/echarts.min.js
 BIN       := ./specdash
 GOROOT    := $(shell $(GO) env GOROOT)
 
-.PHONY: all deps assets wasm build test test-short test-host test-wasm vet bench run clean
+.PHONY: all deps assets wasm build test test-short test-host test-wasm vet bench run clean fuzz
 
 all: build
 
@@ -77,6 +77,22 @@ vet:
 # Host tests (with the real Prometheus and Chromium tests), then compute under
 # js/wasm in Node, where the browser runs it.
 test: deps build vet test-host test-wasm
+
+# Each fuzz target for FUZZTIME (go test alone runs their seed corpora as
+# normal tests). A crash's input lands in the package's testdata/fuzz and is
+# replayed by go test from then on. The first run builds the instrumented
+# dependencies (minutes for embedded's Prometheus). Minimizing each new
+# interesting input is capped (go's default, 60 s, took whole runs over the
+# kilobyte-sized seeds, with no executions counted meanwhile).
+FUZZTIME ?= 20s
+FUZZMINIMIZETIME ?= 5s
+FUZZ_TARGETS := embedded:FuzzScrapeParse logparse:FuzzParseScrape logparse:FuzzParse \
+	compute:FuzzAggregate compute:FuzzStatistics chartsvg:FuzzDraw
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) ./$${t%%:*}/; \
+	done
 
 test-host:
 	$(GO) test -race -count=1 -timeout 20m ./...

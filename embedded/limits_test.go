@@ -137,14 +137,15 @@ func countSamples(t *testing.T, body []byte) int {
 }
 
 // TestSampleLimit: a target exposing more samples than SeriesLimit fails
-// its scrapes with Prometheus' "sample limit exceeded" and up=0.
+// its scrapes (the sample limit is never above it) with up=0 and a message
+// naming the limit.
 func TestSampleLimit(t *testing.T) {
 	cfg := liveSimConfig()
 	_, hs := newSim(t, cfg)
 	e := start(t, Config{Targets: []string{hs.URL + "/metrics"}, ScrapeInterval: time.Second, SeriesLimit: 10})
 	waitFor(t, e.API, `up == 0`, nonEmpty, 2*time.Minute)
-	if ts := e.Targets(); ts[0].Up || !strings.Contains(ts[0].LastError, "sample limit exceeded") {
-		t.Errorf("Targets() = %+v, want down with sample limit exceeded", ts)
+	if ts := e.Targets(); ts[0].Up || !strings.Contains(ts[0].LastError, "more than 10 samples, the limit (scrape.sample-limit)") {
+		t.Errorf("Targets() = %+v, want down with the sample limit's message", ts)
 	}
 }
 
