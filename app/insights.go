@@ -11,6 +11,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // CostParam is the URL parameter holding the draft cost ratio of the
@@ -38,31 +39,13 @@ func ParseCost(s string) (float64, error) {
 }
 
 // InsightsData are the insights of one window's counts: what the panel
-// shows, computed with specdash/compute (the same functions `specdash
-// report` prints).
-type InsightsData struct {
-	Counts    compute.Counts
-	Cost      float64
-	Speedup   compute.Speedup
-	BestK     compute.BestK
-	Fit       compute.GeometricFit
-	Rate      compute.Interval
-	Positions []compute.Interval
-}
+// shows (model.Estimates: the same numbers `specdash report` prints).
+type InsightsData = model.Estimates
 
 // ComputeInsightsData derives the insights of s's counts at draft cost
-// ratio cost.
+// ratio cost: model.Estimate.
 func ComputeInsightsData(s compute.Stats, cost float64) InsightsData {
-	c := s.Counts()
-	return InsightsData{
-		Counts:    c,
-		Cost:      cost,
-		Speedup:   compute.EstimateSpeedup(c, cost),
-		BestK:     compute.FindBestK(c, cost, 0),
-		Fit:       compute.FitGeometric(c),
-		Rate:      compute.AcceptanceRateInterval(c, 0),
-		Positions: compute.PerPositionIntervals(c, 0),
-	}
+	return model.Estimate(s.Counts(), cost)
 }
 
 // InsightsPanel shows, for one window's counts (Stats), the estimated

@@ -13,6 +13,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/types"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // Chart names (the data-chart attribute).
@@ -403,69 +404,27 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// HeatmapMaxColumns is the most columns the dashboard's heatmap draws:
-// longer windows merge runs of buckets into one column (compute.Columns),
-// so that a 6 h window at 1 min (360 buckets) draws 90 or 91 columns of
-// 4 min, each some 7 px wide, instead of 360 slivers. ECharts' setOption of the
-// heatmap costs in proportion to its cells and is most of a live refresh's
-// drawing (docs/PERFORMANCE.md). The heatmap's export keeps every bucket.
-const HeatmapMaxColumns = 120
+// HeatmapMaxColumns is the most columns the dashboard's heatmap draws
+// (model.HeatmapMaxColumns); the heatmap's export keeps every bucket.
+const HeatmapMaxColumns = model.HeatmapMaxColumns
 
-// HeatmapFactor is the number of buckets per heatmap column for n
-// buckets: 1 up to HeatmapMaxColumns buckets; above, enough that the
-// columns (aligned in Unix time, so the first and last may be partial:
-// one column more than n / factor) stay within HeatmapMaxColumns.
-func HeatmapFactor(n int) int {
-	if n <= HeatmapMaxColumns {
-		return 1
-	}
-	return compute.ColumnFactor(n, HeatmapMaxColumns-1)
-}
-
-// HeatmapColumns is the heatmap of r (HeatmapOption) with at most
-// HeatmapMaxColumns columns: each column's rates are ratios of sums over
-// its buckets; a column is incomplete when one of its buckets is; its
-// label is the end of its last bucket. first[c] is the first bucket of
-// column c (for a span selected on the heatmap). nil and "" without
-// per-position data.
+// HeatmapColumns is the heatmap of r (HeatmapOption) in the columns of
+// model.Model.Heatmap: each column's rates are ratios of sums over its
+// buckets; a column is incomplete when one of its buckets is; its label is
+// the end of its last bucket. first[c] is the first bucket of column c
+// (for a span selected on the heatmap). nil and "" without per-position
+// data.
 func HeatmapColumns(r *Result, loc *time.Location, p Palette) (first []int, option string) {
-	g, n := r.Grid, len(r.Buckets)
-	k := r.Stats.K
-	if k == 0 || n == 0 || len(r.Total.Buckets) != n {
+	h := r.Heatmap()
+	if h.K == 0 {
 		return nil, ""
 	}
-	first, counts := compute.Columns(r.Total.Buckets, g, HeatmapFactor(n))
-	stats := make([]compute.Stats, len(counts))
-	labels := make([]string, len(counts))
-	all := TimeLabels(g, n, loc)
-	complete := len(counts)
-	for c := range counts {
-		last := n - 1
-		if c+1 < len(first) {
-			last = first[c+1] - 1
-		}
-		stats[c] = compute.Derive(counts[c], float64(last-first[c]+1)*g.StepSeconds(), r.Query.Convention)
+	all := TimeLabels(r.Grid, len(r.Buckets), loc)
+	labels := make([]string, len(h.Last))
+	for c, last := range h.Last {
 		labels[c] = all[last]
-		if last >= r.Complete && complete == len(counts) {
-			complete = c
-		}
 	}
-	return first, heatmapOption(labels, stats, k, complete, p)
-}
-
-// ColumnBuckets turns the columns from..to (inclusive) of a heatmap whose
-// column c starts at bucket first[c] (HeatmapColumns) into buckets of the
-// n-bucket grid, inclusive; to < from when the span is empty or outside.
-func ColumnBuckets(first []int, n, from, to int) (int, int) {
-	if from < 0 || to < from || from >= len(first) {
-		return 0, -1
-	}
-	b := first[from]
-	e := n - 1
-	if to+1 < len(first) {
-		e = first[to+1] - 1
-	}
-	return b, e
+	return h.First, heatmapOption(labels, h.Stats, h.K, h.Complete, p)
 }
 
 // HeatmapOption is the per-position acceptance rate over time: x = bucket

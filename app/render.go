@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // view is what Render draws, derived from the last result and the query's
@@ -50,29 +51,18 @@ func (d *Dashboard) prepare() *view {
 		})
 		single := len(r.Query.GroupBy) == 0
 		for _, g := range byDrafts {
-			name := g.Name
-			rate, length, drafts := make([]compute.Value, len(g.Buckets)), make([]compute.Value, len(g.Buckets)), make([]compute.Value, len(g.Buckets))
-			for j, b := range g.Buckets {
-				rate[j], length[j], drafts[j] = b.AcceptanceRate, b.MeanAcceptanceLength, b.DraftsPerSecond
-			}
-			rn, ln, dn := name, name, name
+			l := model.LinesOf(g)
+			rn, ln, dn := g.Name, g.Name, g.Name
 			if single {
 				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
 			}
-			v.rate = append(v.rate, Line{rn, rate})
-			v.length = append(v.length, Line{ln, length})
-			v.drafts = append(v.drafts, Line{dn, gapsBefore(drafts, g.FirstBucket)})
+			v.rate = append(v.rate, Line{rn, l.Rate})
+			v.length = append(v.length, Line{ln, l.Length})
+			v.drafts = append(v.drafts, Line{dn, l.DraftsPerSecond})
 		}
 		v.drawn = min(len(v.rate), MaxLines)
-		drafted, accepted, rejected := make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets))
-		for j, b := range r.Buckets {
-			drafted[j], accepted[j] = b.DraftedThroughput, b.AcceptedThroughput
-			if b.DraftedThroughput.OK && b.AcceptedThroughput.OK {
-				rejected[j] = compute.Defined(max(0, b.DraftedThroughput.V-b.AcceptedThroughput.V))
-			}
-		}
-		f := r.FirstBucket
-		v.tokens = []Line{{"drafted", gapsBefore(drafted, f)}, {"accepted", gapsBefore(accepted, f)}, {"rejected", gapsBefore(rejected, f)}}
+		t := r.TokenRates()
+		v.tokens = []Line{{"drafted", t.Drafted}, {"accepted", t.Accepted}, {"rejected", t.Rejected}}
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
 		v.options[ChartPerPosition] = PerPositionChart(r.Stats, r.Fit, p)
@@ -237,7 +227,7 @@ func (d *Dashboard) heatmapNote(g compute.Grid) string {
 		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."
 	}
 	col := g
-	if f := HeatmapFactor(g.Buckets()); f > 1 {
+	if f := model.HeatmapFactor(g.Buckets()); f > 1 {
 		col.Step *= int64(f)
 		return "Colour: accepted at position / drafts, per " + d.stepText(col) + " column (" + strconv.Itoa(f) + " buckets of " + d.stepText(g) + "); blank: no drafts. Select a span to zoom."
 	}
@@ -331,7 +321,7 @@ func labelOptions(values, current []string) (opts []selectOpt, selected map[stri
 	slices.Sort(vals)
 	selected = map[string]bool{}
 	for _, v := range vals {
-		opts = append(opts, selectOpt{encodeOption(v), labelText(v)})
+		opts = append(opts, selectOpt{encodeOption(v), model.LabelText(v)})
 	}
 	if len(current) == 0 {
 		selected[All] = true
@@ -538,8 +528,11 @@ func (d *Dashboard) renderMessages() app.UI {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("coverage", "true").
 				DataSet("coverage-seconds", strconv.FormatInt((d.res.Grid.End-d.res.DataFrom)/1000, 10)).Text(note))
 		}
+		cov := d.res.Model.CoverageNote() // shown above, with the charts' reading
 		for _, n := range d.res.Notes {
-			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
+			if n != cov {
+				msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
+			}
 		}
 		for _, v := range d.res.Stats.Violations {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text("Counter check: "+v))
@@ -548,11 +541,11 @@ func (d *Dashboard) renderMessages() app.UI {
 	return app.Div().Class("messages").Body(msgs...)
 }
 
-// CoverageNote is compute.Coverage's note for the dashboard (cards and
-// charts), "" when the data covers (almost) the whole window or there is
-// none.
+// CoverageNote is the view model's coverage note (model.Model.CoverageNote)
+// for the dashboard (cards and charts), "" when the data covers (almost)
+// the whole window or there is none.
 func CoverageNote(res *Result) string {
-	note := compute.Coverage{FirstBucket: res.FirstBucket, DataFrom: res.DataFrom}.Note(res.Grid)
+	note := res.Model.CoverageNote()
 	if note == "" {
 		return ""
 	}
@@ -629,10 +622,10 @@ func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
 	}
 	// A gauge schema (SGLang) has no counters: its cards say so and point
 	// to the averaged gauges instead of "no drafts in window".
-	gauges := ready && d.res.SchemaView != nil && len(d.res.SchemaView.Averaged) > 0
+	gauges := ready && d.res.Schema != nil && d.res.Schema.Averaged != nil
 	value := func(v compute.Value, text string) string {
 		if gauges && !v.OK {
-			return "not available: " + d.res.Schema + " exports gauges, see the averaged numbers"
+			return "not available: " + d.res.SchemaName() + " exports gauges, see the averaged numbers"
 		}
 		return show(text)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // counter builds one counter series with a value at every grid point t =
@@ -70,7 +71,7 @@ func TestGrouping(t *testing.T) {
 	if res.Stats.AcceptanceRate.V != 0.5 || res.Stats.PerPositionAcceptanceRate[0].V != 0.75 {
 		t.Errorf("total rate %v pos1 %v", res.Stats.AcceptanceRate, res.Stats.PerPositionAcceptanceRate[0])
 	}
-	if res.Groups[0].Key != `["a"]` || GroupKey(map[string]string{}, nil) != "[]" {
+	if res.Groups[0].Key != `["a"]` || compute.GroupKey(map[string]string{}, nil) != "[]" {
 		t.Errorf("keys %q", res.Groups[0].Key)
 	}
 	// Grouping by two labels, one of them absent on every series.
@@ -251,10 +252,10 @@ func TestCompare(t *testing.T) {
 	// 48/80 is 0.2, 95 % interval 0.0524..0.3339.
 	a := compute.Counts{Drafts: 80, DraftTokens: 80, AcceptedTokens: 48, AcceptedPerPosition: []float64{48}}
 	b := compute.Counts{Drafts: 70, DraftTokens: 70, AcceptedTokens: 56, AcceptedPerPosition: []float64{56}}
-	res := &Result{Query: Query{GroupBy: []string{"model_name"}}, Groups: []GroupResult{
+	res := &Result{Query: Query{GroupBy: []string{"model_name"}}, Model: model.Model{Groups: []GroupResult{
 		{Key: `["a"]`, Name: "a", Counts: compute.Group{Total: a}, Stats: compute.Derive(a, 60, compute.WithBonus)},
 		{Key: `["b"]`, Name: "b", Counts: compute.Group{Total: b}, Stats: compute.Derive(b, 60, compute.WithBonus)},
-	}}
+	}}}
 	q := Query{Compare: CompareGroups, CompareA: `["a"]`, CompareB: `["b"]`}
 	c := Compare(res, q)
 	if c.Reason != "" || math.Abs(c.Rate.Difference.V-0.2) > 1e-12 || math.Abs(c.Rate.Lower.V-0.0524) > 5e-5 || math.Abs(c.Rate.Upper.V-0.3339) > 5e-5 || !c.Rate.Significant {
@@ -277,10 +278,10 @@ func TestCompare(t *testing.T) {
 	// for A and no test (it read "0.0 % 14.0 % ... yes: B higher").
 	a4 := compute.Counts{Drafts: 100, DraftTokens: 400, AcceptedTokens: 140, AcceptedPerPosition: []float64{60, 40, 25, 15}}
 	b5 := compute.Counts{Drafts: 100, DraftTokens: 500, AcceptedTokens: 158, AcceptedPerPosition: []float64{61, 40, 25, 18, 14}}
-	mixed := &Result{Query: Query{GroupBy: []string{"model_name"}}, Groups: []GroupResult{
+	mixed := &Result{Query: Query{GroupBy: []string{"model_name"}}, Model: model.Model{Groups: []GroupResult{
 		{Key: `["a"]`, Name: "a", Counts: compute.Group{Total: a4}, Stats: compute.Derive(a4, 60, compute.WithBonus)},
 		{Key: `["b"]`, Name: "b", Counts: compute.Group{Total: b5}, Stats: compute.Derive(b5, 60, compute.WithBonus)},
-	}}
+	}}}
 	mc := Compare(mixed, Query{Compare: CompareGroups, CompareA: `["a"]`, CompareB: `["b"]`})
 	if mc.AK != 4 || mc.BK != 5 || len(mc.Positions) != 5 {
 		t.Fatalf("mixed k: AK %d BK %d, %d positions", mc.AK, mc.BK, len(mc.Positions))

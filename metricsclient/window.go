@@ -21,6 +21,10 @@ type FetchRequest struct {
 	// Grid and Filters as for FetchAuto.
 	Grid    compute.Grid
 	Filters []Filter
+	// GroupBy are the labels the caller groups the series by (the view
+	// model's request). Fetch reads every series today; a fetch of
+	// per-group sums may use it.
+	GroupBy []string
 	// Prev is the Window of the previous successful Fetch of this view, or
 	// nil. When the new grid continues it (see Window.ContinuesAt), Fetch
 	// re-reads only the newest points and takes the rest from Prev.
