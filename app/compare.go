@@ -9,12 +9,12 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // CompareResult compares two sides, A (baseline: the earlier window or the
-// first group) and B, with compute.CompareAcceptanceRate and
-// compute.ComparePerPosition (Wilson intervals, Newcombe's interval of the
-// difference, 95 %).
+// first group) and B: model.Compare of their counts, with their names and
+// numbers.
 type CompareResult struct {
 	// Mode is CompareWindow or CompareGroups.
 	Mode string
@@ -22,17 +22,7 @@ type CompareResult struct {
 	AName, BName string
 	// AStats and BStats are the sides' numbers over their windows.
 	AStats, BStats compute.Stats
-	// Rate compares the acceptance rates (accepted of draft tokens).
-	Rate compute.Comparison
-	// Positions compare the per-position rates (accepted at i of drafts),
-	// for i in 0..max(AK, BK)-1. A position at or beyond one side's k is
-	// not drafted by that side: its row has that side's interval, the
-	// difference, interval and p-value undefined, Significant false and
-	// Reason NotDrafted (no test).
-	Positions []compute.Comparison
-	// AK and BK are the sides' k: the number of draft positions of their
-	// per-position counts (0 without per-position data).
-	AK, BK int
+	model.Comparison
 	// Reason says why there is nothing to compare ("" when there is).
 	Reason string
 }
@@ -86,30 +76,13 @@ func Compare(res *Result, q Query) CompareResult {
 		out.Reason = "comparison off"
 		return out
 	}
-	out.Rate = compute.CompareAcceptanceRate(a, b, 0)
-	out.Positions = compute.ComparePerPosition(a, b, 0)
-	out.AK, out.BK = len(a.AcceptedPerPosition), len(b.AcceptedPerPosition)
-	for i := range out.Positions {
-		if !out.drafted(i) {
-			p := compute.Comparison{Reason: NotDrafted}
-			if i < out.AK {
-				p.A = out.Positions[i].A
-			}
-			if i < out.BK {
-				p.B = out.Positions[i].B
-			}
-			out.Positions[i] = p
-		}
-	}
+	out.Comparison = model.Compare(a, b)
 	return out
 }
 
 // NotDrafted is the text of a compared position that one side never drafts
-// (at or beyond its k): no rate, no test.
-const NotDrafted = "not drafted"
-
-// drafted reports whether both sides draft 0-based position i.
-func (c CompareResult) drafted(i int) bool { return i < c.AK && i < c.BK }
+// (model.NotDrafted).
+const NotDrafted = model.NotDrafted
 
 func findGroup(groups []GroupResult, key string) *GroupResult {
 	if key == "" {
@@ -153,7 +126,7 @@ func CompareTable(c CompareResult) DataTable {
 		num(diff), nil, nil, nil, nil, c.AName, c.BName})
 	for i, p := range c.Positions {
 		r := row(fmt.Sprintf("pos_%d_acceptance_rate", i+1), p)
-		if !c.drafted(i) {
+		if !c.Drafted(i) {
 			r[7] = nil // not tested
 		}
 		t.Rows = append(t.Rows, r)

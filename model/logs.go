@@ -276,6 +276,26 @@ func (r *Model) warnUnused(costs *CostRatios) {
 	}
 }
 
+// LogConvention is the convention the log's lines printed their mean
+// acceptance length in: WithoutBonus when every V1 entry printed it
+// without the bonus token (vLLM PR 16665 until 17908), else WithBonus.
+func LogConvention(res logparse.Result) compute.Convention {
+	n, without := 0, 0
+	for _, e := range res.Entries {
+		if e.Format == logparse.FormatV0 {
+			continue
+		}
+		n++
+		if e.Convention == compute.WithoutBonus {
+			without++
+		}
+	}
+	if n > 0 && without == n {
+		return compute.WithoutBonus
+	}
+	return compute.WithBonus
+}
+
 // lines prints "1 line", "3 lines".
 func lines(n int) string {
 	if n == 1 {
