@@ -47,6 +47,7 @@ import (
 	"strings"
 	"time"
 
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
 )
@@ -86,8 +87,8 @@ const (
 
 // Themes, time zones and compare modes (URL values).
 const (
-	ThemeLight = "light"
-	ThemeDark  = "dark"
+	ThemeLight = chartopt.ThemeLight
+	ThemeDark  = chartopt.ThemeDark
 
 	TZLocal = "local"
 	TZUTC   = "utc"

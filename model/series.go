@@ -33,17 +33,21 @@ type TokenRates struct {
 }
 
 // TokenRates returns the total's token throughputs per bucket.
-func (m *Model) TokenRates() TokenRates {
-	n := len(m.Buckets)
+func (m *Model) TokenRates() TokenRates { return TokenRatesOf(m.Buckets, m.FirstBucket) }
+
+// TokenRatesOf returns the token throughputs of buckets, undefined before
+// bucket first.
+func TokenRatesOf(buckets []compute.Stats, first int) TokenRates {
+	n := len(buckets)
 	t := TokenRates{Drafted: make([]compute.Value, n), Accepted: make([]compute.Value, n), Rejected: make([]compute.Value, n)}
-	for j, b := range m.Buckets {
+	for j, b := range buckets {
 		t.Drafted[j], t.Accepted[j] = b.DraftedThroughput, b.AcceptedThroughput
 		if b.DraftedThroughput.OK && b.AcceptedThroughput.OK {
 			t.Rejected[j] = compute.Defined(max(0, b.DraftedThroughput.V-b.AcceptedThroughput.V))
 		}
 	}
 	for _, vals := range [][]compute.Value{t.Drafted, t.Accepted, t.Rejected} {
-		GapsBefore(vals, m.FirstBucket)
+		GapsBefore(vals, first)
 	}
 	return t
 }
