@@ -30,10 +30,18 @@ const MaxLines = 12
 type Palette = chartopt.Palette
 
 // Line is one line of a time chart: a name (shown as text: legend on the
-// canvas, tooltip escaped) and one value per bucket (chartopt.Line).
+// canvas, tooltip escaped) and one value per bucket (model.Line).
 type Line struct {
 	Name   string
 	Values []compute.Value
+}
+
+func modelLines(lines []Line) []model.Line {
+	out := make([]model.Line, len(lines))
+	for i, l := range lines {
+		out[i] = model.Line(l)
+	}
+	return out
 }
 
 // HeatmapMaxColumns is the most columns the heatmap draws
@@ -66,11 +74,7 @@ func PerPositionOption(s compute.Stats) string {
 
 // LinesOption is chartopt.Lines's option; "" without lines or buckets.
 func LinesOption(g compute.Grid, lines []Line, complete int, scale float64, decimals int, unit string, yMin, yMax any, loc *time.Location, p Palette) string {
-	ls := make([]chartopt.Line, len(lines))
-	for i, l := range lines {
-		ls[i] = chartopt.Line(l)
-	}
-	return optionJSON(chartopt.Lines(g, ls, complete, scale, decimals, unit, yMin, yMax, loc, p))
+	return optionJSON(chartopt.Lines(g, modelLines(lines), complete, scale, decimals, unit, yMin, yMax, loc, p))
 }
 
 // ThroughputOption is chartopt.Throughput's option.

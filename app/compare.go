@@ -10,6 +10,7 @@ import (
 
 	"specdash/compute"
 	"specdash/model"
+	"specdash/report"
 )
 
 // CompareResult compares two sides, A (baseline: the earlier window or the
@@ -114,16 +115,16 @@ func CompareTable(c CompareResult) DataTable {
 		return t
 	}
 	row := func(name string, cmp compute.Comparison) []any {
-		return []any{name, num(cmp.A.Estimate), num(cmp.B.Estimate), num(cmp.Difference), num(cmp.Lower), num(cmp.Upper),
-			num(cmp.PValue), cmp.Significant, c.AName, c.BName}
+		return []any{name, report.Num(cmp.A.Estimate), report.Num(cmp.B.Estimate), report.Num(cmp.Difference), report.Num(cmp.Lower), report.Num(cmp.Upper),
+			report.Num(cmp.PValue), cmp.Significant, c.AName, c.BName}
 	}
 	t.Rows = append(t.Rows, row("acceptance_rate", c.Rate))
 	var diff compute.Value
 	if c.AStats.MeanAcceptanceLength.OK && c.BStats.MeanAcceptanceLength.OK {
 		diff = compute.Defined(c.BStats.MeanAcceptanceLength.V - c.AStats.MeanAcceptanceLength.V)
 	}
-	t.Rows = append(t.Rows, []any{"mean_acceptance_length_tokens", num(c.AStats.MeanAcceptanceLength), num(c.BStats.MeanAcceptanceLength),
-		num(diff), nil, nil, nil, nil, c.AName, c.BName})
+	t.Rows = append(t.Rows, []any{"mean_acceptance_length_tokens", report.Num(c.AStats.MeanAcceptanceLength), report.Num(c.BStats.MeanAcceptanceLength),
+		report.Num(diff), nil, nil, nil, nil, c.AName, c.BName})
 	for i, p := range c.Positions {
 		r := row(fmt.Sprintf("pos_%d_acceptance_rate", i+1), p)
 		if !c.Drafted(i) {

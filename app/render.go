@@ -11,6 +11,7 @@ import (
 
 	"specdash/compute"
 	"specdash/model"
+	"specdash/report"
 )
 
 // view is what Render draws, derived from the last result and the query's
@@ -78,24 +79,32 @@ func (d *Dashboard) prepare() *view {
 	return &d.view
 }
 
+// model is the view model shown, nil before the first load.
+func (d *Dashboard) model() *model.Model {
+	if d.res == nil {
+		return nil
+	}
+	return &d.res.Model
+}
+
 // exportTable is the data behind the panel called name.
 func (d *Dashboard) exportTable(name string) DataTable {
 	v := d.prepare()
 	switch name {
 	case "breakdown":
-		return BreakdownTable(d.res, v.groups)
+		return report.BreakdownTable(d.model(), v.groups)
 	case ChartPerPosition:
-		return PerPositionTable(d.res)
+		return report.PerPositionTable(d.model())
 	case ChartHeatmap:
-		return HeatmapTable(d.res)
+		return report.HeatmapTable(d.model())
 	case ChartAcceptanceRate:
-		return LinesTable(name, d.res, v.rate, "ratio")
+		return report.LinesTable(name, d.model(), modelLines(v.rate), "ratio")
 	case ChartAcceptanceLength:
-		return LinesTable(name, d.res, v.length, "tokens per draft")
+		return report.LinesTable(name, d.model(), modelLines(v.length), "tokens per draft")
 	case ChartThroughput:
-		return LinesTable(name, d.res, v.tokens, "tokens/s")
+		return report.LinesTable(name, d.model(), modelLines(v.tokens), "tokens/s")
 	case ChartDrafts:
-		return LinesTable(name, d.res, v.drafts, "drafts/s")
+		return report.LinesTable(name, d.model(), modelLines(v.drafts), "drafts/s")
 	case "compare":
 		return CompareTable(d.comparison())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"specdash/compute"
 	"specdash/model"
+	"specdash/report"
 )
 
 // counter builds one counter series with a value at every grid point t =
@@ -132,7 +133,7 @@ func TestExportCSVAndJSON(t *testing.T) {
 		counter(compute.AcceptedTokens, idle, -1, g.Start, g.End, g.Step, 0))
 	res.compute(series, q, g, time.UnixMilli(g.End), time.Second)
 
-	tbl := BreakdownTable(res, res.Groups)
+	tbl := report.BreakdownTable(&res.Model, res.Groups)
 	text := tbl.CSV()
 	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
 	if err != nil {
@@ -168,7 +169,7 @@ func TestExportCSVAndJSON(t *testing.T) {
 	}
 
 	// Time series: one row per bucket with its end time and completeness.
-	lt := LinesTable("acceptance-rate", res, []Line{{"a", []compute.Value{compute.Defined(0.5), {}, compute.Defined(1)}}}, "ratio")
+	lt := report.LinesTable("acceptance-rate", &res.Model, []model.Line{{Name: "a", Values: []compute.Value{compute.Defined(0.5), {}, compute.Defined(1)}}}, "ratio")
 	recs, _ = csv.NewReader(strings.NewReader(lt.CSV())).ReadAll()
 	if strings.Join(recs[0], ",") != "bucket_end,bucket_end_unix_ms,complete,a (ratio)" || len(recs) != 4 {
 		t.Fatalf("lines CSV %v", recs)
@@ -177,13 +178,13 @@ func TestExportCSVAndJSON(t *testing.T) {
 		t.Errorf("lines rows %v", recs[1:])
 	}
 	// Per position: rate and conditional rate.
-	pt := PerPositionTable(res)
+	pt := report.PerPositionTable(&res.Model)
 	recs, _ = csv.NewReader(strings.NewReader(pt.CSV())).ReadAll()
 	// pos 1: (2+4+1+2)*30 = 270 of 360 drafts = 0.75; pos 2: 90 of 270 reached.
 	if len(recs) != 3 || strings.Join(recs[1], ",") != "1,270,360,0.75,0.75,360" || strings.Join(recs[2], ",") != "2,90,360,0.25,0.3333333333333333,270" {
 		t.Errorf("per-position CSV %v", recs)
 	}
-	ht := HeatmapTable(res)
+	ht := report.HeatmapTable(&res.Model)
 	if len(ht.Rows) != 3 || len(ht.Columns) != 6 {
 		t.Errorf("heatmap table %d rows %v", len(ht.Rows), ht.Columns)
 	}

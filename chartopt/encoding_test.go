@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // TestAppendJSONFloat: the hand-written number form of the chart options
@@ -35,7 +36,7 @@ func TestAppendJSONFloat(t *testing.T) {
 func TestOptionDataEncoding(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 40_000, Step: 10_000}
 	vals := []compute.Value{compute.Defined(0.61234), {}, compute.Defined(2e-7), compute.Defined(4e21)}
-	js := Lines(g, []Line{{"a", vals}, {"b", vals[:2]}}, 3, 100, 1, "%", 0, 100, time.UTC, PaletteFor(ThemeLight)).JSON()
+	js := Lines(g, []model.Line{{Name: "a", Values: vals}, {Name: "b", Values: vals[:2]}}, 3, 100, 1, "%", 0, 100, time.UTC, PaletteFor(ThemeLight)).JSON()
 	var o struct {
 		Series []struct {
 			Data json.RawMessage `json:"data"`

@@ -29,19 +29,13 @@ func TimeLabels(g compute.Grid, n int, loc *time.Location) []string {
 	return labels
 }
 
-// Line is one line of a time chart: a name (shown as text: legend on the
-// canvas, tooltip escaped) and one value per bucket.
-type Line struct {
-	Name   string
-	Values []compute.Value
-}
-
-// Lines is a time chart over g's buckets with one line per Line; values
+// Lines is a time chart over g's buckets with one line per model.Line (its
+// name shown as text: legend on the canvas, tooltip escaped); values
 // are multiplied by scale and rounded to decimals; undefined values are
 // gaps (connectNulls off), never zeros. Buckets from complete on are
 // shaded as incomplete. unit follows every number; yMin/yMax fix the axis
 // (nil: fitted). Nil without lines or buckets.
-func Lines(g compute.Grid, lines []Line, complete int, scale float64, decimals int, unit string, yMin, yMax any, loc *time.Location, p Palette) *Option {
+func Lines(g compute.Grid, lines []model.Line, complete int, scale float64, decimals int, unit string, yMin, yMax any, loc *time.Location, p Palette) *Option {
 	if len(lines) == 0 || len(lines[0].Values) == 0 {
 		return nil
 	}
@@ -71,5 +65,5 @@ func Lines(g compute.Grid, lines []Line, complete int, scale float64, decimals i
 // token throughput per bucket, tokens/s (model.TokenRatesOf).
 func Throughput(g compute.Grid, buckets []compute.Stats, complete int, loc *time.Location, p Palette) *Option {
 	t := model.TokenRatesOf(buckets, 0)
-	return Lines(g, []Line{{"drafted", t.Drafted}, {"accepted", t.Accepted}, {"rejected", t.Rejected}}, complete, 1, 2, "tokens/s", 0, nil, loc, p)
+	return Lines(g, []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}, complete, 1, 2, "tokens/s", 0, nil, loc, p)
 }

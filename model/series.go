@@ -6,6 +6,12 @@ import "specdash/compute"
 // Model's per-bucket stats, with the buckets before the data starts left
 // undefined (gaps, not zeros).
 
+// Line is one line of a time chart: a name and one value per bucket.
+type Line struct {
+	Name   string
+	Values []compute.Value
+}
+
 // Lines are the per-bucket values of the time charts for one group (or
 // the total): acceptance rate (ratio), mean acceptance length
 // (tokens/draft) and drafts/s; drafts/s is undefined before the group's
