@@ -274,7 +274,7 @@ func (d *Dashboard) adopt(res *Result) {
 
 // adoptLabels keeps res's label lists for the filter menus, when it has
 // them (a failed load has them only when its filters matched nothing:
-// LoadSince's labelsWhenFiltered).
+// model.Compute fills them when the filters excluded every series).
 func (d *Dashboard) adoptLabels(res *Result) {
 	if res.Models != nil {
 		d.models = res.Models

@@ -230,7 +230,7 @@ func (d *Dashboard) stepText(g compute.Grid) string {
 }
 
 // heatmapNote is the heatmap's subtitle: the width of its columns (a run
-// of buckets on long windows: HeatmapFactor).
+// of buckets on long windows: model.HeatmapFactor).
 func (d *Dashboard) heatmapNote(g compute.Grid) string {
 	if g.Step <= 0 {
 		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."

@@ -31,7 +31,7 @@ type FetchRequest struct {
 	Prev *Window
 	// Settled is the time up to which stored samples are final: a grid
 	// point at or before it will not change any more (for a live source,
-	// now minus the scrape interval and a margin; app.IncompleteLag). The
+	// now minus the scrape interval and a margin; model.IncompleteLag). The
 	// returned Window remembers the last grid point at or before it. The
 	// zero time means no point is final (the next Fetch is a full one).
 	Settled time.Time

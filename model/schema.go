@@ -52,7 +52,7 @@ type V0Stats struct {
 	EmittedThroughput compute.Value `json:"emitted_throughput"`
 	// SystemEfficiency is emitted / ((draft tokens / k) * (k + 1)) over the
 	// window (compute.SystemEfficiency, ratio 0..1); null unless
-	// Options.K is given, since V0 does not export k.
+	// Request.K is given, since V0 does not export k.
 	SystemEfficiency compute.Value `json:"system_efficiency"`
 	// K is the k used for SystemEfficiency (0: unknown).
 	K int `json:"k_given,omitempty"`
