@@ -172,6 +172,7 @@ func (p *InsightsPanel) Render() app.UI {
 	if !p.Ready {
 		d = ComputeInsightsData(compute.Stats{}, p.cost)
 	}
+	fit := chartopt.InsightsFit(d, PaletteFor(p.Theme))
 	costText := strconv.FormatFloat(p.cost, 'g', -1, 64)
 	empty := p.Empty
 	if empty == "" && !p.Ready {
@@ -196,7 +197,7 @@ func (p *InsightsPanel) Render() app.UI {
 		),
 		app.If(p.Ready, func() app.UI { return p.renderCards(d) }).
 			Else(func() app.UI { return waitingCards(empty) }),
-		&Chart{Name: ChartInsightsFit, Option: InsightsChart(d, PaletteFor(p.Theme)), Height: 260, Empty: empty},
+		&Chart{Name: ChartInsightsFit, Option: optionJSON(fit), Spec: fit, Height: 260, Empty: empty},
 		renderIntervalTable(d),
 	)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
 	"specdash/report"
@@ -29,7 +30,14 @@ type view struct {
 	drawn  int           // groups drawn as lines (the busiest MaxLines)
 	// heatFirst[c] is the first bucket of heatmap column c (HeatmapColumns).
 	heatFirst []int
-	options   map[string]string
+	// specs are the charts' typed options, options their JSON.
+	specs   map[string]*chartopt.Option
+	options map[string]string
+}
+
+// set keeps chart name's option.
+func (v *view) set(name string, o *chartopt.Option) {
+	v.specs[name], v.options[name] = o, optionJSON(o)
 }
 
 func (d *Dashboard) prepare() *view {
@@ -37,7 +45,7 @@ func (d *Dashboard) prepare() *view {
 	if d.view.key == key && d.view.options != nil {
 		return &d.view
 	}
-	v := view{key: key, pal: PaletteFor(d.q.Theme), loc: d.q.Location(), options: map[string]string{}}
+	v := view{key: key, pal: PaletteFor(d.q.Theme), loc: d.q.Location(), specs: map[string]*chartopt.Option{}, options: map[string]string{}}
 	if r := d.res; r != nil {
 		v.groups = SortGroups(r.Groups, d.q.Sort)
 		byDrafts := slices.Clone(r.Groups)
@@ -66,14 +74,14 @@ func (d *Dashboard) prepare() *view {
 		v.tokens = []Line{{"drafted", t.Drafted}, {"accepted", t.Accepted}, {"rejected", t.Rejected}}
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
-		v.options[ChartPerPosition] = PerPositionChart(r.Stats, r.Fit, p)
-		var hm string
-		v.heatFirst, hm = HeatmapColumns(r, loc, p)
-		v.options[ChartHeatmap] = hm
-		v.options[ChartAcceptanceRate] = LinesOption(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
-		v.options[ChartAcceptanceLength] = LinesOption(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p)
-		v.options[ChartThroughput] = LinesOption(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
-		v.options[ChartDrafts] = LinesOption(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p)
+		v.set(ChartPerPosition, chartopt.PerPosition(r.Stats, r.Fit, p))
+		h := r.Heatmap()
+		v.heatFirst = h.First
+		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
+		v.set(ChartAcceptanceRate, chartopt.Lines(g, modelLines(v.rate[:v.drawn]), c, 100, 1, "%", 0, 100, loc, p))
+		v.set(ChartAcceptanceLength, chartopt.Lines(g, modelLines(v.length[:v.drawn]), c, 1, 3, "tokens", nil, nil, loc, p))
+		v.set(ChartThroughput, chartopt.Lines(g, modelLines(v.tokens), c, 1, 2, "tokens/s", 0, nil, loc, p))
+		v.set(ChartDrafts, chartopt.Lines(g, modelLines(v.drafts[:v.drawn]), c, 1, 2, "drafts/s", 0, nil, loc, p))
 	}
 	d.view = v
 	return &d.view
@@ -135,7 +143,7 @@ func (d *Dashboard) Render() app.UI {
 	}
 	empty := d.emptyText()
 	chart := func(name string, h int, zoom bool) app.UI {
-		return &Chart{Name: name, Option: v.options[name], Height: h, Empty: empty, Zoom: zoom}
+		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: h, Empty: empty, Zoom: zoom}
 	}
 	lineNote := ""
 	if v.drawn < len(v.rate) {

@@ -13,8 +13,8 @@
 // other option (a time axis, a second y axis, a series type it does not
 // know) is not drawn: Draw returns "" and the chart waits for ECharts.
 //
-// Server only: the wasm never links it (package server hands Draw to
-// app.SetPreRenderChart).
+// Server only: the wasm never links it (package server hands DrawOption
+// to app.SetPreRenderChart).
 package chartsvg
 
 import (
