@@ -114,7 +114,7 @@ func (d *Dashboard) exportTable(name string) DataTable {
 	case ChartDrafts:
 		return report.LinesTable(name, d.model(), modelLines(v.drafts), "drafts/s")
 	case "compare":
-		return CompareTable(d.comparison())
+		return report.CompareTable(d.comparison())
 	}
 	return DataTable{Name: name}
 }

@@ -265,7 +265,7 @@ func TestCompare(t *testing.T) {
 	if len(c.Positions) != 1 || !c.Positions[0].Significant {
 		t.Errorf("positions %+v", c.Positions)
 	}
-	tbl := CompareTable(c)
+	tbl := report.CompareTable(c)
 	recs, _ := csv.NewReader(strings.NewReader(tbl.CSV())).ReadAll()
 	if len(recs) != 4 || recs[1][0] != "acceptance_rate" || recs[1][7] != "true" || recs[2][0] != "mean_acceptance_length_tokens" || !strings.HasPrefix(recs[2][3], "0.19999999") {
 		t.Errorf("compare CSV %v", recs)
@@ -294,7 +294,7 @@ func TestCompare(t *testing.T) {
 	if p5.Reason != NotDrafted || p5.A.Estimate.OK || !p5.B.Estimate.OK || p5.B.Estimate.V != 0.14 || p5.Difference.OK || p5.Lower.OK || p5.Upper.OK || p5.PValue.OK || p5.Significant {
 		t.Errorf("mixed k: pos 5, not drafted by A, %+v", p5)
 	}
-	recs, _ = csv.NewReader(strings.NewReader(CompareTable(mc).CSV())).ReadAll()
+	recs, _ = csv.NewReader(strings.NewReader(report.CompareTable(mc).CSV())).ReadAll()
 	if len(recs) != 8 || recs[6][0] != "pos_4_acceptance_rate" || recs[6][7] == "" ||
 		recs[7][0] != "pos_5_acceptance_rate" || recs[7][1] != "" || recs[7][2] != "0.14" || recs[7][3] != "" || recs[7][6] != "" || recs[7][7] != "" {
 		t.Errorf("mixed k compare CSV %q", recs)
@@ -328,7 +328,7 @@ func TestCompare(t *testing.T) {
 	if c := Compare(&Result{}, Query{Compare: CompareWindow}); c.Reason == "" {
 		t.Errorf("no baseline but no reason")
 	}
-	if c := Compare(nil, q); c.Reason == "" || len(CompareTable(c).Rows) != 0 {
+	if c := Compare(nil, q); c.Reason == "" || len(report.CompareTable(c).Rows) != 0 {
 		t.Errorf("nil result")
 	}
 	// Baseline grid: the window just before, same step.

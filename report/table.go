@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -199,6 +200,35 @@ func HeatmapTable(res *model.Model) Table {
 			row = append(row, v)
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// CompareTable is the comparison's numbers: one row per compared
+// proportion (acceptance rate, then pos 1..k) with A, B, B − A and its 95 %
+// interval (ratios), the two-sided p-value and whether the difference is
+// significant (the interval excludes 0); plus the mean acceptance length
+// (tokens/draft; difference only, no test).
+func CompareTable(c model.Sides) Table {
+	t := Table{Name: "compare", Columns: []string{"metric", "a", "b", "difference_b_minus_a",
+		"difference_lower_95", "difference_upper_95", "p_value", "significant", "a_name", "b_name"}}
+	if c.Reason != "" {
+		return t
+	}
+	row := func(name string, cmp compute.Comparison) []any {
+		return []any{name, Num(cmp.A.Estimate), Num(cmp.B.Estimate), Num(cmp.Difference), Num(cmp.Lower), Num(cmp.Upper),
+			Num(cmp.PValue), cmp.Significant, c.AName, c.BName}
+	}
+	t.Rows = append(t.Rows, row("acceptance_rate", c.Rate))
+	diff := c.LengthDifference()
+	t.Rows = append(t.Rows, []any{"mean_acceptance_length_tokens", Num(c.AStats.MeanAcceptanceLength), Num(c.BStats.MeanAcceptanceLength),
+		Num(diff), nil, nil, nil, nil, c.AName, c.BName})
+	for i, p := range c.Positions {
+		r := row(fmt.Sprintf("pos_%d_acceptance_rate", i+1), p)
+		if !c.Drafted(i) {
+			r[7] = nil // not tested
+		}
+		t.Rows = append(t.Rows, r)
 	}
 	return t
 }
