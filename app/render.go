@@ -23,10 +23,10 @@ type view struct {
 	pal    Palette
 	loc    *time.Location
 	groups []GroupResult // sorted as the table shows them
-	rate   []Line        // per group: acceptance rate (ratio) per bucket
-	length []Line        // per group: mean acceptance length (tokens/draft)
-	drafts []Line        // per group: drafts/s
-	tokens []Line        // total: drafted, accepted, rejected tokens/s
+	rate   []model.Line  // per group: acceptance rate (ratio) per bucket
+	length []model.Line  // per group: mean acceptance length (tokens/draft)
+	drafts []model.Line  // per group: drafts/s
+	tokens []model.Line  // total: drafted, accepted, rejected tokens/s
 	drawn  int           // groups drawn as lines (the busiest MaxLines)
 	// heatFirst[c] is the first bucket of heatmap column c (HeatmapColumns).
 	heatFirst []int
@@ -65,23 +65,23 @@ func (d *Dashboard) prepare() *view {
 			if single {
 				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
 			}
-			v.rate = append(v.rate, Line{rn, l.Rate})
-			v.length = append(v.length, Line{ln, l.Length})
-			v.drafts = append(v.drafts, Line{dn, l.DraftsPerSecond})
+			v.rate = append(v.rate, model.Line{Name: rn, Values: l.Rate})
+			v.length = append(v.length, model.Line{Name: ln, Values: l.Length})
+			v.drafts = append(v.drafts, model.Line{Name: dn, Values: l.DraftsPerSecond})
 		}
 		v.drawn = min(len(v.rate), MaxLines)
 		t := r.TokenRates()
-		v.tokens = []Line{{"drafted", t.Drafted}, {"accepted", t.Accepted}, {"rejected", t.Rejected}}
+		v.tokens = []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
 		v.set(ChartPerPosition, chartopt.PerPosition(r.Stats, r.Fit, p))
 		h := r.Heatmap()
 		v.heatFirst = h.First
 		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
-		v.set(ChartAcceptanceRate, chartopt.Lines(g, modelLines(v.rate[:v.drawn]), c, 100, 1, "%", 0, 100, loc, p))
-		v.set(ChartAcceptanceLength, chartopt.Lines(g, modelLines(v.length[:v.drawn]), c, 1, 3, "tokens", nil, nil, loc, p))
-		v.set(ChartThroughput, chartopt.Lines(g, modelLines(v.tokens), c, 1, 2, "tokens/s", 0, nil, loc, p))
-		v.set(ChartDrafts, chartopt.Lines(g, modelLines(v.drafts[:v.drawn]), c, 1, 2, "drafts/s", 0, nil, loc, p))
+		v.set(ChartAcceptanceRate, chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p))
+		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
+		v.set(ChartThroughput, chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p))
+		v.set(ChartDrafts, chartopt.Lines(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
 	}
 	d.view = v
 	return &d.view
@@ -106,13 +106,13 @@ func (d *Dashboard) exportTable(name string) DataTable {
 	case ChartHeatmap:
 		return report.HeatmapTable(d.model())
 	case ChartAcceptanceRate:
-		return report.LinesTable(name, d.model(), modelLines(v.rate), "ratio")
+		return report.LinesTable(name, d.model(), v.rate, "ratio")
 	case ChartAcceptanceLength:
-		return report.LinesTable(name, d.model(), modelLines(v.length), "tokens per draft")
+		return report.LinesTable(name, d.model(), v.length, "tokens per draft")
 	case ChartThroughput:
-		return report.LinesTable(name, d.model(), modelLines(v.tokens), "tokens/s")
+		return report.LinesTable(name, d.model(), v.tokens, "tokens/s")
 	case ChartDrafts:
-		return report.LinesTable(name, d.model(), modelLines(v.drafts), "drafts/s")
+		return report.LinesTable(name, d.model(), v.drafts, "drafts/s")
 	case "compare":
 		return report.CompareTable(d.comparison())
 	}
