@@ -12,9 +12,6 @@ import (
 // GroupResult is one row of the breakdown: one group of the view model.
 type GroupResult = model.Group
 
-// Baseline is the "before" window of a before/after comparison.
-type Baseline = model.Baseline
-
 // Result is one load of the dashboard: the view model of one window
 // (model.Model: every number shown is computed there) with the query it is
 // for and how the load went.
@@ -28,10 +25,6 @@ type Result struct {
 	// At is when the load finished.
 	At time.Time
 }
-
-// IncompleteLag is model.IncompleteLag: how long after a bucket's end its
-// numbers may still change.
-func IncompleteLag(scrape time.Duration) time.Duration { return model.IncompleteLag(scrape) }
 
 // Load fetches and computes the numbers for q over the window ending at
 // now (or q's absolute window), always reading the whole window: LoadSince
