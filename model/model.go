@@ -103,6 +103,10 @@ type Group struct {
 	// emitted tokens and lifetime gauges, a gauge schema's time averages.
 	V0       *V0Stats
 	Averaged *GaugeStats
+
+	// Per-group additions go here (computed in FromSeries or Compute):
+	// health verdicts and change points of the group's buckets, latency
+	// (ITL) numbers, per-model splits.
 }
 
 // Baseline is the "before" window of a comparison (Request.Baseline).
