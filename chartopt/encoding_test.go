@@ -108,3 +108,41 @@ func TestRound(t *testing.T) {
 		}
 	}
 }
+
+// TestComparedValuesCanonical: the top-level values that the dashboard's
+// chart update compares as text (all but the swapped components: series,
+// axes, grid, title, legend, tooltip, visualMap) read the same after the
+// option is decoded and encoded again, so a re-encoded option with the same
+// brush and toolbox is a data change (a merge), not a structure change.
+func TestComparedValuesCanonical(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 40_000, Step: 10_000}
+	vals := []compute.Value{compute.Defined(0.5), {}, compute.Defined(1), compute.Defined(0.25)}
+	s := compute.Derive(compute.Counts{Drafts: 3, DraftTokens: 9, AcceptedTokens: 4, AcceptedPerPosition: []float64{3, 1, 0}}, 10, compute.WithBonus)
+	swapped := map[string]bool{"series": true, "xAxis": true, "yAxis": true, "grid": true, "title": true, "legend": true, "tooltip": true, "visualMap": true}
+	for _, theme := range []string{ThemeLight, ThemeDark} {
+		p := PaletteFor(theme)
+		for name, o := range map[string]*Option{
+			"lines":   Lines(g, []model.Line{{Name: "a", Values: vals}}, 3, 100, 1, "%", 0, 100, time.UTC, p),
+			"heatmap": Heatmap(g, []compute.Stats{s, s, s, s}, 3, 2, time.UTC, p),
+			"bars":    PerPosition(s, compute.FitGeometric(s.Counts()), p),
+		} {
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(o.JSON()), &raw); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range raw {
+				if swapped[k] {
+					continue
+				}
+				var tree any
+				if err := json.Unmarshal(v, &tree); err != nil {
+					t.Fatal(err)
+				}
+				again, _ := json.Marshal(tree)
+				if string(again) != string(v) {
+					t.Errorf("%s %s: %q is %s, re-encoded %s", theme, name, k, v, again)
+				}
+			}
+		}
+	}
+}

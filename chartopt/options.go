@@ -10,6 +10,7 @@
 package chartopt
 
 import (
+	"bytes"
 	"encoding/json"
 	"html"
 	"strconv"
@@ -117,6 +118,38 @@ type Toolbox struct {
 	Feature   *ToolboxFeature `json:"feature,omitempty"`
 	IconStyle *opts.ItemStyle `json:"iconStyle,omitempty"`
 	ItemSize  int             `json:"itemSize,omitempty"`
+}
+
+// MarshalJSON writes the brush with its keys sorted (sortedJSON).
+func (b Brush) MarshalJSON() ([]byte, error) {
+	type plain Brush
+	return sortedJSON(plain(b))
+}
+
+// MarshalJSON writes the toolbox with its keys sorted (sortedJSON).
+func (t Toolbox) MarshalJSON() ([]byte, error) {
+	type plain Toolbox
+	return sortedJSON(plain(t))
+}
+
+// sortedJSON writes v with the keys of every object sorted, as a
+// re-encoded option has them. The brush and the toolbox are top-level
+// values that the dashboard's chart update (app.ChartUpdateJS) compares as
+// JSON text to tell a data change from a structure change, so equal values
+// must be equal text however the option was encoded; the series, axes and
+// the rest are replaced, not compared.
+func sortedJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var tree any
+	if err := d.Decode(&tree); err != nil {
+		return nil, err
+	}
+	return json.Marshal(tree)
 }
 
 // ToolboxFeature holds the toolbox's brush feature.
