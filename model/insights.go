@@ -153,6 +153,10 @@ func (c *CostRatios) For(labels map[string]string) float64 {
 	return c.Default
 }
 
+// ValidCost reports whether c is a draft cost ratio: finite and >= 0
+// (draft step time / target step time).
+func ValidCost(c float64) bool { return !math.IsNaN(c) && !math.IsInf(c, 0) && c >= 0 }
+
 // ParseCostRatios parses --draft-cost-ratio arguments: "0.1" sets the
 // default, "VALUE=0.1" the ratio of the groups with a label value VALUE
 // (split at the last "=", so a value may hold "="). Ratios must be finite
@@ -165,7 +169,7 @@ func ParseCostRatios(args []string) (*CostRatios, error) {
 			key, num, hasKey = a[:i], a[i+1:], true
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		if err != nil || !ValidCost(v) {
 			return nil, fmt.Errorf("draft cost ratio %q: want a number >= 0 (draft step time / target step time, e.g. 0.05) or LABELVALUE=number", a)
 		}
 		if !hasKey {
