@@ -104,7 +104,7 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 test-wasm:
-	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/ ./logparse/
+	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/ ./logparse/ ./model/ ./chartopt/
 
 # The performance table of docs/PERFORMANCE.md (about 20 minutes, of which
 # 10 are the embedded-mode run): BENCHFLAGS="-embedded 3m -runs 3" shortens

@@ -13,6 +13,7 @@ import (
 
 	"specdash/compute"
 	"specdash/metricsclient"
+	"specdash/model"
 )
 
 // loadTimeout bounds one load (all its Prometheus requests).
@@ -257,7 +258,7 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 			}
 			d.window = nw
 			var r Result
-			r.setLabels(labels)
+			r.SetLabels(labels)
 			d.adoptLabels(&r)
 		})
 	})
@@ -268,12 +269,12 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 func (d *Dashboard) adopt(res *Result) {
 	d.res, d.err = res, nil
 	d.adoptLabels(res)
-	d.schema = res.Schema
+	d.schema = res.SchemaName()
 }
 
 // adoptLabels keeps res's label lists for the filter menus, when it has
 // them (a failed load has them only when its filters matched nothing:
-// LoadSince's labelsWhenFiltered).
+// model.Compute fills them when the filters excluded every series).
 func (d *Dashboard) adoptLabels(res *Result) {
 	if res.Models != nil {
 		d.models = res.Models
@@ -532,7 +533,7 @@ func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 	}
 	from, to := z.From, z.To
 	if z.Chart == ChartHeatmap && d.view.heatFirst != nil {
-		from, to = ColumnBuckets(d.view.heatFirst, n, from, to)
+		from, to = model.ColumnBuckets(d.view.heatFirst, n, from, to)
 	}
 	from, to = max(from, 0), min(to, n-1)
 	if to < from {

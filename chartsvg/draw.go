@@ -13,8 +13,8 @@
 // other option (a time axis, a second y axis, a series type it does not
 // know) is not drawn: Draw returns "" and the chart waits for ECharts.
 //
-// Server only: the wasm never links it (package server hands Draw to
-// app.SetPreRenderChart).
+// Server only: the wasm never links it (package server hands DrawOption
+// to app.SetPreRenderChart).
 package chartsvg
 
 import (
@@ -59,8 +59,8 @@ type grid struct {
 }
 
 type axis struct {
-	Type      string            `json:"type"`
-	Data      []json.RawMessage `json:"data"`
+	Type      string     `json:"type"`
+	Data      categories `json:"data"`
 	Min, Max  any
 	Scale     bool `json:"scale"`
 	AxisLabel struct {
@@ -74,10 +74,10 @@ type axis struct {
 }
 
 type series struct {
-	Type       string            `json:"type"`
-	Name       string            `json:"name"`
-	Data       []json.RawMessage `json:"data"`
-	YAxisIndex int               `json:"yAxisIndex"`
+	Type       string     `json:"type"`
+	Name       string     `json:"name"`
+	Data       seriesData `json:"data"`
+	YAxisIndex int        `json:"yAxisIndex"`
 	ItemStyle  struct {
 		Color   string   `json:"color"`
 		Opacity *float64 `json:"opacity"`
@@ -94,17 +94,23 @@ type series struct {
 		Formatter string `json:"formatter"`
 		Color     string `json:"color"`
 	} `json:"label"`
-	MarkArea *struct {
-		ItemStyle style `json:"itemStyle"`
-		Label     struct {
-			Show      *bool  `json:"show"`
-			Formatter string `json:"formatter"`
-			Color     string `json:"color"`
-		} `json:"label"`
-		Data [][]struct {
-			XAxis *float64 `json:"xAxis"`
-		} `json:"data"`
-	} `json:"markArea"`
+	MarkArea *markArea `json:"markArea"`
+}
+
+// markArea is a series' mark area: the shaded "incomplete" band.
+type markArea struct {
+	ItemStyle style `json:"itemStyle"`
+	Label     struct {
+		Show      *bool  `json:"show"`
+		Formatter string `json:"formatter"`
+		Color     string `json:"color"`
+	} `json:"label"`
+	Data [][]markAreaEnd `json:"data"`
+}
+
+// markAreaEnd is one end of a mark area.
+type markAreaEnd struct {
+	XAxis *float64 `json:"xAxis"`
 }
 
 // point is one value of a series: ok false for a gap ("-", null, missing).
@@ -113,10 +119,29 @@ type point struct {
 	ok bool
 }
 
-// values reads a series' data: numbers, {"value": n}, or gaps.
-func values(data []json.RawMessage) []point {
-	out := make([]point, len(data))
-	for j, raw := range data {
+// seriesData is a series' data: one point per item (numbers,
+// {"value": n}; anything else a gap) and the heatmap cells [x, y, value]
+// among the items.
+type seriesData struct {
+	points []point
+	cells  [][3]float64
+}
+
+// UnmarshalJSON reads the data of a series in an ECharts option.
+func (d *seriesData) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return err
+	}
+	d.points = make([]point, len(items))
+	for j, raw := range items {
+		if len(raw) > 0 && raw[0] == '[' {
+			var item []float64
+			if json.Unmarshal(raw, &item) == nil && len(item) == 3 {
+				d.cells = append(d.cells, [3]float64{item[0], item[1], item[2]})
+			}
+			continue
+		}
 		var obj struct {
 			Value json.RawMessage `json:"value"`
 		}
@@ -128,10 +153,39 @@ func values(data []json.RawMessage) []point {
 		}
 		var f float64
 		if json.Unmarshal(raw, &f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			out[j] = point{f, true}
+			d.points[j] = point{f, true}
 		}
 	}
-	return out
+	return nil
+}
+
+// categories are a category axis' labels (strings, or numbers written as
+// ECharts writes them); ok false when an item is anything else.
+type categories struct {
+	labels []string
+	ok     bool
+}
+
+// UnmarshalJSON reads the data of an axis in an ECharts option.
+func (c *categories) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return err
+	}
+	c.labels, c.ok = make([]string, len(items)), true
+	for i, raw := range items {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			var f float64
+			if json.Unmarshal(raw, &f) != nil {
+				c.labels, c.ok = nil, false
+				return nil
+			}
+			s = jsString(f)
+		}
+		c.labels[i] = s
+	}
+	return nil
 }
 
 // Draw returns the static drawing of optionJSON, an ECharts option as
@@ -150,6 +204,11 @@ func Draw(optionJSON string) string {
 	if err := json.Unmarshal([]byte(optionJSON), &o); err != nil {
 		return ""
 	}
+	return draw(o)
+}
+
+// draw is Draw of a read option.
+func draw(o option) string {
 	if len(o.XAxis) != 1 || o.XAxis[0].Type != "category" || len(o.YAxis) != 1 || len(o.Series) == 0 {
 		return ""
 	}
@@ -160,7 +219,7 @@ func Draw(optionJSON string) string {
 		return ""
 	}
 	x, y := o.XAxis[0], o.YAxis[0]
-	cats, ok := categories(x)
+	cats, ok := axisLabels(x)
 	n := len(cats)
 	if !ok || n == 0 {
 		return ""
@@ -171,7 +230,7 @@ func Draw(optionJSON string) string {
 		if (s.Type != "bar" && s.Type != "line") || s.YAxisIndex != 0 {
 			return ""
 		}
-		vals[i] = values(s.Data)
+		vals[i] = s.Data.points
 		for _, p := range vals[i] {
 			if p.ok {
 				lo, hi, found = min(lo, p.v), max(hi, p.v), true
@@ -356,23 +415,9 @@ func plotBox(o option, widest int) (left, right, top, bottom int) {
 	return px(g.Left, 8) + widest*charWidth + labelGap, px(g.Right, 40), px(g.Top, 28), px(g.Bottom, 8) + labelLine + labelGap
 }
 
-// categories reads a category axis' labels (strings, or numbers written
-// as ECharts writes them); ok false for anything else.
-func categories(a axis) ([]string, bool) {
-	cats := make([]string, len(a.Data))
-	for i, raw := range a.Data {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			var f float64
-			if json.Unmarshal(raw, &f) != nil {
-				return nil, false
-			}
-			s = jsString(f)
-		}
-		cats[i] = s
-	}
-	return cats, true
-}
+// axisLabels are a category axis' labels; ok false when it has an item
+// that is neither a string nor a number.
+func axisLabels(a axis) ([]string, bool) { return a.Data.labels, a.Data.ok || a.Data.labels != nil }
 
 // symbols reports whether ECharts draws the symbols of line series s over
 // n categories: showSymbol if set (and a symbol other than "none"),

@@ -21,13 +21,17 @@ type FetchRequest struct {
 	// Grid and Filters as for FetchAuto.
 	Grid    compute.Grid
 	Filters []Filter
+	// GroupBy are the labels the caller groups the series by (the view
+	// model's request). Fetch reads every series today; a fetch of
+	// per-group sums may use it.
+	GroupBy []string
 	// Prev is the Window of the previous successful Fetch of this view, or
 	// nil. When the new grid continues it (see Window.ContinuesAt), Fetch
 	// re-reads only the newest points and takes the rest from Prev.
 	Prev *Window
 	// Settled is the time up to which stored samples are final: a grid
 	// point at or before it will not change any more (for a live source,
-	// now minus the scrape interval and a margin; app.IncompleteLag). The
+	// now minus the scrape interval and a margin; model.IncompleteLag). The
 	// returned Window remembers the last grid point at or before it. The
 	// zero time means no point is final (the next Fetch is a full one).
 	Settled time.Time

@@ -179,7 +179,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	specapp.Register()
 	specapp.SetPreRenderClient(preRenderClients(proxy, order, def, cfg.PreRenderTimeout))
-	specapp.SetPreRenderChart(chartsvg.Draw) // charts in the first paint, before ECharts
+	specapp.SetPreRenderChart(chartsvg.DrawOption) // charts in the first paint, before ECharts
 	var list []specapp.SourceInfo
 	for _, u := range order {
 		list = append(list, specapp.SourceInfo{

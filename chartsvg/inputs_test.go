@@ -12,6 +12,7 @@ import (
 	"specdash/app"
 	"specdash/chartsvg"
 	"specdash/compute"
+	"specdash/model"
 )
 
 // hostile are label values an unlucky or hostile source could carry (a
@@ -350,7 +351,7 @@ func TestBreakLabels(t *testing.T) {
 func TestBreakHeatmapColumnsSize(t *testing.T) {
 	for _, k := range []int{1, 5, 10} {
 		n := 1440
-		r := &app.Result{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}
+		r := &app.Result{Model: model.Model{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}}
 		r.Stats.K = k
 		r.Buckets = make([]compute.Stats, n)
 		r.Total.Buckets = make([]compute.Counts, n)
