@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/prometheus/model/timestamp"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/scrape"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/util/annotations"
 )
@@ -511,9 +512,14 @@ func (e *Engine) targets(r *http.Request) apiResult {
 	}
 	lb := labels.NewBuilder(labels.EmptyLabels())
 	iv := model.Duration(e.cfg.ScrapeInterval).String()
+	storageErr := e.StorageError()
 	for _, t := range e.activeTargets() {
 		u := t.URL().String()
-		lastErr := e.describeScrapeError(u, t.LastError())
+		lastErr, health := e.describeScrapeError(u, t.LastError()), string(t.Health())
+		if storageErr != "" {
+			// The target answers, but its samples are not stored.
+			lastErr, health = storageErr, string(scrape.HealthBad)
+		}
 		res.ActiveTargets = append(res.ActiveTargets, &apiTarget{
 			DiscoveredLabels:   t.DiscoveredLabels(lb),
 			Labels:             t.Labels(lb),
@@ -523,7 +529,7 @@ func (e *Engine) targets(r *http.Request) apiResult {
 			LastError:          lastErr,
 			LastScrape:         t.LastScrape(),
 			LastScrapeDuration: t.LastScrapeDuration().Seconds(),
-			Health:             string(t.Health()),
+			Health:             health,
 			ScrapeInterval:     iv,
 			ScrapeTimeout:      iv,
 		})

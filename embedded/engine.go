@@ -262,6 +262,8 @@ type Engine struct {
 	// stopScrape stops the scrape manager once (Manager.Stop panics when
 	// called twice).
 	stopScrape sync.Once
+	// storage tracks failed writes of the TSDB (StorageError).
+	storage storageHealth
 }
 
 // New validates cfg, opens the TSDB (creating a temporary directory when
@@ -564,6 +566,7 @@ func (e *Engine) Targets() []TargetStatus {
 			}
 		}
 	}
+	storageErr := e.StorageError()
 	for _, raw := range e.cfg.Targets {
 		ls, key, _ := targetLabels(raw)
 		st := TargetStatus{URL: raw, Job: e.cfg.JobName, Instance: string(ls[model.AddressLabel]), Health: string(scrape.HealthUnknown)}
@@ -573,6 +576,10 @@ func (e *Engine) Targets() []TargetStatus {
 			st.LastError = e.describeScrapeError(raw, t.LastError())
 			st.LastScrape = t.LastScrape()
 			st.LastScrapeDuration = t.LastScrapeDuration()
+		}
+		if storageErr != "" {
+			// The target answers, but its samples are not stored: down.
+			st.Health, st.Up, st.LastError = string(scrape.HealthBad), false, storageErr
 		}
 		out = append(out, st)
 	}
