@@ -209,7 +209,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
 	d.loading = true
 	ctx.Async(func() {
-		res := LoadSince(lctx, client, q, scrape, time.Now(), prev)
+		res := LoadSince(lctx, client, q, scrape, client.Now(), prev)
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {

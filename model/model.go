@@ -281,6 +281,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		m.Baseline = loadBaseline(ctx, src, r, *r.Baseline)
 	}
 	m.Window = w
+	m.noteClockSkew(src)
 	return m, nil
 }
 
