@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 
 	"specdash/internal/panics"
+	"specdash/internal/testwait"
 )
 
 // switchTarget serves a good exposition until bad is set, then bad (a
@@ -144,13 +145,10 @@ func TestHostileTargets(t *testing.T) {
 				want = c.want
 			}
 			var ts []TargetStatus
-			deadline := time.Now().Add(90 * time.Second)
-			for time.Now().Before(deadline) {
-				if ts = e.Targets(); strings.Contains(ts[0].LastError, want) {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+			testwait.Until(2*time.Minute, func() bool {
+				ts = e.Targets()
+				return strings.Contains(ts[0].LastError, want)
+			})
 			if ts[0].Up || ts[0].Health != "down" || !strings.Contains(ts[0].LastError, want) {
 				t.Errorf("target %+v\nwant down with %q", ts[0], want)
 			}
@@ -393,19 +391,28 @@ func TestQueryQueueTimeout(t *testing.T) {
 // QueryTimeout end with Prometheus' error type and code and a message
 // naming the limit.
 func TestQueryLimits(t *testing.T) {
-	e, err := New(Config{QueryMaxSamples: 1000, QueryTimeout: 500 * time.Millisecond})
+	// Max samples with a generous timeout, so that a busy machine cannot
+	// make the query time out before it loads 1000 samples.
+	big, err := New(Config{QueryMaxSamples: 1000, QueryTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	url, _ := serveOnly(t, e)
-	a := get(t, url+"/api/v1/query?query=count_over_time(vector(1)[1h:1ms])")
+	defer big.Close()
+	bigURL, _ := serveOnly(t, big)
+	a := get(t, bigURL+"/api/v1/query?query=count_over_time(vector(1)[1h:1ms])")
 	if a.code != http.StatusUnprocessableEntity || a.Body.ErrorType != "execution" ||
 		!strings.Contains(a.Body.Error, "too many samples") || !strings.Contains(a.Body.Error, "over the limit of 1000 samples (query.max-samples)") {
 		t.Errorf("subquery past max samples: %+v", a)
 	}
 	// Held in the storage until its context ends: the engine's own timeout
-	// error, not a cut connection.
+	// error, not a cut connection (the query waits for the timeout whatever
+	// the machine's speed).
+	e, err := New(Config{QueryTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	url, _ := serveOnly(t, e)
 	e.queryable = slowQueryable{e.db}
 	b := get(t, url+"/api/v1/query?query=sum(up)")
 	if b.code != http.StatusServiceUnavailable || b.Body.ErrorType != "timeout" ||
@@ -443,13 +450,7 @@ func TestQueryPanic(t *testing.T) {
 // deadline).
 func waitCond(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, what, 2*time.Minute, cond)
 }
 
 // panicCount reads the process-wide specdash_panics_total{where}.
