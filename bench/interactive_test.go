@@ -210,7 +210,7 @@ func BenchmarkInteractive(b *testing.B) {
 			if isSpecdash(s) {
 				st := startSteps(b, tab)
 				f.steps = append(f.steps, st)
-				b.Logf("run %d specdash cold steps (ms): %s", i+1, st)
+				b.Logf("run %d %s cold steps (ms): %s", i+1, s.name, st)
 			}
 			if isSpecdash(s) {
 				ctx, cancel := context.WithTimeout(tab, time.Minute)
@@ -227,6 +227,9 @@ func BenchmarkInteractive(b *testing.B) {
 			addScript(b, tab, src)
 			warm := loadInteractive(b, tab, s.url, !isSpecdash(s), 2*time.Minute)
 			add(&f.warm, warm)
+			if isSpecdash(s) {
+				b.Logf("run %d %s warm steps (ms): %s", i+1, s.name, startSteps(b, tab))
+			}
 			stop()
 			b.Logf("run %d %s: cold paint %.0f hover %.0f live %.0f ms; warm paint %.0f hover %.0f live %.0f ms",
 				i+1, s.name, cold.paint, cold.hover, cold.live, warm.paint, warm.hover, warm.live)
@@ -268,8 +271,10 @@ type steps map[string]float64
 
 // stepNames: the wasm's request sent and its last byte (resource timing),
 // main (the Go program's main started: cmd/specdash/main_wasm.go), and the
-// first load's marks (app/load.go, app/dashboard.go).
-var stepNames = []string{"wasm-request", "wasm-end", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}
+// first load's marks (app/load.go, app/dashboard.go); page-end and
+// echarts-end: the page's and ECharts' last bytes; wasm:compiled:
+// web/static/boot.js's mark.
+var stepNames = []string{"page-end", "echarts-end", "wasm-request", "wasm-end", "wasm:compiled", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}
 
 func (s steps) String() string {
 	out := ""
@@ -284,7 +289,10 @@ func startSteps(b *testing.B, tab context.Context) steps {
 	b.Helper()
 	v, err := chromedp.Run(tab, chromedp.Evaluate[map[string]float64](`(() => {
 		const o = {};
+		const nav = performance.getEntriesByType('navigation')[0];
+		if (nav) o['page-end'] = nav.responseEnd;
 		for (const e of performance.getEntriesByType('resource')) {
+			if (e.name.endsWith('/echarts.min.js') && !o['echarts-end']) o['echarts-end'] = e.responseEnd;
 			if (e.name.endsWith('/app.wasm') && !o['wasm-request']) { o['wasm-request'] = e.requestStart || e.startTime; o['wasm-end'] = e.responseEnd; }
 		}
 		for (const e of performance.getEntriesByType('mark')) {

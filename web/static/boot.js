@@ -1,0 +1,103 @@
+// specdash: start the wasm at once (docs/PERFORMANCE.md, "Live dashboard").
+//
+// go-app's app.js runs deferred, after the whole page (its body waits for the
+// server's pre-render load) has been parsed, and then reads app.wasm through
+// a progress stream before compiling it. This script runs from the page's
+// head, which the server sends before the body (server/pagestream.go): it
+// fetches the wasm named by its data-wasm attribute and compiles it while it
+// streams (WebAssembly.compileStreaming), in the background, while the page's
+// body is still on its way. When app.js then asks for the wasm, it gets the
+// compiled module:
+//
+//   - its fetch of that URL (once) answers at once with an empty body (the
+//     bytes are already being compiled here);
+//   - its WebAssembly.instantiateStreaming (once) instantiates the module
+//     compiled here; if the early fetch or compile failed, it fetches and
+//     compiles the wasm as go-app would, so the page starts either way.
+//
+// It also holds go-app's service worker registration back until the live
+// dashboard is ready or failed (data-state "ready"/"error"), or 20 s at most:
+// the worker's install caches "/" (the server renders the page again, with a
+// load) and every asset, which competed with the start for the CPU.
+//
+// Performance marks: specdash:wasm:compiled when the module is compiled.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var url = script && script.getAttribute("data-wasm");
+  if (!url || typeof WebAssembly !== "object" || !WebAssembly.compileStreaming || !window.fetch) return;
+
+  var mark = function (name) {
+    try { performance.mark(name); } catch (e) { }
+  };
+
+  var origFetch = window.fetch;
+  var origInstantiate = WebAssembly.instantiateStreaming;
+  var compiled = WebAssembly.compileStreaming(origFetch(url, { credentials: "same-origin" }).then(function (resp) {
+    if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+    return resp;
+  })).then(function (m) {
+    mark("specdash:wasm:compiled");
+    return m;
+  });
+  compiled.catch(function () { }); // handled when app.js asks
+
+  var fetchTaken = false;
+  window.fetch = function (input, init) {
+    if (!fetchTaken && input === url) {
+      fetchTaken = true;
+      window.fetch = origFetch;
+      return Promise.resolve(new Response(new Uint8Array(0), { status: 200, headers: { "Content-Type": "application/wasm" } }));
+    }
+    return origFetch.apply(this, arguments);
+  };
+
+  WebAssembly.instantiateStreaming = function (source, imports) {
+    WebAssembly.instantiateStreaming = origInstantiate;
+    if (!fetchTaken) return origInstantiate.call(WebAssembly, source, imports); // not go-app's wasm
+    return compiled.then(function (m) {
+      return WebAssembly.instantiate(m, imports).then(function (instance) {
+        return { module: m, instance: instance };
+      });
+    }, function () {
+      return origInstantiate.call(WebAssembly, origFetch(url, { credentials: "same-origin" }), imports);
+    });
+  };
+
+  // go-app's service worker: registered once the live dashboard is up.
+  var sw = navigator.serviceWorker;
+  if (sw && sw.register) {
+    var origRegister = sw.register;
+    var released = false;
+    var waiting = [];
+    var release = function () {
+      if (released) return;
+      released = true;
+      if (observer) observer.disconnect();
+      for (var i = 0; i < waiting.length; i++) waiting[i]();
+    };
+    var observer = null;
+    var check = function () {
+      var root = document.body && document.body.firstElementChild;
+      var state = root && root.getAttribute("data-state");
+      if (state === "ready" || state === "error") release();
+    };
+    try {
+      observer = new MutationObserver(check);
+      observer.observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+    } catch (e) {
+      released = true;
+    }
+    setTimeout(release, 20000);
+    sw.register = function () {
+      var self = this, args = arguments;
+      sw.register = origRegister;
+      if (released) return origRegister.apply(self, args);
+      return new Promise(function (resolve) {
+        waiting.push(resolve);
+      }).then(function () {
+        return origRegister.apply(self, args);
+      });
+    };
+  }
+})();
