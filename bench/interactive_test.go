@@ -274,7 +274,7 @@ type steps map[string]float64
 // first load's marks (app/load.go, app/dashboard.go); page-end and
 // echarts-end: the page's and ECharts' last bytes; wasm:compiled:
 // web/static/boot.js's mark.
-var stepNames = []string{"page-end", "echarts-end", "wasm-request", "wasm-end", "wasm:compiled", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}
+var stepNames = []string{"page-end", "echarts-end", "wasm-request", "wasm:compile", "wasm-end", "wasm:compiled", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}
 
 func (s steps) String() string {
 	out := ""

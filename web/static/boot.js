@@ -4,10 +4,10 @@
 // server's pre-render load) has been parsed, and then reads app.wasm through
 // a progress stream before compiling it. This script runs from the page's
 // head, which the server sends before the body (server/pagestream.go): it
-// fetches the wasm named by its data-wasm attribute and compiles it while it
-// streams (WebAssembly.compileStreaming), in the background, while the page's
-// body is still on its way. When app.js then asks for the wasm, it gets the
-// compiled module:
+// requests the wasm named by its data-wasm attribute at once and compiles it
+// while it streams (WebAssembly.compileStreaming), in the background, from
+// when the page's body starts to arrive. When app.js then asks for the wasm,
+// it gets the compiled module:
 //
 //   - its fetch of that URL (once) answers at once with an empty body (the
 //     bytes are already being compiled here);
@@ -20,7 +20,8 @@
 // the worker's install caches "/" (the server renders the page again, with a
 // load) and every asset, which competed with the start for the CPU.
 //
-// Performance marks: specdash:wasm:compiled when the module is compiled.
+// Performance marks: specdash:wasm:compile when the compile starts,
+// specdash:wasm:compiled when the module is compiled.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -33,14 +34,45 @@
 
   var origFetch = window.fetch;
   var origInstantiate = WebAssembly.instantiateStreaming;
-  var compiled = WebAssembly.compileStreaming(origFetch(url, { credentials: "same-origin" }).then(function (resp) {
+  // The request goes out at once; its body is read (brotli-decoded and
+  // compiled) from when the page's body starts to arrive: before that the
+  // server is still rendering the page, and on a machine it shares with the
+  // browser the decoding and compiling slowed that render past its bound
+  // (then the page came without numbers).
+  var response = origFetch(url, { credentials: "same-origin" }).then(function (resp) {
     if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
     return resp;
-  })).then(function (m) {
-    mark("specdash:wasm:compiled");
-    return m;
   });
-  compiled.catch(function () { }); // handled when app.js asks
+  response.catch(function () { }); // handled by the compile
+  var compiled = null;
+  var compile = function () {
+    if (compiled) return compiled;
+    mark("specdash:wasm:compile");
+    compiled = WebAssembly.compileStreaming(response).then(function (m) {
+      mark("specdash:wasm:compiled");
+      return m;
+    });
+    compiled.catch(function () { }); // handled when app.js asks
+    return compiled;
+  };
+  var bodyArrived = function () {
+    return !!(document.body && document.body.firstElementChild);
+  };
+  if (bodyArrived()) {
+    compile();
+  } else {
+    try {
+      var bodyWatch = new MutationObserver(function () {
+        if (bodyArrived()) {
+          bodyWatch.disconnect();
+          compile();
+        }
+      });
+      bodyWatch.observe(document, { childList: true, subtree: true });
+    } catch (e) {
+      compile();
+    }
+  }
 
   var fetchTaken = false;
   window.fetch = function (input, init) {
@@ -55,7 +87,7 @@
   WebAssembly.instantiateStreaming = function (source, imports) {
     WebAssembly.instantiateStreaming = origInstantiate;
     if (!fetchTaken) return origInstantiate.call(WebAssembly, source, imports); // not go-app's wasm
-    return compiled.then(function (m) {
+    return compile().then(function (m) {
       return WebAssembly.instantiate(m, imports).then(function (instance) {
         return { module: m, instance: instance };
       });
