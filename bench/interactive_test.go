@@ -4,14 +4,17 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -53,7 +56,8 @@ const (
 // frame the script sends a mousemove to the middle of each element
 // matching charts (to the element there: an overlay that lets pointers
 // through hands it to what is under it), moving by a pixel each time,
-// then checks tooltip.
+// then checks tooltip. The conditions are checked once a frame (not on
+// every DOM change: that cost the page ~60 ms of its main thread).
 func interactiveScript(paint, charts, tooltip, live string) string {
 	if live == "" {
 		live = "false"
@@ -89,7 +93,6 @@ func interactiveScript(paint, charts, tooltip, live string) string {
 		check();
 		if (!(seen.__paint && seen.__hover && seen.__live)) requestAnimationFrame(loop);
 	};
-	new MutationObserver(check).observe(document, {subtree: true, childList: true, attributes: true});
 	requestAnimationFrame(loop);
 })();`
 }
@@ -164,7 +167,9 @@ func addScript(b *testing.B, tab context.Context, src string) {
 // for both, for the caches to be written) and started again on it. The
 // sites alternate run by run. Metrics (medians of SPECDASH_BENCH_RUNS):
 // cold-paint-ms, cold-hover-ms, cold-live-ms and the warm-* ones. Run with
-// -benchtime=1x.
+// -benchtime=1x. SPECDASH_BENCH_PROFILE=dir writes a CPU profile of the
+// page's main thread (JavaScript and wasm; open it in Chromium's DevTools)
+// for every cold specdash load, from navigation to live.
 func BenchmarkInteractive(b *testing.B) {
 	prom := startPrometheus(b)
 	spec := startSpecdash(b, prom.URL, -1, nil)
@@ -205,7 +210,14 @@ func BenchmarkInteractive(b *testing.B) {
 
 			tab, stop := startBrowser(b, profile)
 			addScript(b, tab, src)
+			cpu := os.Getenv("SPECDASH_BENCH_PROFILE")
+			if cpu != "" && isSpecdash(s) {
+				startCPUProfile(b, tab)
+			}
 			cold := loadInteractive(b, tab, s.url, !isSpecdash(s), 2*time.Minute)
+			if cpu != "" && isSpecdash(s) {
+				stopCPUProfile(b, tab, filepath.Join(cpu, fmt.Sprintf("%s-cold-%d.cpuprofile", s.name, i+1)))
+			}
 			add(&f.cold, cold)
 			if isSpecdash(s) {
 				st := startSteps(b, tab)
@@ -305,4 +317,40 @@ func startSteps(b *testing.B, tab context.Context) steps {
 		b.Fatalf("read the page's timings: %v", err)
 	}
 	return v
+}
+
+// startCPUProfile starts sampling the tab's main thread every 200 µs.
+func startCPUProfile(b *testing.B, tab context.Context) {
+	b.Helper()
+	_, err := chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, t *chromedp.Target) (cdp.Empty, error) {
+		if _, err := cdp.Call(ctx, t, profiler.Enable, cdp.Empty{}); err != nil {
+			return cdp.Empty{}, err
+		}
+		if _, err := cdp.Call(ctx, t, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+			return cdp.Empty{}, err
+		}
+		return cdp.Call(ctx, t, profiler.Start, cdp.Empty{})
+	}))
+	if err != nil {
+		b.Fatalf("start the CPU profile: %v", err)
+	}
+}
+
+// stopCPUProfile stops the tab's CPU profile and writes it to path.
+func stopCPUProfile(b *testing.B, tab context.Context, path string) {
+	b.Helper()
+	res, err := chromedp.Run(tab, chromedp.Action[profiler.StopResult](func(ctx context.Context, t *chromedp.Target) (profiler.StopResult, error) {
+		return cdp.Call(ctx, t, profiler.Stop, cdp.Empty{})
+	}))
+	if err != nil {
+		b.Fatalf("stop the CPU profile: %v", err)
+	}
+	data, err := json.Marshal(res.Profile)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		b.Fatalf("write %s: %v", path, err)
+	}
+	b.Logf("CPU profile: %s", path)
 }
