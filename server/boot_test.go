@@ -13,7 +13,7 @@ import (
 )
 
 // TestBootScript: the page's head runs web/static/boot.js (a classic script
-// from /web/, no inline code) with the content-hashed URL of app.wasm in
+// from /web/, no inline code, not async: it must run before app.js) with the content-hashed URL of app.wasm in
 // data-wasm, the URL go-app's app.js fetches; both URLs serve their files.
 // Without a wasm build the page has no boot script.
 func TestBootScript(t *testing.T) {

@@ -298,8 +298,9 @@ const BootPath = "/web/boot.js"
 
 // rawHeaders are the page head's own tags: the preload of ECharts and,
 // unless the wasm is missing, boot.js with the wasm's URL (a classic
-// script: it runs before go-app's deferred app.js; no inline script, for
-// the page's script-src 'self').
+// script: it runs before go-app's deferred app.js, while the server still
+// renders the body; async, it sometimes ran after app.js; no inline
+// script, for the page's script-src 'self').
 func rawHeaders(a *assets) []string {
 	res := hashResolver{a}
 	h := []string{`<link rel="preload" as="script" href="` + html.EscapeString(res.Resolve(EChartsPath)) + `">`}

@@ -27,6 +27,11 @@
   var script = document.currentScript;
   var url = script && script.getAttribute("data-wasm");
   if (!url || typeof WebAssembly !== "object" || !WebAssembly.compileStreaming || !window.fetch) return;
+  // A classic script in the head runs before go-app's deferred app.js; if
+  // app.js ever ran first (it declares goappInitWebAssembly), it has
+  // started the wasm itself: leave it alone. (Loaded async, this script
+  // lost that race in 2 of 10 cold loads, when the body came quickly.)
+  if (typeof window.goappInitWebAssembly === "function") return;
 
   var mark = function (name) {
     try { performance.mark(name); } catch (e) { }
