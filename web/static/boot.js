@@ -3,10 +3,11 @@
 // go-app's app.js runs deferred, after the whole page (its body waits for the
 // server's pre-render load) has been parsed, and then reads app.wasm through
 // a progress stream before compiling it. This script runs from the page's
-// head, which the server sends before the body (server/pagestream.go): it
-// requests the wasm named by its data-wasm attribute at once and compiles it
-// while it streams (WebAssembly.compileStreaming), in the background, from
-// when the page's body starts to arrive. When app.js then asks for the wasm,
+// head, which the server sends before the body (server/pagestream.go): from
+// when the page's body starts to arrive, it requests the wasm named by its
+// data-wasm attribute and compiles it while it streams
+// (WebAssembly.compileStreaming), in the background, while the body is
+// parsed and painted. When app.js then asks for the wasm,
 // it gets the compiled module:
 //
 //   - its fetch of that URL (once) answers at once with an empty body (the
@@ -20,7 +21,10 @@
 // the worker's install caches "/" (the server renders the page again, with a
 // load) and every asset, which competed with the start for the CPU.
 //
-// Performance marks: specdash:wasm:compile when the compile starts,
+// The module is handed over after the page's next painted frame: go-app then
+// runs the Go program on the main thread.
+//
+// Performance marks: specdash:wasm:compile when the request and compile start,
 // specdash:wasm:compiled when the module is compiled.
 (function () {
   "use strict";
@@ -39,20 +43,19 @@
 
   var origFetch = window.fetch;
   var origInstantiate = WebAssembly.instantiateStreaming;
-  // The request goes out at once; its body is read (brotli-decoded and
-  // compiled) from when the page's body starts to arrive: before that the
-  // server is still rendering the page, and on a machine it shares with the
-  // browser the decoding and compiling slowed that render past its bound
-  // (then the page came without numbers).
-  var response = origFetch(url, { credentials: "same-origin" }).then(function (resp) {
-    if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
-    return resp;
-  });
-  response.catch(function () { }); // handled by the compile
+  // The wasm is requested and compiled from when the page's body starts to
+  // arrive: before that the server is still rendering the page (its load is
+  // bounded), and on a machine it shares with the browser the decoding and
+  // compiling slowed that render past its bound (then the page came without
+  // numbers).
   var compiled = null;
   var compile = function () {
     if (compiled) return compiled;
     mark("specdash:wasm:compile");
+    var response = origFetch(url, { credentials: "same-origin" }).then(function (resp) {
+      if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+      return resp;
+    });
     compiled = WebAssembly.compileStreaming(response).then(function (m) {
       mark("specdash:wasm:compiled");
       return m;
@@ -89,10 +92,28 @@
     return origFetch.apply(this, arguments);
   };
 
+  // After the next painted frame (a timer set in an animation frame runs
+  // after that frame), or 100 ms at most (no frames in a hidden tab).
+  var afterPaint = function () {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, 100);
+      try {
+        requestAnimationFrame(function () { setTimeout(resolve, 0); });
+      } catch (e) {
+        resolve();
+      }
+    });
+  };
+
   WebAssembly.instantiateStreaming = function (source, imports) {
     WebAssembly.instantiateStreaming = origInstantiate;
     if (!fetchTaken) return origInstantiate.call(WebAssembly, source, imports); // not go-app's wasm
-    return compile().then(function (m) {
+    // go-app runs the Go program (runtime and package init, its first
+    // render: a few hundred ms of main thread) as soon as this resolves:
+    // after the page's first paint, which with a compiled module ready
+    // (a warm visit) it otherwise held up.
+    return Promise.all([compile(), afterPaint()]).then(function (r) {
+      var m = r[0];
       return WebAssembly.instantiate(m, imports).then(function (instance) {
         return { module: m, instance: instance };
       });
