@@ -105,14 +105,23 @@
     });
   };
 
+  // DOMContentLoaded comes after every deferred script has run, preview.js
+  // included: go-app must not mount (replacing the body's first child)
+  // before preview.js has moved the pre-rendered page into its overlay.
+  var parsed = new Promise(function (resolve) {
+    document.addEventListener("DOMContentLoaded", function () { resolve(); });
+  });
+
   WebAssembly.instantiateStreaming = function (source, imports) {
     WebAssembly.instantiateStreaming = origInstantiate;
     if (!fetchTaken) return origInstantiate.call(WebAssembly, source, imports); // not go-app's wasm
     // go-app runs the Go program (runtime and package init, its first
     // render: a few hundred ms of main thread) as soon as this resolves:
-    // after the page's first paint, which with a compiled module ready
-    // (a warm visit) it otherwise held up.
-    return Promise.all([compile(), afterPaint()]).then(function (r) {
+    // after the deferred scripts (preview.js) and the next painted frame.
+    // With a compiled module ready early, go-app otherwise mounted before
+    // preview.js ran (the pre-rendered page was replaced by the empty live
+    // one) or held up the first paint.
+    return Promise.all([compile(), parsed.then(afterPaint)]).then(function (r) {
       var m = r[0];
       return WebAssembly.instantiate(m, imports).then(function (instance) {
         return { module: m, instance: instance };
