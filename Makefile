@@ -108,7 +108,7 @@ test-wasm:
 
 # The performance table of docs/PERFORMANCE.md (about 20 minutes, of which
 # 10 are the embedded-mode run): BENCHFLAGS="-embedded 3m -runs 3" shortens
-# it; -only load,size,refresh,compute,proxy,viewers,embedded picks parts
+# it; -only load,interactive,size,refresh,compute,proxy,viewers,embedded picks parts
 # (then nothing is written).
 BENCHFLAGS ?=
 bench: deps build

@@ -53,6 +53,7 @@ type Config struct {
 // concurrent use.
 type Client struct {
 	api     v1.API
+	raw     api.Client // the same client, for queryRangeMatrix
 	address string
 	scrape  time.Duration
 	schema  Schema
@@ -102,7 +103,7 @@ func New(cfg Config) (*Client, error) {
 	if len(schema.Metrics) == 0 && len(schema.Extra) == 0 {
 		schema = VLLMV1
 	}
-	return &Client{api: v1.NewAPI(c), address: addr, scrape: scrape, schema: schema, clock: clock}, nil
+	return &Client{api: v1.NewAPI(c), raw: c, address: addr, scrape: scrape, schema: schema, clock: clock}, nil
 }
 
 // Address returns the configured Prometheus address.
