@@ -26,7 +26,7 @@ func TestBootScript(t *testing.T) {
 		withBoot[k] = v
 	}
 	s := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", PreRenderTimeout: -1, Assets: withBoot})
-	page := get(t, s.URL+"/")
+	page := getOK(t, s.URL+"/")
 	m := regexp.MustCompile(`<script src="(/web/h-[0-9a-f]+/boot\.js)" data-wasm="(/web/h-[0-9a-f]+/app\.wasm)"></script>`).FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("no boot script with a hashed wasm URL in the page:\n%.2000s", page)
@@ -35,11 +35,11 @@ func TestBootScript(t *testing.T) {
 	if !strings.Contains(head, m[0]) {
 		t.Errorf("boot script outside the page's head")
 	}
-	appJS := get(t, s.URL+"/app.js")
+	appJS := getOK(t, s.URL+"/app.js")
 	if !strings.Contains(appJS, `"`+m[2]+`"`) {
 		t.Errorf("app.js does not fetch %s, the boot script's data-wasm", m[2])
 	}
-	if got := get(t, s.URL+m[1]); got != string(boot) {
+	if got := getOK(t, s.URL+m[1]); got != string(boot) {
 		t.Errorf("%s: %d bytes, want boot.js (%d bytes)", m[1], len(got), len(boot))
 	}
 	resp, err := http.Get(s.URL + m[2])
@@ -59,21 +59,17 @@ func TestBootScript(t *testing.T) {
 		}
 	}
 	s2 := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", PreRenderTimeout: -1, Assets: noWasm})
-	if page := get(t, s2.URL+"/"); strings.Contains(page, "boot.js") {
+	if page := getOK(t, s2.URL+"/"); strings.Contains(page, "boot.js") {
 		t.Errorf("page without a wasm build runs boot.js")
 	}
 }
 
-func get(t *testing.T, u string) string {
+// getOK is the body of a GET that must answer 200.
+func getOK(t *testing.T, u string) string {
 	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
+	code, _, body := get(t, u)
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: %d", u, code)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %v", u, resp.StatusCode, err)
-	}
-	return string(b)
+	return body
 }
