@@ -18,7 +18,9 @@ func TestLoadBinWidth(t *testing.T) {
 // of the summed counts.
 func TestBinByLoad(t *testing.T) {
 	load := []GaugeAverage{{Value: Defined(1.5)}, {Value: Defined(1.2)}, {Value: Defined(3)}, {Value: Defined(0.4)}, {}, {Value: Defined(2)}}
-	c := func(d, dt, a float64) Counts { return Counts{Drafts: d, DraftTokens: dt, AcceptedTokens: a, AcceptedPerPosition: []float64{a, 0}} }
+	c := func(d, dt, a float64) Counts {
+		return Counts{Drafts: d, DraftTokens: dt, AcceptedTokens: a, AcceptedPerPosition: []float64{a, 0}}
+	}
 	counts := []Counts{c(10, 20, 10), c(10, 20, 2), c(5, 10, 10), c(4, 8, 8), c(100, 200, 200), {}}
 	h := func(sum, n float64) Histogram {
 		return Histogram{Buckets: []HistogramBucket{{0.05, n}, {math.Inf(1), n}}, Sum: sum, Count: n}
