@@ -29,6 +29,10 @@ import (
 // Absent families are no error: Latency.Missing says which metric was
 // looked for and not found, and what was found instead.
 
+// Dash is shown for an undefined latency or output number, next to its
+// reason.
+const Dash = "–"
+
 // ITLCaveat is shown next to every inter-token latency number.
 const ITLCaveat = "vLLM records one inter-token latency per engine step; with speculation one step can emit several tokens, so ITL is per step, not per token"
 
@@ -293,10 +297,10 @@ func (m *Model) SpeedupShown(est compute.Speedup) SpeedupShown {
 }
 
 // FormatMs prints seconds as milliseconds with up to 3 significant
-// decimals ("12.3 ms"), or "–" when undefined.
+// decimals ("12.3 ms"), or Dash when undefined.
 func FormatMs(v compute.Value) string {
 	if !v.OK {
-		return compute.UndefinedShort
+		return Dash
 	}
 	ms := v.V * 1000
 	switch {
@@ -309,7 +313,14 @@ func FormatMs(v compute.Value) string {
 }
 
 // draftLengthNote is compute.CheckDraftLengths' note for the window's
-// counts ("" when every draft had k tokens).
+// counts when some drafts were shorter than k: it names the per-position
+// rates that are lower bounds. "" when every draft had k tokens, and when
+// there are more draft tokens than k x drafts (compute.Check's
+// violations report that).
 func draftLengthNote(c compute.Counts) string {
-	return compute.CheckDraftLengths(c).Note()
+	d := compute.CheckDraftLengths(c)
+	if d.Shortfall <= 0 {
+		return ""
+	}
+	return d.Note()
 }
