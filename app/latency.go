@@ -107,7 +107,7 @@ func renderLoadTable(l *model.Latency) app.UI {
 		return app.Div().Class("load-table").Body(title, app.P().Class("panel-note").DataSet("load-empty", "true").Text(model.Dash+" "+reason))
 	}
 	head := app.Tr().Body(app.Th().Text("running requests (per engine, bucket average)"), app.Th().Text("buckets"),
-		app.Th().Text("acceptance rate"), app.Th().Text("mean ITL"), app.Th().Text("est. speedup"))
+		app.Th().Text("acceptance rate"), app.Th().Text("mean ITL"), app.Th().Text("est. speedup (c = "+strconv.FormatFloat(l.LoadCost, 'g', -1, 64)+")"))
 	rows := []app.UI{head}
 	for _, b := range l.Load {
 		sp := model.Dash + " " + b.Speedup.Reason

@@ -81,6 +81,9 @@ type Latency struct {
 	// the bins of the window's buckets by it (compute.BinByLoad).
 	LoadMetric string
 	Load       []compute.LoadBin
+	// LoadCost is the draft cost ratio c of the load bins' estimated
+	// speedup (Request.DraftCost's default).
+	LoadCost float64
 	// Missing are sentences naming each family looked for and not found,
 	// and what was found instead.
 	Missing []string
@@ -192,7 +195,11 @@ func (m *Model) addLatency(ctx context.Context, src Source, s metricsclient.Sche
 		l.GenerationTokens = fam.Increase(g.Start, g.End)
 		l.OutputPerSecond = compute.PerSecond(l.GenerationTokens, m.WindowSeconds)
 		l.OutputShare = compute.OutputShare(total.AcceptedTokens, l.GenerationTokens)
-		if !l.OutputShare.OK {
+		switch {
+		case s.Kind == metricsclient.Gauges || !s.HasFamily(compute.AcceptedTokens):
+			l.OutputShare = compute.Value{}
+			l.Reasons["output_share"] = "the " + s.Name + " schema exports no accepted-token counter"
+		case !l.OutputShare.OK:
 			l.Reasons["output_share"] = "no output tokens in the window"
 		}
 		if !l.OutputPerSecond.OK {
@@ -208,7 +215,8 @@ func (m *Model) addLatency(ctx context.Context, src Source, s metricsclient.Sche
 		for i, es := range fam.Series {
 			pts[i] = es.Points
 		}
-		l.Load = compute.BinByLoad(compute.BucketAverageGauge(pts, g), m.Total.Buckets, perBucket, m.Request.DraftCost.For(nil))
+		l.LoadCost = m.Request.DraftCost.For(nil)
+		l.Load = compute.BinByLoad(compute.BucketAverageGauge(pts, g), m.Total.Buckets, perBucket, l.LoadCost)
 		if len(l.Load) == 0 {
 			l.Reasons["load"] = "no bucket with both a running-requests value and drafts or latency observations"
 		}

@@ -22,8 +22,8 @@ func latencyModel() *model.Model {
 		ITLMetric: "vllm:inter_token_latency_seconds", ITL: h.Summarize(), Histogram: h,
 		GenerationMetric: "vllm:generation_tokens_total", GenerationTokens: 400,
 		OutputPerSecond: compute.Defined(400.0 / 600), OutputShare: compute.Defined(0.6),
-		LoadMetric: "vllm:num_requests_running",
-		Load:       compute.BinByLoad([]compute.GaugeAverage{{Value: compute.Defined(2)}}, []compute.Counts{c}, []compute.Histogram{h}, 0.05),
+		LoadMetric: "vllm:num_requests_running", LoadCost: 0.05,
+		Load: compute.BinByLoad([]compute.GaugeAverage{{Value: compute.Defined(2)}}, []compute.Counts{c}, []compute.Histogram{h}, 0.05),
 	}
 	return m
 }
@@ -45,7 +45,7 @@ func TestLatencyReport(t *testing.T) {
 		"  note: " + model.ITLCaveat + "\n",
 		"output: 0.67 tokens/s, 60.0 % from accepted drafts (240 of 400 output tokens)\n",
 		"speedup: 2.17× estimated (Leviathan formula, draft cost c = 0.05)\n",
-		"  2 running: 50.0 %, 31.2 ms, 2.17× (1 buckets)\n",
+		"estimated speedup (c = 0.05):\n  2 running: 50.0 %, 31.2 ms, 2.17× (1 buckets)\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)

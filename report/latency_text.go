@@ -32,6 +32,7 @@ type LatencyInfo struct {
 	// each bucket).
 	LoadMetric string            `json:"load_metric,omitempty"`
 	Load       []compute.LoadBin `json:"load,omitempty"`
+	LoadCost   float64           `json:"load_draft_cost_ratio,omitempty"`
 	// Speedup is the speedup shown (model.Model.SpeedupShown).
 	Speedup SpeedupShown `json:"speedup"`
 	// Missing name the families looked for and not found.
@@ -69,7 +70,7 @@ func latencyInfo(m *model.Model) *LatencyInfo {
 		ITL:              ITLQuantiles{P50: l.ITL.P50, P95: l.ITL.P95, P99: l.ITL.P99, Mean: l.ITL.Mean, Observations: l.ITL.Observations},
 		GenerationMetric: l.GenerationMetric, GenerationTokens: l.GenerationTokens,
 		OutputTokensPerSecond: l.OutputPerSecond, OutputShare: l.OutputShare,
-		LoadMetric: l.LoadMetric, Load: l.Load,
+		LoadMetric: l.LoadMetric, Load: l.Load, LoadCost: l.LoadCost,
 		Speedup: SpeedupShown{Value: sh.Value, Measured: sh.Measured, Label: sh.Label, Reason: sh.Reason},
 		Missing: l.Missing, Reasons: l.Reasons,
 	}
@@ -124,7 +125,7 @@ func (r *Result) writeLatencyText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "speedup: %s %s\n", sp, l.Speedup.Label)
 	if len(l.Load) > 0 {
-		fmt.Fprintf(w, "load (%s per engine, bucket average) -> acceptance rate, mean ITL, estimated speedup:\n", l.LoadMetric)
+		fmt.Fprintf(w, "load (%s per engine, bucket average) -> acceptance rate, mean ITL, estimated speedup (c = %g):\n", l.LoadMetric, l.LoadCost)
 		for _, b := range l.Load {
 			fmt.Fprintf(w, "  %s running: %s, %s, %s (%d buckets)\n", b.Label(),
 				orReason(b.AcceptanceRate, compute.FormatPercent(b.AcceptanceRate, 1), "no draft tokens"),
