@@ -124,3 +124,89 @@ func TestLatencyMissing(t *testing.T) {
 		}
 	}
 }
+
+// measuredOpenMetrics: vLLM V1 without speculation over (t_0, t_20] (no
+// spec-decode series until t_20, where they start at 0) and with it over
+// (t_20, t_40] (+4 drafts, +12 draft tokens, +6 accepted [3, 2, 1] per 15
+// s), and an inter-token latency histogram throughout: +20 steps per 15 s
+// of 30 ms each before t_20 and 40 ms each after.
+func measuredOpenMetrics(t0 int64) string {
+	var b strings.Builder
+	const ls = `engine="0",model_name="m"`
+	counter := func(name string, lbl string, per float64) {
+		fmt.Fprintf(&b, "# TYPE %s counter\n", name)
+		for j := 20; j <= 40; j++ {
+			fmt.Fprintf(&b, "%s_total{%s} %v %d\n", name, lbl, per*float64(j-20), t0+int64(j)*15)
+		}
+	}
+	counter("vllm:spec_decode_num_drafts", ls, 4)
+	counter("vllm:spec_decode_num_draft_tokens", ls, 12)
+	counter("vllm:spec_decode_num_accepted_tokens", ls, 6)
+	fmt.Fprintf(&b, "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos counter\n")
+	for p, per := range []float64{3, 2, 1} {
+		for j := 20; j <= 40; j++ {
+			fmt.Fprintf(&b, "vllm:spec_decode_num_accepted_tokens_per_pos_total{%s,position=\"%d\"} %v %d\n", ls, p, per*float64(j-20), t0+int64(j)*15)
+		}
+	}
+	fmt.Fprintf(&b, "# TYPE vllm:inter_token_latency_seconds histogram\n")
+	for j := 0; j <= 40; j++ {
+		ts := t0 + int64(j)*15
+		n := float64(20 * j)
+		sum := 0.6 * float64(min(j, 20))
+		if j > 20 {
+			sum += 0.8 * float64(j-20)
+		}
+		fmt.Fprintf(&b, "vllm:inter_token_latency_seconds_bucket{%s,le=\"0.025\"} 0 %d\n", ls, ts)
+		fmt.Fprintf(&b, "vllm:inter_token_latency_seconds_bucket{%s,le=\"0.05\"} %v %d\n", ls, n, ts)
+		fmt.Fprintf(&b, "vllm:inter_token_latency_seconds_bucket{%s,le=\"+Inf\"} %v %d\n", ls, n, ts)
+		fmt.Fprintf(&b, "vllm:inter_token_latency_seconds_sum{%s} %v %d\n", ls, sum, ts)
+		fmt.Fprintf(&b, "vllm:inter_token_latency_seconds_count{%s} %v %d\n", ls, n, ts)
+	}
+	b.WriteString("# EOF\n")
+	return b.String()
+}
+
+// TestMeasuredSpeedup: with a baseline window without drafts but with
+// inter-token latency, the speedup shown is measured: time per output
+// token 12 s / 400 steps = 30 ms without drafts (one token per step), and
+// 16 s / (400 steps + 120 accepted tokens) = 30.8 ms with them; speedup
+// 0.03 / (16 / 520) = 0.975, labelled "measured" (lower than 1: honest).
+// A baseline with drafts gives the estimate and says why.
+func TestMeasuredSpeedup(t *testing.T) {
+	t0 := fixtures.SchemaStartUnix
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, measuredOpenMetrics(t0))})
+	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := compute.Grid{Start: (t0 + 300) * 1000, End: (t0 + 600) * 1000, Step: 15000}
+	base := compute.Grid{Start: t0 * 1000, End: (t0 + 300) * 1000, Step: 15000}
+	m, err := Compute(t.Context(), c, Request{Grid: cur, Baseline: &base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Stats.Drafts != 80 || m.Stats.AcceptedTokens != 120 || m.Latency == nil || !closeTo(m.Latency.ITL.Mean.V, 0.04) {
+		t.Fatalf("drafts %v accepted %v latency %+v", m.Stats.Drafts, m.Stats.AcceptedTokens, m.Latency)
+	}
+	me := m.Measured
+	if me == nil || me.Reason != "" || !closeTo(me.BaselinePerToken.V, 0.03) || !closeTo(me.CurrentPerToken.V, 16.0/520) || !closeTo(me.Speedup.V, 0.03/(16.0/520)) {
+		t.Fatalf("measured %+v", me)
+	}
+	sh := m.SpeedupShown(compute.EstimateSpeedup(m.Total.Total, 0.05))
+	if !sh.Measured || sh.Value != me.Speedup || !strings.HasPrefix(sh.Label, "measured: time per output token without drafts (baseline window) 30.0 ms / with drafts 30.8 ms") {
+		t.Errorf("shown %+v", sh)
+	}
+
+	// Baseline with drafts: estimated, and why.
+	b2 := compute.Grid{Start: (t0 + 300) * 1000, End: (t0 + 450) * 1000, Step: 15000}
+	m, err = Compute(t.Context(), c, Request{Grid: cur, Baseline: &b2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Measured == nil || m.Measured.Speedup.OK || !strings.Contains(m.Measured.Reason, "baseline window has drafts") {
+		t.Errorf("measured with a speculative baseline: %+v", m.Measured)
+	}
+	if sh := m.SpeedupShown(compute.EstimateSpeedup(m.Total.Total, 0.05)); sh.Measured || !strings.HasPrefix(sh.Label, "estimated (Leviathan formula") {
+		t.Errorf("shown %+v", sh)
+	}
+}
