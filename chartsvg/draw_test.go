@@ -514,8 +514,12 @@ func TestDrawLowerBounds(t *testing.T) {
 	c := compute.Counts{Drafts: 100, DraftTokens: 250, AcceptedTokens: 120, AcceptedPerPosition: []float64{70, 40, 10}}
 	s := compute.Derive(c, 10, compute.WithBonus)
 	root := parse(t, chartsvg.DrawOption(chartopt.PerPosition(s, compute.FitGeometric(c), app.PaletteFor(app.ThemeLight))))
-	bars := root.all(func(n *node) bool { return n.Name == "rect" && n.Outer.Attr["data-series"] == "per-position acceptance rate (of all drafts)" })
-	over := root.all(func(n *node) bool { return n.Name == "rect" && n.Outer.Attr["data-series"] == "lower bound (drafts shorter than k)" })
+	bars := root.all(func(n *node) bool {
+		return n.Name == "rect" && n.Outer.Attr["data-series"] == "per-position acceptance rate (of all drafts)"
+	})
+	over := root.all(func(n *node) bool {
+		return n.Name == "rect" && n.Outer.Attr["data-series"] == "lower bound (drafts shorter than k)"
+	})
 	if len(bars) != 3 || len(over) != 2 {
 		t.Fatalf("%d bars, %d outlined, want 3 and 2", len(bars), len(over))
 	}
