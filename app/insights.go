@@ -70,6 +70,10 @@ type InsightsPanel struct {
 	NoURL bool
 	// Theme is ThemeLight (default) or ThemeDark: the chart's colours.
 	Theme string
+	// Measured is the speedup measured against a baseline window without
+	// drafts (model.Model.Measured); nil or undefined: the card shows the
+	// estimate, labelled so.
+	Measured *model.Measured
 
 	cost    float64
 	costSet bool
@@ -304,8 +308,15 @@ func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
 		rateSub = app.Text(fmt.Sprintf("around %s of %s draft tokens (tokens of one draft are not independent: read the per-position intervals too)",
 			compute.FormatPercent(r.Estimate, 1), compute.FormatCount(r.Trials, "")))
 	}
+	speedCard := card("Estimated speedup", insightMetric("speedup", s.Speedup, Times(s.Speedup)),
+		app.Div().DataSet("speedup-kind", "estimated").Text((&model.Model{}).SpeedupShown(s).Label), speedSub)
+	if sh := (&model.Model{Measured: p.Measured}).SpeedupShown(s); sh.Measured {
+		speedCard = card("Measured speedup", insightMetric("speedup-measured", sh.Value, Times(sh.Value)),
+			app.Div().DataSet("speedup-kind", "measured").Text(sh.Label),
+			app.Span().Body(app.Text("estimate: "), insightMetric("speedup", s.Speedup, Times(s.Speedup))))
+	}
 	return app.Div().Class("cards").Body(
-		card("Estimated speedup", insightMetric("speedup", s.Speedup, Times(s.Speedup)), speedSub),
+		speedCard,
 		card("Best k (speculative tokens)", bestK, bestSub),
 		card("Per-token acceptance α (geometric fit)", insightMetric("fit-alpha", f.Alpha, compute.FormatPercent(f.Alpha, 1)), fitSub),
 		card("Acceptance rate, 95 % interval (Wilson)", rateUI, rateSub),

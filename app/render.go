@@ -82,6 +82,7 @@ func (d *Dashboard) prepare() *view {
 		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
 		v.set(ChartThroughput, chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p))
 		v.set(ChartDrafts, chartopt.Lines(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
+		v.set(ChartLatency, chartopt.InterTokenLatency(g, r.Latency, c, loc, p))
 	}
 	d.view = v
 	return &d.view
@@ -113,6 +114,8 @@ func (d *Dashboard) exportTable(name string) DataTable {
 		return report.LinesTable(name, d.model(), v.tokens, "tokens/s")
 	case ChartDrafts:
 		return report.LinesTable(name, d.model(), v.drafts, "drafts/s")
+	case ChartLatency:
+		return report.LinesTable(name, d.model(), latencyLines(d.model()), "seconds")
 	case "compare":
 		return report.CompareTable(d.comparison())
 	}
@@ -171,7 +174,7 @@ func (d *Dashboard) Render() app.UI {
 					chart(ChartHeatmap, 290, true),
 				),
 			),
-			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme},
+			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured()},
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
@@ -189,6 +192,7 @@ func (d *Dashboard) Render() app.UI {
 					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,
 					chart(ChartDrafts, 240, true)),
 			),
+			d.renderLatency(chart),
 			d.renderCompare(v),
 			d.renderFooter(grid),
 		),

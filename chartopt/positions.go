@@ -58,10 +58,14 @@ func PerPosition(s compute.Stats, fit compute.GeometricFit, p Palette) *Option {
 	}
 	c := line("conditional rate (given previous accepted)", cond, p.Conditional)
 	c.Symbol, c.SymbolSize = "circle", 7
-	return barWithLines(labels, "{b}<br/>accepted at this position: {c0} % of drafts<br/>given the previous position accepted: {c1} %", p,
+	o := barWithLines(labels, "{b}<br/>accepted at this position: {c0} % of drafts<br/>given the previous position accepted: {c1} %", p,
 		Series{SingleSeries: charts.SingleSeries{Name: name, Data: bars, ItemStyle: &opts.ItemStyle{Color: p.Bar},
 			Label: &opts.Label{Show: opts.Bool(true), Position: "top", Formatter: "{c} %", Color: p.Text}}},
 		c)
+	if lb := lowerBounds(s); lb != nil {
+		markLowerBounds(o, labels, bars, lb, p)
+	}
+	return o
 }
 
 // fitColours are the colours of the fitted curve and of the extrapolated

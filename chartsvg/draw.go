@@ -79,9 +79,14 @@ type series struct {
 	Data       seriesData `json:"data"`
 	YAxisIndex int        `json:"yAxisIndex"`
 	ItemStyle  struct {
-		Color   string   `json:"color"`
-		Opacity *float64 `json:"opacity"`
+		Color       string   `json:"color"`
+		Opacity     *float64 `json:"opacity"`
+		BorderColor string   `json:"borderColor"`
+		BorderWidth float64  `json:"borderWidth"`
 	} `json:"itemStyle"`
+	// BarGap "-100%" draws a bar series over the previous one (the
+	// per-position chart's outlined lower bounds).
+	BarGap    string `json:"barGap"`
 	LineStyle struct {
 		Color string  `json:"color"`
 		Width float64 `json:"width"`
@@ -337,11 +342,30 @@ func draw(o option) string {
 		}
 	}
 	band := span / float64(n)
-	for k, i := range bars {
-		s := o.Series[i]
-		w := band * 0.7 / float64(len(bars))
+	// Each bar series takes a slot of the band; one with barGap -100 %
+	// lies over the previous series' slot.
+	slot, slots := map[int]int{}, 0
+	for _, i := range bars {
+		if o.Series[i].BarGap == "-100%" && slots > 0 {
+			slot[i] = slots - 1
+		} else {
+			slot[i] = slots
+			slots++
+		}
+	}
+	for _, i := range bars {
+		s, k := o.Series[i], slot[i]
+		w := band * 0.7 / float64(slots)
 		c := seriesColor(o, i)
-		b.WriteString(`<g fill="` + css(c) + `" data-series="` + attr(s.Name) + `">`)
+		if c == "transparent" {
+			c = "none"
+		}
+		g, rectExtra := `<g fill="`+css(c)+`"`, ""
+		if bc := css(s.ItemStyle.BorderColor); bc != "" && s.ItemStyle.BorderWidth > 0 {
+			g += ` stroke="` + bc + `" stroke-width="` + num(s.ItemStyle.BorderWidth) + `"`
+			rectExtra = ` vector-effect="non-scaling-stroke"`
+		}
+		b.WriteString(g + ` data-series="` + attr(s.Name) + `">`)
 		showLabel := s.Label != nil && s.Label.Show != nil && *s.Label.Show
 		for j, p := range vals[i] {
 			if j >= n || !p.ok {
@@ -349,7 +373,7 @@ func draw(o option) string {
 			}
 			x0 := float64(j)*band + band*0.15 + float64(k)*w
 			y0, y1 := yPos(clamp(p.v, ymin, ymax)), yPos(base)
-			b.WriteString(`<rect x="` + num(x0) + `" y="` + num(min(y0, y1)) + `" width="` + num(w) + `" height="` + num(math.Abs(y1-y0)) + `"/>`)
+			b.WriteString(`<rect x="` + num(x0) + `" y="` + num(min(y0, y1)) + `" width="` + num(w) + `" height="` + num(math.Abs(y1-y0)) + `"` + rectExtra + `/>`)
 			if showLabel {
 				lbl := strings.ReplaceAll(first(s.Label.Formatter, "{c}"), "{c}", jsString(p.v))
 				over.WriteString(`<span style="position:absolute;left:` + pct(x0+w/2) + `;top:` + pct(min(y0, y1)) + `;transform:translate(-50%,-100%);padding-bottom:3px;white-space:nowrap;color:` + css(first(s.Label.Color, text)) + `">` + esc(lbl) + `</span>`)

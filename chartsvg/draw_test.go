@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"specdash/app"
+	"specdash/chartopt"
 	"specdash/chartsvg"
 	"specdash/compute"
 )
@@ -507,5 +508,41 @@ func TestAxisLabelsRounded(t *testing.T) {
 	want := []string{"0 tokens", "0.3 tokens", "0.6 tokens", "0.9 tokens", "1.2 tokens", "1.5 tokens", "1.8 tokens"}
 	if !reflect.DeepEqual(labels, want) {
 		t.Errorf("y axis labels %q, want %q", labels, want)
+	}
+}
+
+// TestDrawLowerBounds: with drafts shorter than k the per-position chart's
+// outlined lower-bound bars lie over the bars of their positions (same x
+// and width: barGap -100 %), unfilled, and the bars keep their full width.
+func TestDrawLowerBounds(t *testing.T) {
+	c := compute.Counts{Drafts: 100, DraftTokens: 250, AcceptedTokens: 120, AcceptedPerPosition: []float64{70, 40, 10}}
+	s := compute.Derive(c, 10, compute.WithBonus)
+	root := parse(t, chartsvg.DrawOption(chartopt.PerPosition(s, compute.FitGeometric(c), app.PaletteFor(app.ThemeLight))))
+	bars := root.all(func(n *node) bool {
+		return n.Name == "rect" && n.Outer.Attr["data-series"] == "per-position acceptance rate (of all drafts)"
+	})
+	over := root.all(func(n *node) bool {
+		return n.Name == "rect" && n.Outer.Attr["data-series"] == "lower bound (drafts shorter than k)"
+	})
+	if len(bars) != 3 || len(over) != 2 {
+		t.Fatalf("%d bars, %d outlined, want 3 and 2", len(bars), len(over))
+	}
+	band := 1000.0 / 3
+	for i, r := range bars {
+		if w := num(t, r.Attr["width"]); math.Abs(w-0.7*band) > 0.1 {
+			t.Errorf("bar %d width %v, want %v", i+1, w, 0.7*band)
+		}
+	}
+	for j, r := range over {
+		b := bars[j+1]
+		if r.Attr["x"] != b.Attr["x"] || r.Attr["width"] != b.Attr["width"] || r.Attr["height"] != b.Attr["height"] {
+			t.Errorf("outline %d at x %s w %s h %s, bar at %s %s %s", j, r.Attr["x"], r.Attr["width"], r.Attr["height"], b.Attr["x"], b.Attr["width"], b.Attr["height"])
+		}
+	}
+	if g := over[0].Outer; g.Attr["fill"] != "none" || g.Attr["stroke"] == "" {
+		t.Errorf("outline group fill %q stroke %q", g.Attr["fill"], g.Attr["stroke"])
+	}
+	if !strings.Contains(root.text(), "pos 2"+chartopt.LowerBoundMark) {
+		t.Errorf("no lower-bound label in %q", root.text())
 	}
 }

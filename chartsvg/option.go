@@ -77,7 +77,7 @@ func fromAxis(typ string, data, lo, hi any, scale *bool, label *opts.AxisLabel, 
 }
 
 func fromSeries(s chartopt.Series) series {
-	out := series{Type: s.Type, Name: s.Name, YAxisIndex: s.YAxisIndex, ShowSymbol: s.ShowSymbol, Symbol: s.Symbol}
+	out := series{Type: s.Type, Name: s.Name, YAxisIndex: s.YAxisIndex, ShowSymbol: s.ShowSymbol, Symbol: s.Symbol, BarGap: s.BarGap}
 	switch d := s.Data.(type) {
 	case chartopt.Points:
 		out.Data.points = make([]point, len(d))
@@ -94,6 +94,7 @@ func fromSeries(s chartopt.Series) series {
 	}
 	if is := s.ItemStyle; is != nil {
 		out.ItemStyle.Color = is.Color
+		out.ItemStyle.BorderColor, out.ItemStyle.BorderWidth = is.BorderColor, float64(is.BorderWidth)
 		if is.Opacity != nil {
 			op := f32(*is.Opacity)
 			out.ItemStyle.Opacity = &op

@@ -182,6 +182,14 @@ type Model struct {
 	// window read from a source.
 	Log *LogInfo
 
+	// Latency is the window's inter-token latency, output and load
+	// numbers (latency.go); nil when the source cannot read them (log
+	// input).
+	Latency *Latency
+	// Measured is the speedup measured against a baseline window without
+	// drafts (latency.go); nil without a baseline.
+	Measured *Measured
+
 	// Later additions have their place here and on Group: health
 	// verdicts and change points (compute/health.go), latency (ITL)
 	// panels, per-model splits.
@@ -277,8 +285,10 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	} else if f.LabelsErr != nil && ctx.Err() == nil {
 		m.Notes = append(m.Notes, "label list: "+f.LabelsErr.Error())
 	}
+	m.addLatency(ctx, src, f.Schema())
 	if r.Baseline != nil {
 		m.Baseline = loadBaseline(ctx, src, r, *r.Baseline)
+		m.measure(ctx, src, f.Schema())
 	}
 	m.Window = w
 	m.noteClockSkew(src)
@@ -299,6 +309,9 @@ func FromSeries(series []compute.Series, r Request) *Model {
 	m.Notes = append(m.Notes, m.Total.Skipped...)
 	if w := compute.DistinctK(series).Warning(); w != "" {
 		m.Notes = append(m.Notes, w)
+	}
+	if n := draftLengthNote(m.Total.Total); n != "" {
+		m.Notes = append(m.Notes, n)
 	}
 	m.Stats = m.Total.TotalStats(g, r.Convention)
 	m.Buckets = m.Total.BucketStats(g, r.Convention)

@@ -104,6 +104,9 @@ type Result struct {
 	TextInsights  bool      `json:"-"`
 	// SchemaInfo says which schema was detected and read (schema.go).
 	SchemaInfo
+	// Latency is the inter-token latency, output and load numbers
+	// (latency_text.go); absent for log input.
+	Latency *LatencyInfo `json:"latency,omitempty"`
 }
 
 // Validate checks o without querying: Range > 0, Step >= 0 and a whole
@@ -186,6 +189,7 @@ func FromModel(m *model.Model, warnings []string) *Result {
 		Warnings:      append(warnings, m.Notes...),
 		GroupBy:       append([]string(nil), m.Request.GroupBy...),
 		Grid:          g,
+		Latency:       latencyInfo(m),
 	}
 	groups := m.Groups
 	if sn := m.Schema; sn != nil {
@@ -290,6 +294,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.TextInsights {
 		WriteInsightsText(&b, r.TotalInsights)
 	}
+	r.writeLatencyText(&b)
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
