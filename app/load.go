@@ -55,7 +55,7 @@ func request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 		prev = nil
 	}
 	r := model.Request{Grid: g, Filters: q.Filters(), GroupBy: q.GroupBy, Convention: q.Convention,
-		Now: now, Scrape: scrape, Prev: prev, Labels: true, LabelsMaxAge: labelsReuseMax, Trace: perfMark}
+		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax, Trace: perfMark}
 	if q.Compare == CompareWindow {
 		b := q.BaselineGrid(g)
 		r.Baseline = &b

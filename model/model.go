@@ -69,6 +69,10 @@ type Request struct {
 	// (Model.Window), or nil: a live window that slid forward on the same
 	// step re-reads only its newest points.
 	Prev *metricsclient.Window
+	// Fixed says no refresh will continue this load (an absolute window):
+	// a small selection is then read by the shaped read alone, without
+	// the raw read that gives a live view its Window (RawSeriesMax).
+	Fixed bool
 	// Labels asks for the label lists of the filter menus (Model.Labels);
 	// LabelsMaxAge lets an incremental load reuse Prev's.
 	Labels       bool
@@ -283,8 +287,8 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	// continues r.Prev (a Window exists only for a small selection) reads
 	// its newest points series by series; any other load is a shaped
 	// read, followed by the raw read of the whole window when the view is
-	// live (r.Now set) and the selection small, for the Window of the next
-	// refresh.
+	// live (r.Now set, not r.Fixed) and the selection small, for the
+	// Window of the next refresh.
 	var (
 		f  *metricsclient.Fetched
 		w  *metricsclient.Window
@@ -295,11 +299,11 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		if err != nil {
 			return fail(err)
 		}
-		if sh != nil && !r.Now.IsZero() && sh.SourceSeries <= RawSeriesMax {
+		if sh != nil && !r.Now.IsZero() && !r.Fixed && sh.SourceSeries <= RawSeriesMax {
 			sh = nil
 		}
 	}
-	if sh == nil && (f == nil || !r.Now.IsZero()) {
+	if sh == nil && (f == nil || (!r.Now.IsZero() && !r.Fixed)) {
 		f, w, err = src.Fetch(ctx, fr)
 		if err != nil {
 			return fail(err)

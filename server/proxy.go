@@ -598,7 +598,11 @@ func (p *proxy) describeUpstreamError(src *upstream, err error) string {
 	case errors.Is(err, errRedirect):
 		return "Prometheus answered with a redirect, which specdash does not follow: check the source URL (it must be the API root, e.g. http://host:9090)"
 	case errors.Is(err, errTooLarge):
-		return "Prometheus' answer is larger than the proxy's limit of " + p.maxBytes + ": choose a shorter range or a narrower filter"
+		// The dashboard reads per-group sums (docs/ARCHITECTURE.md, "Query
+		// plan"): what grows is points x groups, and the engines read one
+		// by one (restarted ones, or all when the source lacks the
+		// shaped queries' functions).
+		return "Prometheus' answer is larger than the proxy's limit of " + p.maxBytes + ": choose a shorter range (or a longer step), a narrower filter (fewer models or engines), or group by fewer labels (grouping by engine or instance reads one series per engine)"
 	case errors.Is(err, ErrForbiddenAddress):
 		return "the source's address is refused: specdash never connects to link-local or cloud metadata addresses"
 	case errors.As(err, &maxErr):
