@@ -68,14 +68,15 @@ type Dashboard struct {
 	gen         int
 	stopRefresh context.CancelFunc
 	refreshing  string
-	labelsBusy  bool // refreshLabels is reading
+	labelsBusy  bool   // refreshLabels is reading
+	stopEmpty   func() // pending retryWhileEmpty timer
+	emptyTries  int    // retryWhileEmpty retries since the last success
+
 	// labelsAt is when the menus' label lists were read by a load of the
 	// window labelsOf; a load without a previous Window reuses them while
 	// younger than LabelsMaxAge (loadSince).
-	labelsAt   time.Time
-	labelsOf   string
-	stopEmpty  func() // pending retryWhileEmpty timer
-	emptyTries int    // retryWhileEmpty retries since the last success
+	labelsAt time.Time
+	labelsOf string
 }
 
 // OnInit reads the server's settings (Env); it runs on the server and in
