@@ -308,6 +308,9 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		if err != nil {
 			return fail(err)
 		}
+		if len(f.Series) > RawSeriesMax {
+			w = nil // grown past a small selection: the next load reads shaped
+		}
 	}
 	if f.Incremental {
 		r.trace("incremental")
