@@ -71,6 +71,12 @@ type Dashboard struct {
 	labelsBusy  bool   // refreshLabels is reading
 	stopEmpty   func() // pending retryWhileEmpty timer
 	emptyTries  int    // retryWhileEmpty retries since the last success
+
+	// labelsAt is when the menus' label lists were read by a load of the
+	// window labelsOf; a load without a previous Window reuses them while
+	// younger than LabelsMaxAge (loadSince).
+	labelsAt time.Time
+	labelsOf string
 }
 
 // OnInit reads the server's settings (Env); it runs on the server and in
@@ -207,9 +213,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	d.inflight = cancel
 	d.gen++
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
+	labels := prev != nil || d.labelsOf != labelsWindow(q) || time.Since(d.labelsAt) >= LabelsMaxAge
 	d.loading = true
 	ctx.Async(func() {
-		res := LoadSince(lctx, client, q, scrape, client.Now(), prev)
+		res := loadSince(lctx, client, q, scrape, client.Now(), prev, labels)
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -284,7 +291,14 @@ func (d *Dashboard) adoptLabels(res *Result) {
 	}
 	if res.Labels != nil {
 		d.labels = res.Labels
+		d.labelsAt, d.labelsOf = res.At, labelsWindow(res.Query)
 	}
+}
+
+// labelsWindow names the window whose label lists the menus show (they
+// are unfiltered: the filters do not change them).
+func labelsWindow(q Query) string {
+	return q.Range + "|" + time.UnixMilli(q.From).String() + "|" + time.UnixMilli(q.To).String()
 }
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser

@@ -55,7 +55,7 @@ func request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 		prev = nil
 	}
 	r := model.Request{Grid: g, Filters: q.Filters(), GroupBy: q.GroupBy, Convention: q.Convention,
-		Now: now, Scrape: scrape, Prev: prev, Labels: true, LabelsMaxAge: labelsReuseMax, Trace: perfMark}
+		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax, Trace: perfMark}
 	if q.Compare == CompareWindow {
 		b := q.BaselineGrid(g)
 		r.Baseline = &b
@@ -77,11 +77,23 @@ func request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 //
 // It never panics: a panic below becomes Result.Err.
 func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window) Result {
+	return loadSince(ctx, c, q, scrape, now, prev, true)
+}
+
+// loadSince is LoadSince; without labels the load does not read the
+// filter menus' label lists (Result.Labels stays nil: the dashboard keeps
+// the ones it has, younger than LabelsMaxAge). A load without a previous
+// Window (the shaped read, docs/ARCHITECTURE.md "Query plan") has no other
+// way to reuse them, and at a thousand engines they are the one answer of
+// a load that grows with the engines.
+func loadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window, labels bool) Result {
 	var src model.Source
 	if c != nil {
 		src = c
 	}
-	m, err := model.Compute(ctx, src, request(q, scrape, now, prev))
+	r := request(q, scrape, now, prev)
+	r.Labels = labels
+	m, err := model.Compute(ctx, src, r)
 	res := Result{Model: *m, Query: q, Err: err}
 	if err == nil {
 		if sn := m.Schema; sn != nil && sn.AveragedOverTime {

@@ -78,9 +78,16 @@ func (d *Dashboard) prepare() *view {
 		h := r.Heatmap()
 		v.heatFirst = h.First
 		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
-		v.set(ChartAcceptanceRate, chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p))
+		// Gaps and restarts (model.Model.Gaps, Resets) marked on the
+		// acceptance-rate and throughput charts.
+		marks := chartopt.MarksOf(&r.Model)
+		rate := chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
+		rate.Mark(marks, len(r.Buckets), p)
+		v.set(ChartAcceptanceRate, rate)
 		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
-		v.set(ChartThroughput, chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p))
+		tput := chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
+		tput.Mark(marks, len(r.Buckets), p)
+		v.set(ChartThroughput, tput)
 		v.set(ChartDrafts, chartopt.Lines(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
 		v.set(ChartLatency, chartopt.InterTokenLatency(g, r.Latency, c, loc, p))
 	}

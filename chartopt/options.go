@@ -86,6 +86,7 @@ func (o *Option) JSON() string {
 type Series struct {
 	charts.SingleSeries
 	MarkArea *MarkArea `json:"markArea,omitempty"`
+	MarkLine *MarkLine `json:"markLine,omitempty"`
 }
 
 // MarkArea is go-echarts' mark area with ECharts' silent (no hover).

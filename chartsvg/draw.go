@@ -100,6 +100,15 @@ type series struct {
 		Color     string `json:"color"`
 	} `json:"label"`
 	MarkArea *markArea `json:"markArea"`
+	// MarkLines are the vertical mark lines (category index, colour,
+	// label: chartopt's restart marks).
+	MarkLines []markLine `json:"-"`
+}
+
+// markLine is one vertical mark line of a series.
+type markLine struct {
+	X            int
+	Color, Label string
 }
 
 // markArea is a series' mark area: the shaded "incomplete" band.
@@ -116,6 +125,10 @@ type markArea struct {
 // markAreaEnd is one end of a mark area.
 type markAreaEnd struct {
 	XAxis *float64 `json:"xAxis"`
+	// Color and Label of the area when set on its first end (a data
+	// item's own itemStyle and label: chartopt's gap marks).
+	Color string `json:"-"`
+	Label string `json:"-"`
 }
 
 // point is one value of a series: ok false for a gap ("-", null, missing).
@@ -313,10 +326,25 @@ func draw(o option) string {
 				continue
 			}
 			x0, x1 := xPos(a), xPos(z)
-			b.WriteString(`<rect x="` + num(x0) + `" y="0" width="` + num(x1-x0) + `" height="1000" fill="` + css(ma.ItemStyle.Color) + `"/>`)
-			if ma.Label.Show != nil && *ma.Label.Show && ma.Label.Formatter != "" {
-				over.WriteString(`<span style="position:absolute;top:4px;left:` + pct((x0+x1)/2) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ma.Label.Color, muted)) + `">` + esc(ma.Label.Formatter) + `</span>`)
+			label := ""
+			if ma.Label.Show != nil && *ma.Label.Show {
+				label = ma.Label.Formatter
 			}
+			b.WriteString(`<rect x="` + num(x0) + `" y="0" width="` + num(x1-x0) + `" height="1000" fill="` + css(first(d[0].Color, ma.ItemStyle.Color)) + `"/>`)
+			if label = first(d[0].Label, label); label != "" {
+				over.WriteString(`<span style="position:absolute;top:4px;left:` + pct((x0+x1)/2) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ma.Label.Color, muted)) + `">` + esc(label) + `</span>`)
+			}
+		}
+	}
+	// Mark lines of series 0 (restarts), dashed, with their labels.
+	for _, ml := range o.Series[0].MarkLines {
+		if ml.X < 0 || ml.X >= n {
+			continue
+		}
+		x := xPos(ml.X)
+		b.WriteString(`<path fill="none" stroke="` + css(first(ml.Color, muted)) + `" stroke-width="1.5" stroke-dasharray="4 3" vector-effect="non-scaling-stroke" d="M` + num(x) + ` 0V1000"/>`)
+		if ml.Label != "" {
+			over.WriteString(`<span style="position:absolute;top:16px;left:` + pct(x) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ml.Color, muted)) + `">` + esc(ml.Label) + `</span>`)
 		}
 	}
 	// Grid lines at the ticks, and the x axis line.

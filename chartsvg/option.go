@@ -110,6 +110,18 @@ func fromSeries(s chartopt.Series) series {
 			Color     string `json:"color"`
 		}{Show: l.Show, Formatter: string(l.Formatter), Color: l.Color}
 	}
+	if ml := s.MarkLine; ml != nil {
+		for _, d := range ml.Data {
+			m := markLine{X: d.XAxis}
+			if d.LineStyle != nil {
+				m.Color = d.LineStyle.Color
+			}
+			if l := d.Label; l != nil && (l.Show == nil || *l.Show) {
+				m.Label = string(l.Formatter)
+			}
+			out.MarkLines = append(out.MarkLines, m)
+		}
+	}
 	if ma := s.MarkArea; ma != nil {
 		out.MarkArea = &markArea{}
 		if ma.ItemStyle != nil {
@@ -125,11 +137,17 @@ func fromSeries(s chartopt.Series) series {
 			}
 			var ends []markAreaEnd
 			for _, e := range pair {
+				var end markAreaEnd
 				if f, ok := asNumber(e.XAxis).(float64); ok {
-					ends = append(ends, markAreaEnd{XAxis: &f})
-				} else {
-					ends = append(ends, markAreaEnd{})
+					end.XAxis = &f
 				}
+				if e.ItemStyle != nil {
+					end.Color = e.ItemStyle.Color
+				}
+				if l := e.Label; l != nil && (l.Show == nil || *l.Show) {
+					end.Label = string(l.Formatter)
+				}
+				ends = append(ends, end)
 			}
 			out.MarkArea.Data = append(out.MarkArea.Data, ends)
 		}

@@ -30,6 +30,14 @@ import (
 
 // Source is where Compute reads counters: *metricsclient.Client.
 type Source interface {
+	// FetchShapedAuto reads the whole window with the per-group sums of
+	// the source (metricsclient.Client.FetchShapedAuto: its answer grows
+	// with groups, not engines); groupBy as Request.GroupBy.
+	FetchShapedAuto(ctx context.Context, r metricsclient.FetchRequest, groupBy []string) (*metricsclient.Fetched, *metricsclient.Shaped, error)
+	// SchemaSampleCounts is the number of samples of schema s's selection
+	// in each bucket of g (metricsclient.Client.SchemaSampleCounts): the
+	// data gaps.
+	SchemaSampleCounts(ctx context.Context, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) ([]float64, []string, error)
 	// Fetch reads the counters (and the schema's extra series) of
 	// r.Grid with r.Filters, continuing r.Prev when it can
 	// (metricsclient.Client.Fetch). r.GroupBy names the labels the
@@ -61,6 +69,10 @@ type Request struct {
 	// (Model.Window), or nil: a live window that slid forward on the same
 	// step re-reads only its newest points.
 	Prev *metricsclient.Window
+	// Fixed says no refresh will continue this load (an absolute window):
+	// a small selection is then read by the shaped read alone, without
+	// the raw read that gives a live view its Window (RawSeriesMax).
+	Fixed bool
 	// Labels asks for the label lists of the filter menus (Model.Labels);
 	// LabelsMaxAge lets an incremental load reuse Prev's.
 	Labels       bool
@@ -189,6 +201,16 @@ type Model struct {
 	// Measured is the speedup measured against a baseline window without
 	// drafts (latency.go); nil without a baseline.
 	Measured *Measured
+	// Shaped is true when the counters were read through the shaped read
+	// (per-group sums, metricsclient.Client.FetchShaped) and not series by
+	// series (see Compute).
+	Shaped bool
+	// Resets are the counter series that went down (restarts, and series
+	// that go backwards more often than restarts explain) and Gaps the
+	// runs of buckets without any sample of the selection
+	// (irregular.go); both are named in Notes and marked on the charts.
+	Resets []compute.Reset
+	Gaps   []compute.Gap
 
 	// Later additions have their place here and on Group: health
 	// verdicts and change points (compute/health.go), latency (ITL)
@@ -252,7 +274,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		settled = r.Now.Add(-IncompleteLag(r.Scrape))
 	}
 	r.trace("start")
-	f, w, err := src.Fetch(ctx, metricsclient.FetchRequest{
+	fr := metricsclient.FetchRequest{
 		Grid:         g,
 		Filters:      r.Filters,
 		GroupBy:      r.GroupBy,
@@ -261,20 +283,54 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		Labels:       r.Labels,
 		LabelsMaxAge: r.LabelsMaxAge,
 		Now:          r.Now,
-	})
-	if err != nil {
+	}
+	fail := func(err error) (*Model, error) {
 		m := &Model{Request: r, Grid: g}
 		m.Request.Prev, m.Request.Trace = nil, nil
 		m.labelsWhenFiltered(ctx, src, err)
 		return m, err
 	}
+	// The query plan (docs/ARCHITECTURE.md, "Query plan"): a refresh that
+	// continues r.Prev (a Window exists only for a small selection) reads
+	// its newest points series by series; any other load is a shaped
+	// read, followed by the raw read of the whole window when the view is
+	// live (r.Now set, not r.Fixed) and the selection small, for the
+	// Window of the next refresh.
+	var (
+		f  *metricsclient.Fetched
+		w  *metricsclient.Window
+		sh *metricsclient.Shaped
+	)
+	if r.Prev == nil {
+		f, sh, err = src.FetchShapedAuto(ctx, fr, r.GroupBy)
+		if err != nil {
+			return fail(err)
+		}
+		if sh != nil && !r.Now.IsZero() && !r.Fixed && sh.SourceSeries <= RawSeriesMax {
+			sh = nil
+		}
+	}
+	if sh == nil && (f == nil || (!r.Now.IsZero() && !r.Fixed)) {
+		f, w, err = src.Fetch(ctx, fr)
+		if err != nil {
+			return fail(err)
+		}
+		if len(f.Series) > RawSeriesMax {
+			w = nil // grown past a small selection: the next load reads shaped
+		}
+	}
 	if f.Incremental {
 		r.trace("incremental")
 	}
 	r.trace("fetched")
-	m = FromSeries(f.Series, r)
+	if sh != nil {
+		m = fromShaped(sh, r)
+	} else {
+		m = FromSeries(f.Series, r)
+	}
 	m.Incremental = f.Incremental
 	m.Notes = append(f.Warnings[:len(f.Warnings):len(f.Warnings)], m.Notes...)
+	m.addIrregular(ctx, src, f, sh)
 	m.applySchema(f)
 	if r.Insights {
 		m.AddInsights()
@@ -301,13 +357,26 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 // number of complete buckets at r.Now, and the notes of skipped series,
 // mixed k and coverage.
 func FromSeries(series []compute.Series, r Request) *Model {
+	return fromGroups(series, compute.Aggregate(series, r.GroupBy, r.Grid), compute.DistinctK(series), len(series), r)
+}
+
+// fromShaped is FromSeries of a shaped read: its groups (engine counts
+// per group), k and number of source series.
+func fromShaped(sh *metricsclient.Shaped, r Request) *Model {
+	m := fromGroups(sh.Series, sh.Groups(r.Grid), sh.KMix(), sh.SourceSeries, r)
+	m.Shaped = !sh.Raw
+	return m
+}
+
+// fromGroups is FromSeries of the groups of series (the series only place
+// each group's first bucket), their k and the number of source series.
+func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KMix, nSeries int, r Request) *Model {
 	g := r.Grid
 	r.Prev, r.Trace = nil, nil
-	groups := compute.Aggregate(series, r.GroupBy, g)
 	m := &Model{Request: r, Grid: g, WindowSeconds: g.Seconds()}
 	m.Total = compute.Sum(groups)
 	m.Notes = append(m.Notes, m.Total.Skipped...)
-	if w := compute.DistinctK(series).Warning(); w != "" {
+	if w := kmix.Warning(); w != "" {
 		m.Notes = append(m.Notes, w)
 	}
 	if n := draftLengthNote(m.Total.Total); n != "" {
@@ -316,7 +385,7 @@ func FromSeries(series []compute.Series, r Request) *Model {
 	m.Stats = m.Total.TotalStats(g, r.Convention)
 	m.Buckets = m.Total.BucketStats(g, r.Convention)
 	m.Fit = compute.FitGeometric(m.Total.Total)
-	m.Series = len(series)
+	m.Series = nSeries
 	first := firstPoints(series, r.GroupBy)
 	m.FirstBucket = g.BucketAt(first[allKey])
 	m.DataFrom = g.BucketStart(m.FirstBucket)
@@ -377,7 +446,7 @@ func firstPoints(series []compute.Series, groupBy []string) map[string]int64 {
 
 func loadBaseline(ctx context.Context, src Source, r Request, g compute.Grid) *Baseline {
 	b := &Baseline{Grid: g}
-	f, _, err := src.Fetch(ctx, metricsclient.FetchRequest{Grid: g, Filters: r.Filters})
+	f, sh, err := src.FetchShapedAuto(ctx, metricsclient.FetchRequest{Grid: g, Filters: r.Filters}, nil)
 	if err != nil {
 		var miss *metricsclient.MissingMetricsError
 		if errors.As(err, &miss) {
@@ -387,7 +456,11 @@ func loadBaseline(ctx context.Context, src Source, r Request, g compute.Grid) *B
 		b.Err = err
 		return b
 	}
-	b.Total = compute.Sum(compute.Aggregate(f.Series, nil, g))
+	if sh != nil {
+		b.Total = compute.Sum(sh.Groups(g))
+	} else {
+		b.Total = compute.Sum(compute.Aggregate(f.Series, nil, g))
+	}
 	b.Stats = b.Total.TotalStats(g, r.Convention)
 	return b
 }
