@@ -83,7 +83,7 @@ func TestLatencyPanel(t *testing.T) {
 	html = renderHTML(t, d.renderLatency(noChart))
 	for _, want := range []string{
 		`inter-token latency: vllm:inter_token_latency_seconds not found (nor vllm:time_per_output_token_seconds)`,
-		`data-latency-missing>`,
+		`data-latency-missing`,
 		`data-reason="no inter-token latency histogram"`,
 		`data-reason="no output-token counter"`,
 		`– no running-requests gauge`,
