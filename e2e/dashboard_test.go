@@ -144,7 +144,14 @@ func TestDashboardFull(t *testing.T) {
 
 	t.Run("CSV export equals report", func(t *testing.T) {
 		text := exportText(t, tab, "breakdown.csv")
-		recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		for _, want := range []string{"# window_start: ", "# filters: none", "# group_by: model_name, engine", "# source: ", "# convention: with bonus token"} {
+			if !strings.Contains(text, "\n"+want) && !strings.HasPrefix(text, want) {
+				t.Errorf("CSV export lacks metadata line %q:\n%s", want, text)
+			}
+		}
+		cr := csv.NewReader(strings.NewReader(text))
+		cr.Comment = '#' // metadata lines (report.Table.Meta)
+		recs, err := cr.ReadAll()
 		if err != nil {
 			t.Fatalf("CSV: %v\n%s", err, text)
 		}
