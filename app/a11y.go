@@ -33,11 +33,23 @@ func layout(parts ...app.UI) app.UI {
 		return app.Div().Class("wrap").Body(app.Main().ID(MainID).Body(parts...))
 	}
 	return app.Div().Class("wrap").Body(
-		app.A().Class("skip-link").Href("#"+MainID).Text("Skip to the numbers"),
+		app.A().Class("skip-link").Href("#"+MainID).OnClick(skipToMain).Text("Skip to the numbers"),
 		parts[0],
 		app.Main().ID(MainID).TabIndex(-1).Body(parts[1:len(parts)-1]...),
 		parts[len(parts)-1],
 	)
+}
+
+// skipToMain moves the focus into <main>: go-app's own handling of a
+// link would navigate (and reload the dashboard) instead.
+func skipToMain(ctx app.Context, e app.Event) {
+	defer func() { recover() }() // JS: never let it kill the app
+	e.PreventDefault()
+	e.StopImmediatePropagation()
+	if m := app.Window().GetElementByID(MainID); m.Truthy() {
+		m.Call("focus")
+		m.Call("scrollIntoView")
+	}
 }
 
 // liveRegion announces the load status and errors to screen readers (a

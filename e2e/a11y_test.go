@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"specdash/server"
 	"specdash/simulate"
@@ -123,6 +125,25 @@ func TestAccessibility(t *testing.T) {
 		{"empty light", emptyBase + "/?range=5m&refresh=5s", failed + ` && document.querySelector('[data-target]') && document.querySelector('[data-target]').dataset.health === 'up'`},
 		{"empty dark", emptyBase + "/?range=5m&refresh=5s&theme=dark", failed},
 	}
+	// From and To are a few Tab presses into the page (a datetime-local
+	// input took seven each).
+	t.Run("tab-order", func(t *testing.T) {
+		step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m"))
+		waitJS(t, tab, 120*time.Second, ready)
+		var order []string
+		for i := 0; i < 12; i++ {
+			step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Tab))
+			order = append(order, run(t, tab, 10*time.Second, chromedp.Evaluate[string](
+				`(() => { const e = document.activeElement; return e ? (e.id || e.className || e.tagName) : ''; })()`)))
+		}
+		from, to := slices.Index(order, "from"), slices.Index(order, "to")
+		if from < 0 || from > 7 || to != from+1 {
+			t.Errorf("Tab order %q: want From within 8 presses and To right after it", order)
+		}
+		if len(order) == 0 || order[0] != "skip-link" {
+			t.Errorf("first Tab stop %q, want the skip link", order)
+		}
+	})
 	for _, p := range pages {
 		t.Run(strings.ReplaceAll(p.name, " ", "-"), func(t *testing.T) {
 			step(t, tab, 30*time.Second, chromedp.Navigate(p.url))
