@@ -144,7 +144,7 @@ func (d *Dashboard) Render() app.UI {
 	empty := d.emptyText()
 	summaries := chartSummaries(d.res, v)
 	chart := func(name string, h int, zoom bool) app.UI {
-		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: d.chartHeight(h), Empty: empty, Zoom: zoom, Summary: summaries[name]}
+		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
 	}
 	lineNote := ""
 	if v.drawn < len(v.rate) {

@@ -12,8 +12,8 @@ import (
 
 // Empty and error states: a short checklist with the likely cause first
 // and the details folded away (<details>), instead of the whole error
-// message in red; while there are no numbers at all, the panels shrink to
-// a compact placeholder under the one banner.
+// message in red; while there are no numbers at all (data-state="error"),
+// the charts shrink to a compact placeholder under the one banner (CSS).
 //
 // Test hooks: the banner is [data-error] (its whole text, details included,
 // is the error's), with data-problem=<kind>; its headline is
@@ -139,6 +139,9 @@ func (d *Dashboard) renderProblem(class, text string) app.UI {
 	for _, s := range p.Steps {
 		items = append(items, app.Li().Class("problem-step").Text(s))
 	}
+	if d.stopEmpty != nil {
+		items = append(items, app.Li().Class("problem-step").Text(fmt.Sprintf("Retrying every %s until the first numbers arrive.", d.scrape)))
+	}
 	details := []app.UI{app.Summary().Text("Details")}
 	for _, f := range p.Folded {
 		details = append(details, app.P().Class("problem-folded").Text(f))
@@ -149,15 +152,6 @@ func (d *Dashboard) renderProblem(class, text string) app.UI {
 		app.Ul().Class("problem-steps").DataSet("problem-steps", "true").Body(items...),
 		app.Details().Class("problem-details").Body(details...),
 	)
-}
-
-// chartHeight is a chart's height: compact while there are no numbers
-// because the load failed (one banner says why, above).
-func (d *Dashboard) chartHeight(h int) int {
-	if d.res == nil && d.err != nil {
-		return 56
-	}
-	return h
 }
 
 // targetsUnreachable reports whether the target status poll got no answer
