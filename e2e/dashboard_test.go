@@ -257,7 +257,7 @@ func TestDashboardFull(t *testing.T) {
 		    Start: r.dataset.windowStart, End: r.dataset.windowEnd, SortHead: head ? head.dataset.sort + head.textContent.slice(-1) : ''};
 		})()`))
 		want := controls{Range: "custom", Refresh: "30s", TZ: "utc", Convention: "nobonus",
-			From: time.UnixMilli(from).UTC().Format("2006-01-02T15:04:05"), To: time.UnixMilli(to).UTC().Format("2006-01-02T15:04:05"),
+			From: time.UnixMilli(from).UTC().Format("2006-01-02 15:04:05"), To: time.UnixMilli(to).UTC().Format("2006-01-02 15:04:05"), // text inputs (app.timeInput)
 			Theme: "dark", Compare: "groups", A: modelB, B: modelA,
 			Models: []string{modelA, modelB}, Engines: []string{"1"}, Jobs: []string{"vllm"}, Group: []string{"model_name"},
 			Start: strconv.FormatInt(from, 10), End: strconv.FormatInt(to, 10), SortHead: "acceptance-rate▼"}
