@@ -207,3 +207,29 @@ func timeInput(id string, ms int64, loc *time.Location, h app.EventHandler) app.
 		Placeholder("YYYY-MM-DD hh:mm:ss").Size(19).
 		Value(formatLocalInput(ms, loc)).OnChange(h)
 }
+
+// fitSummary is the insights fit chart's text alternative: each
+// position's rate with its 95 % interval, and the fitted α.
+func fitSummary(d model.Estimates) string {
+	if len(d.Positions) == 0 {
+		return "Per-position acceptance with the geometric fit: no drafts in the window."
+	}
+	pct := func(v compute.Value) string { return compute.FormatPercent(v, 1) }
+	parts := make([]string, len(d.Positions))
+	for i, iv := range d.Positions {
+		parts[i] = PositionLabel(i) + " " + pct(iv.Estimate)
+		if iv.Lower.OK && iv.Upper.OK {
+			parts[i] += " (95 % interval " + pct(iv.Lower) + " to " + pct(iv.Upper) + ")"
+		}
+	}
+	return "Per-position acceptance with 95 % intervals: " + strings.Join(parts, ", ") +
+		"; geometric fit α = " + pct(d.Fit.Alpha) + "."
+}
+
+// fitSummaryIf is fitSummary once numbers are loaded, "" before.
+func fitSummaryIf(ready bool, d model.Estimates) string {
+	if !ready {
+		return ""
+	}
+	return fitSummary(d)
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"specdash/compute"
-	"specdash/metricsclient"
 	"specdash/report"
 )
 
@@ -149,91 +148,5 @@ func TestCompareDirectionClass(t *testing.T) {
 		if got := directionClass(c.cmp); got != c.want {
 			t.Errorf("%+v: class %q, want %q", c.cmp, got, c.want)
 		}
-	}
-}
-
-// Missing metrics read as a short checklist: the likely cause first, what
-// was looked for in one line (the names folded), what was found instead;
-// an unreachable server in the browser is specdash, not Prometheus.
-func TestDescribeProblem(t *testing.T) {
-	miss := &metricsclient.MissingMetricsError{
-		Schema: "vLLM V1",
-		Wanted: []string{"vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_draft_tokens_total",
-			"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens_per_pos_total"},
-		EngineMetrics: []string{"vllm:num_requests_running", "vllm:generation_tokens_total"},
-		Cause:         metricsclient.CauseSpecDecodingOff,
-	}
-	p := DescribeProblem(miss, true)
-	if p.Kind != ProblemNoMetrics || !strings.Contains(p.Cause, "speculative decoding looks off") {
-		t.Errorf("missing metrics: %+v", p)
-	}
-	if len(p.Facts) != 2 || p.Facts[0] != "Looked for: 4 counters of vLLM V1, e.g. vllm:spec_decode_num_drafts_total" ||
-		!strings.Contains(p.Facts[1], "vllm:num_requests_running") {
-		t.Errorf("facts %q", p.Facts)
-	}
-	if len(p.Folded) != 1 || !strings.Contains(p.Folded[0], "vllm:spec_decode_num_accepted_tokens_per_pos_total") {
-		t.Errorf("folded %q, want every name looked for", p.Folded)
-	}
-
-	down := &metricsclient.APIError{Op: "query_range", Address: "/prom", Kind: metricsclient.Unreachable, Msg: "fetch failed"}
-	if p := DescribeProblem(down, true); p.Kind != ProblemServerDown || !strings.Contains(p.Title, "specdash server is unreachable") {
-		t.Errorf("browser, no answer: %+v, want the specdash server named", p)
-	}
-	if p := DescribeProblem(down, false); p.Kind != ProblemPrometheusDown {
-		t.Errorf("server side, no answer: %+v, want Prometheus down", p)
-	}
-	proxy := &metricsclient.APIError{Op: "query_range", Address: "/prom", Kind: metricsclient.Proxy, Msg: "Prometheus is unreachable: connection refused (is it running?)"}
-	if p := DescribeProblem(proxy, true); p.Kind != ProblemPrometheusDown || p.Title != "Prometheus is unreachable" {
-		t.Errorf("proxy says Prometheus is down: %+v", p)
-	}
-	if p := DescribeProblem(nil, true); p.Kind != "" {
-		t.Errorf("no error: %+v", p)
-	}
-}
-
-// The error banner: headline, cause and facts visible, the whole message
-// in a <details>.
-func TestProblemBanner(t *testing.T) {
-	miss := &metricsclient.MissingMetricsError{Schema: "vLLM V1", Wanted: []string{"vllm:spec_decode_num_drafts_total", "vllm:b", "vllm:c"},
-		SpecLike: []string{"my_spec_drafts"}, Cause: metricsclient.CauseRenamed}
-	d := &Dashboard{q: DefaultQuery(), err: miss}
-	html := renderHTML(t, d.renderMessages())
-	title := strings.Index(html, "No speculative-decoding metrics in this window")
-	cause := strings.Index(html, "Likely cause: metrics that look like speculative decoding exist")
-	details := strings.Index(html, "<details")
-	full := strings.Index(html, "vllm:b, vllm:c")
-	if title < 0 || cause < title || details < cause || full < details {
-		t.Errorf("banner order: title %d, cause %d, details %d, names %d; want title, cause, then the names folded:\n%s", title, cause, details, full, html)
-	}
-	if !strings.Contains(html, "Found instead: my_spec_drafts") || !strings.Contains(html, `data-problem="no-metrics"`) {
-		t.Errorf("banner lacks what was found instead:\n%s", html)
-	}
-}
-
-// Each chart has a text summary of the numbers it draws; a hostile group
-// name is text (escaped), never markup.
-func TestChartSummaries(t *testing.T) {
-	g := compute.Grid{Start: 1_000_000, End: 1_030_000, Step: 10_000}
-	q := DefaultQuery()
-	res := &Result{Query: q}
-	res.compute(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
-	d := &Dashboard{q: q, res: res}
-	v := d.prepare()
-	s := chartSummaries(res, v)
-	for _, name := range []string{ChartPerPosition, ChartHeatmap, ChartAcceptanceRate, ChartAcceptanceLength, ChartThroughput, ChartDrafts} {
-		if s[name] == "" || strings.Contains(s[name], "NaN") {
-			t.Errorf("%s: summary %q", name, s[name])
-		}
-	}
-	// Fleet: pos 1 270/360 = 75 %, pos 2 90/360 = 25 %.
-	if want := "pos 1 75.0 %, pos 2 25.0 %"; !strings.Contains(s[ChartPerPosition], want) {
-		t.Errorf("per-position summary %q, want %q", s[ChartPerPosition], want)
-	}
-	if !strings.Contains(s[ChartAcceptanceRate], "acceptance rate: latest 50.0 %") {
-		t.Errorf("acceptance rate summary %q, want the latest 50.0 %% (1080 of 2160 draft tokens per bucket)", s[ChartAcceptanceRate])
-	}
-	html := renderHTML(t, &Chart{Name: ChartDrafts, Summary: `<img src=x onerror=alert(1)> drafts`})
-	if strings.Contains(html, "<img") || !strings.Contains(html, `aria-labelledby="summary-`+ChartDrafts+`"`) {
-		t.Errorf("chart summary not escaped or not linked:\n%s", html)
 	}
 }

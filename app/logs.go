@@ -239,7 +239,7 @@ func (l *LogsPage) renderResult() app.UI {
 				app.Section().Class("panel", "panel-wide").Body(
 					app.H2().Text("Per-position acceptance rate"),
 					app.P().Class("panel-note").Text("Share of drafts whose token at this position was accepted (accepted at position / drafts)."),
-					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined},
+					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined, Summary: positionSummary(total)},
 					positionsList(total),
 				),
 			),
