@@ -144,6 +144,21 @@ func TestAccessibility(t *testing.T) {
 			t.Errorf("first Tab stop %q, want the skip link", order)
 		}
 	})
+
+	// A sort header is a button: focus it and press Enter to sort; the th
+	// says how it is sorted (aria-sort).
+	t.Run("keyboard-sort", func(t *testing.T) {
+		step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&group=model_name"))
+		waitJS(t, tab, 120*time.Second, ready)
+		if !run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { const b = document.querySelector('th[data-sort="acceptance-rate"] button');
+		  if (!b) return false; b.focus(); return document.activeElement === b; })()`)) {
+			t.Fatalf("the acceptance-rate header has no focusable sort button")
+		}
+		step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Enter))
+		waitJS(t, tab, 30*time.Second, `new URLSearchParams(location.search).get('sort') === '-acceptance-rate' &&
+		  document.querySelector('th[data-sort="acceptance-rate"]').getAttribute('aria-sort') === 'descending' &&
+		  document.querySelector('th[data-sort="k"]').getAttribute('aria-sort') === 'none'`)
+	})
 	for _, p := range pages {
 		t.Run(strings.ReplaceAll(p.name, " ", "-"), func(t *testing.T) {
 			step(t, tab, 30*time.Second, chromedp.Navigate(p.url))
