@@ -120,6 +120,12 @@ func TestDashboardFull(t *testing.T) {
 		waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => { const r = document.querySelector('[data-dashboard]'); return r && +r.dataset.windowEnd > %s && !document.querySelector('[data-loading="true"]'); })()`, end1))
 		second := exportJSON(t, tab, "acceptance-rate.json")
 		checkNoShift(t, first, second, 1000)
+		// The export says what it holds (report.Table.Meta).
+		// The last bucket ends where the window does.
+		if len(first.Rows) == 0 || first.Meta["window_end"] != first.Rows[len(first.Rows)-1]["bucket_end"] ||
+			first.Meta["window"] != "last 5m (live)" || first.Meta["filters"] != "none" || first.Meta["source"] == "" {
+			t.Errorf("JSON export meta %v, want the window's end (the last bucket's), no filters and the source", first.Meta)
+		}
 	})
 
 	// 3. Pause; once Prometheus holds the final values the window's numbers
@@ -437,8 +443,9 @@ func exportText(t *testing.T, tab context.Context, export string) string {
 }
 
 type exported struct {
-	Columns []string         `json:"columns"`
-	Rows    []map[string]any `json:"rows"`
+	Meta    map[string]string `json:"meta"`
+	Columns []string          `json:"columns"`
+	Rows    []map[string]any  `json:"rows"`
 }
 
 func exportJSON(t *testing.T, tab context.Context, export string) exported {
