@@ -59,7 +59,7 @@ func (d *Dashboard) liveRegion() app.UI {
 }
 
 // liveText is what the live region says: loading, the error's headline, or
-// the numbers' update.
+// that the numbers are loaded.
 func (d *Dashboard) liveText() string {
 	switch {
 	case d.loading && d.res == nil:
@@ -69,8 +69,9 @@ func (d *Dashboard) liveText() string {
 	case d.err != nil:
 		return d.problem().Title
 	case d.res != nil:
-		return "Numbers updated: acceptance rate " + compute.FormatPercent(d.res.Stats.AcceptanceRate, 1) +
-			", mean acceptance length " + compute.FormatLength(d.res.Stats.MeanAcceptanceLength) + "."
+		// Constant while refreshes succeed: announced once, and again
+		// after a failure, not at every auto-refresh.
+		return "Numbers loaded."
 	}
 	return ""
 }

@@ -52,3 +52,26 @@ func TestFitSummary(t *testing.T) {
 		t.Errorf("a summary before the numbers are loaded")
 	}
 }
+
+// The live region announces the problem, and stays constant while
+// refreshes succeed (no announcement at every auto-refresh).
+func TestLiveText(t *testing.T) {
+	d := &Dashboard{q: DefaultQuery(), loading: true}
+	if got := d.liveText(); got != "Loading the numbers…" {
+		t.Errorf("first load: %q", got)
+	}
+	d.loading, d.err = false, errString("boom")
+	if got := d.liveText(); got != "Loading the numbers failed" {
+		t.Errorf("failed first load: %q", got)
+	}
+	d.res = &Result{}
+	if got := d.liveText(); !strings.HasPrefix(got, "Refresh failed; the numbers shown are stale.") {
+		t.Errorf("failed refresh: %q", got)
+	}
+	d.err = nil
+	a := d.liveText()
+	d.res = &Result{}
+	if b := d.liveText(); a != b || a != "Numbers loaded." {
+		t.Errorf("successful refreshes: %q then %q, want one constant text", a, b)
+	}
+}
