@@ -44,6 +44,9 @@ type Chart struct {
 	// Zoom makes a span selected on the x axis (ECharts brush, lineX)
 	// post the ZoomAction with the selected bucket indices.
 	Zoom bool
+	// Summary is the chart's text alternative (a11y.go): the numbers it
+	// draws, read by screen readers instead of the canvas.
+	Summary string
 
 	inst    app.Value
 	drawn   string
@@ -115,8 +118,14 @@ func (c *Chart) Render() app.UI {
 			}
 		}
 	}
+	if c.Summary != "" {
+		div = div.Attr("role", "img").Aria("labelledby", "summary-"+c.Name)
+	}
 	return app.Div().Class("chart-box").Body(
 		div,
+		app.If(c.Summary != "", func() app.UI {
+			return app.P().ID("summary-"+c.Name).Class("sr-only").DataSet("chart-summary", c.Name).Text(c.Summary)
+		}),
 		app.If(c.err != "", func() app.UI {
 			return app.Div().Class("chart-overlay", "chart-error").Text(c.err)
 		}).ElseIf(c.Option == "" && c.Empty != "", func() app.UI {

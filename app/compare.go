@@ -89,6 +89,21 @@ func verdict(c compute.Comparison) (string, string) {
 	}
 }
 
+// directionClass colours a significant difference by what it means: a
+// higher acceptance rate in B is better (green), a lower one worse (red);
+// "" when not significant.
+func directionClass(c compute.Comparison) string {
+	switch {
+	case c.Reason != "" || !c.Significant || !c.Difference.OK:
+		return ""
+	case c.Difference.V > 0:
+		return "compare-better"
+	case c.Difference.V < 0:
+		return "compare-worse"
+	}
+	return ""
+}
+
 func (d *Dashboard) renderCompare(v *view) app.UI {
 	mode := d.q.Compare
 	controls := []app.UI{
@@ -106,11 +121,11 @@ func (d *Dashboard) renderCompare(v *view) app.UI {
 		controls = append(controls,
 			app.Label().Class("control").For("base-from").Title("Baseline (before) window start; empty: the window just before the current one").Body(
 				app.Span().Class("control-label").Text("Before: from"),
-				app.Input().Type("datetime-local").ID("base-from").Step(1).Value(formatLocalInput(from, loc)).OnChange(d.onTime(true)),
+				timeInput("base-from", from, loc, d.onTime(true)),
 			),
 			app.Label().Class("control").For("base-to").Body(
 				app.Span().Class("control-label").Text("Before: to"),
-				app.Input().Type("datetime-local").ID("base-to").Step(1).Value(formatLocalInput(to, loc)).OnChange(d.onTime(true)),
+				timeInput("base-to", to, loc, d.onTime(true)),
 			),
 			app.Span().Class("control-hint").Text("After = the dashboard's window."),
 		)
@@ -173,7 +188,7 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 			app.Td().Class("num").Text(signedPoints(cmp.Difference)),
 			app.Td().Class("num").Text(ci),
 			app.Td().Class("num").Text(p),
-			app.Td().Class("verdict", "verdict-"+sig).Text(text),
+			app.Td().Class("verdict", "verdict-"+sig, directionClass(cmp)).Text(text),
 		)
 	}
 	lenDiff := compute.Undefined

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -518,7 +519,8 @@ const inputLayout = "2006-01-02T15:04:05"
 // parseLocalInput reads a datetime-local value in loc; 0 when empty or
 // invalid.
 func parseLocalInput(v string, loc *time.Location) int64 {
-	for _, layout := range []string{inputLayout, "2006-01-02T15:04"} {
+	v = strings.TrimSpace(v)
+	for _, layout := range []string{inputLayout, "2006-01-02T15:04", textLayout, "2006-01-02 15:04"} {
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
 			return t.UnixMilli()
 		}
@@ -530,7 +532,7 @@ func formatLocalInput(ms int64, loc *time.Location) string {
 	if ms <= 0 {
 		return ""
 	}
-	return time.UnixMilli(ms).In(loc).Format(inputLayout)
+	return time.UnixMilli(ms).In(loc).Format(textLayout)
 }
 
 // onZoom turns a span selected on a time chart into an absolute window
@@ -601,6 +603,9 @@ func (d *Dashboard) onCopyLink(ctx app.Context, e app.Event) {
 	func() {
 		defer func() { recover() }()
 		href = app.Window().Get("location").Get("href").String()
+		if u, err := url.Parse(href); err == nil {
+			href = CanonicalURL(u, d.q) // exportmeta.go: without ignored parameters
+		}
 	}()
 	d.link = href
 	d.notice = "Link to this view:"
@@ -655,10 +660,10 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 			DrawPendingCharts(ctx) // the PNG is what the current option draws
 			err = downloadPNG(name, fileName(d.res, name, "png"), PaletteFor(d.q.Theme).Panel)
 		case "csv":
-			t := d.exportTable(name)
+			t := d.exportTableWithMeta(name)
 			err = download(fileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())
 		case "json":
-			t := d.exportTable(name)
+			t := d.exportTableWithMeta(name)
 			err = download(fileName(d.res, t.Name, "json"), "application/json", t.JSON())
 		}
 		if err != nil {

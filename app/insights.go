@@ -200,7 +200,7 @@ func (p *InsightsPanel) Render() app.UI {
 		),
 		app.If(p.Ready, func() app.UI { return p.renderCards(d) }).
 			Else(func() app.UI { return waitingCards(empty) }),
-		&Chart{Name: ChartInsightsFit, Option: optionJSON(fit), Spec: fit, Height: 260, Empty: empty},
+		&Chart{Name: ChartInsightsFit, Option: optionJSON(fit), Spec: fit, Height: 260, Empty: empty, Summary: fitSummaryIf(p.Ready, d)},
 		renderIntervalTable(d),
 	)
 }

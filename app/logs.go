@@ -163,10 +163,10 @@ func (l *LogsPage) state() string {
 // Render draws the page.
 func (l *LogsPage) Render() app.UI {
 	root := app.Div().Class("dashboard", "logs", "theme-light").DataSet("logs", "specdash").DataSet("state", l.state())
-	return root.Body(app.Div().Class("wrap").Body(
+	return root.Body(layout(
 		app.Header().Class("top").Body(
 			app.Div().Class("brand").Body(
-				app.Img().Src("/web/icon.svg").Alt("").Class("logo"),
+				app.Img().Src("/web/icon.svg").Alt("specdash logo").Class("logo"),
 				app.Div().Body(
 					app.H1().Text("specdash"),
 					app.Div().Class("tagline").Text("numbers from vLLM logs, without Prometheus"),
@@ -179,6 +179,7 @@ func (l *LogsPage) Render() app.UI {
 		l.renderInput(),
 		l.renderMessages(),
 		l.renderResult(),
+		app.Footer().Class("foot"),
 	))
 }
 
@@ -238,7 +239,7 @@ func (l *LogsPage) renderResult() app.UI {
 				app.Section().Class("panel", "panel-wide").Body(
 					app.H2().Text("Per-position acceptance rate"),
 					app.P().Class("panel-note").Text("Share of drafts whose token at this position was accepted (accepted at position / drafts)."),
-					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined},
+					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined, Summary: positionSummary(total)},
 					positionsList(total),
 				),
 			),

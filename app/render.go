@@ -152,19 +152,21 @@ func (d *Dashboard) Render() app.UI {
 		}
 	}
 	empty := d.emptyText()
+	summaries := chartSummaries(d.res, v)
 	chart := func(name string, h int, zoom bool) app.UI {
-		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: h, Empty: empty, Zoom: zoom}
+		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
 	}
 	lineNote := ""
 	if v.drawn < len(v.rate) {
 		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate))
 	}
 	return root.Body(
-		app.Div().Class("wrap").Body(
+		layout(
 			d.renderHeader(),
 			&SourceStatus{},
 			d.renderControls(v),
 			d.renderFilters(),
+			d.liveRegion(),
 			d.renderMessages(),
 			d.renderSchema(),
 			d.renderHeadline(stats),
@@ -213,13 +215,18 @@ func (d *Dashboard) panel(name, title, note string, isChart bool, body ...app.UI
 	if isChart {
 		formats = append(formats, "png")
 	}
+	reason := d.exportReason(name) // exportmeta.go
 	tools := app.Div().Class("tools").Body(
 		app.Range(formats).Slice(func(i int) app.UI {
 			f := formats[i]
+			tip := "Download the " + strings.ToUpper(f) + " of this panel"
+			if reason != "" {
+				tip = reason
+			}
 			return app.Button().Class("tool").Type("button").
 				DataSet("export", name+"."+f).
-				Title("Download the " + strings.ToUpper(f) + " of this panel").
-				Disabled(d.res == nil).
+				Title(tip).Aria("label", strings.ToUpper(f)+" export of "+title).
+				Disabled(reason != "").
 				Text(strings.ToUpper(f)).
 				OnClick(d.onExport(name, f))
 		}),
@@ -236,7 +243,7 @@ func (d *Dashboard) emptyText() string {
 	case "loading":
 		return "Loading…"
 	case "error":
-		return "No data"
+		return "no data: see the message above"
 	}
 	return "no drafts in window"
 }
@@ -287,7 +294,7 @@ func (d *Dashboard) renderHeader() app.UI {
 	}
 	return app.Header().Class("top").Body(
 		app.Div().Class("brand").Body(
-			app.Img().Src("/web/icon.svg").Alt("").Class("logo"),
+			app.Img().Src("/web/icon.svg").Alt("specdash logo").Class("logo"),
 			app.Div().Body(
 				app.H1().Text("specdash"),
 				app.Div().Class("tagline").Text("speculative decoding"),
@@ -470,6 +477,8 @@ func (d *Dashboard) renderControls(v *view) app.UI {
 	switch {
 	case d.loading:
 		status, statusText = "loading", "Loading…"
+	case d.err != nil:
+		status, statusText = "failed", d.problem().Title
 	case d.res != nil:
 		statusText = "Updated " + d.res.At.In(v.loc).Format("15:04:05")
 		status = "updated"
@@ -489,11 +498,11 @@ func (d *Dashboard) renderControls(v *view) app.UI {
 		selectBoxTip("range", "Time range", "Relative window ending now (live), or the custom window set below or by selecting a span on a chart.", curRange, ranges, d.onSelect("range")),
 		app.Label().Class("control").For("from").Title("Window start ("+tzName+" time)").Body(
 			app.Span().Class("control-label").Text("From ("+tzName+")"),
-			app.Input().Type("datetime-local").ID("from").Step(1).Value(formatLocalInput(from, v.loc)).OnChange(d.onTime(false)),
+			timeInput("from", from, v.loc, d.onTime(false)),
 		),
 		app.Label().Class("control").For("to").Title("Window end ("+tzName+" time)").Body(
 			app.Span().Class("control-label").Text("To ("+tzName+")"),
-			app.Input().Type("datetime-local").ID("to").Step(1).Value(formatLocalInput(to, v.loc)).OnChange(d.onTime(false)),
+			timeInput("to", to, v.loc, d.onTime(false)),
 		),
 		app.If(d.q.Absolute(), func() app.UI {
 			return app.Button().ID("live").Class("btn").Type("button").Title("Back to a relative window ending now").Text("Live").OnClick(d.onLive)
@@ -549,7 +558,7 @@ func (d *Dashboard) renderMessages() app.UI {
 		if d.stopEmpty != nil {
 			text += fmt.Sprintf(" — no data yet: retrying every %s (%d of %d)", d.scrape, d.emptyTries, maxEmptyRetries(d.scrape))
 		}
-		msgs = append(msgs, app.Div().Class("msg", class).DataSet("error", "true").Text(text))
+		msgs = append(msgs, d.renderProblem(class, text)) // states.go
 	}
 	if d.res != nil {
 		if note := CoverageNote(d.res); note != "" {

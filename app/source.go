@@ -257,6 +257,9 @@ func (s *SourceStatus) Summary() string {
 	if s.cur.Kind != KindEmbedded || len(s.targets) == 0 {
 		return s.cur.Label
 	}
+	if targetsUnreachable(s.targetErr) {
+		return s.cur.Label + ": target status unknown, the specdash server is unreachable"
+	}
 	up, down := 0, 0
 	for _, t := range s.targets {
 		switch t.Health {
@@ -275,6 +278,20 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// downTargets counts the targets the last poll saw down.
+func (s *SourceStatus) downTargets() int {
+	if s.targetErr != "" {
+		return 0
+	}
+	n := 0
+	for _, t := range s.targets {
+		if t.Health == "down" {
+			n++
+		}
+	}
+	return n
 }
 
 // Render draws the status bar.
@@ -303,7 +320,15 @@ func (s *SourceStatus) Render() app.UI {
 		parts = append(parts, app.Span().DataSet("source-summary", "true").Text("Reading "+s.Summary()))
 	}
 	if s.targetErr != "" {
-		parts = append(parts, app.Span().Class("msg-stale").DataSet("targets-error", "true").Text(s.targetErr))
+		msg := s.targetErr
+		if targetsUnreachable(msg) {
+			msg = "The specdash server is unreachable: target status unknown (" + msg + ")"
+		}
+		parts = append(parts, app.Span().Class("msg-stale").DataSet("targets-error", "true").Text(msg))
+	}
+	if down := s.downTargets(); down > 0 {
+		parts = append(parts, app.Strong().Class("target-banner").DataSet("targets-down", down).
+			Text(fmt.Sprintf("%d of %d targets down: their numbers are stale", down, len(s.targets))))
 	}
 	if s.cur.Kind == KindEmbedded {
 		parts = append(parts, app.Ul().Class("targets").
@@ -317,12 +342,11 @@ func (s *SourceStatus) Render() app.UI {
 
 func (s *SourceStatus) renderTarget(t targetInfo) app.UI {
 	health := t.Health
-	if health != "up" && health != "down" {
-		health = "unknown"
+	if health != "up" && health != "down" || s.targetErr != "" {
+		health = "unknown" // the last poll failed: no longer known
 	}
-	color := map[string]string{"up": "#047857", "down": "#b91c1c", "unknown": "#6b7280"}[health]
-	li := app.Li().DataSet("target", t.URL).DataSet("health", health).Body(
-		app.Span().Style("color", color).Style("font-weight", "600").Text(health+" "),
+	li := app.Li().Class("target", "target-"+health).DataSet("target", t.URL).DataSet("health", health).Body(
+		app.Span().Class("target-health", "health-"+health).Text(health+" "),
 		app.Code().Text(t.URL),
 		app.If(health == "down", func() app.UI {
 			msg := t.LastError
@@ -335,14 +359,14 @@ func (s *SourceStatus) renderTarget(t targetInfo) app.UI {
 			} else {
 				stale += " (stale)"
 			}
-			return app.Span().Style("color", "#991b1b").Body(
+			return app.Span().Class("target-error").Body(
 				app.Text(": "),
 				app.Span().DataSet("target-error", "true").Text(msg),
 				app.Text(stale),
 			)
 		}),
 		app.If(health == "up" && !t.LastScrape.IsZero(), func() app.UI {
-			return app.Span().Style("color", "#6b7280").Text(" (scraped " + t.LastScrape.Format("15:04:05") + ")")
+			return app.Span().Class("target-scraped").Text(" (scraped " + t.LastScrape.Format("15:04:05") + ")")
 		}),
 	)
 	return li

@@ -131,17 +131,7 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 	if d.res != nil {
 		gb = d.res.Query.GroupBy
 	}
-	head := func(col, label, tip string) app.UI {
-		arrow := ""
-		switch d.q.Sort {
-		case col:
-			arrow = " ▲"
-		case "-" + col:
-			arrow = " ▼"
-		}
-		return app.Th().Class("sortable").DataSet("sort", col).Title(tip + " Click to sort.").
-			OnClick(d.onSort(col)).Text(label + arrow)
-	}
+	head := d.sortHeader
 	var cols []app.UI
 	if len(gb) == 0 {
 		cols = append(cols, head(ColGroup, "group", "All selected series together."))
@@ -157,7 +147,7 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 		head(ColAccepted, "accepted tokens/s", tipAccepted),
 		app.Th().Title("Acceptance rate per bucket over the window (0–100 %).").Text("acceptance rate over time"),
 	)
-	note := "One row per group: ratio of sums within the group. Click a column header to sort."
+	note := "One row per group: ratio of sums within the group. Click a column header (or Tab to it and press Enter) to sort."
 	if len(gb) == 0 {
 		note = "Choose labels under Group by to split the numbers. " + note
 	}

@@ -120,6 +120,12 @@ func TestDashboardFull(t *testing.T) {
 		waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => { const r = document.querySelector('[data-dashboard]'); return r && +r.dataset.windowEnd > %s && !document.querySelector('[data-loading="true"]'); })()`, end1))
 		second := exportJSON(t, tab, "acceptance-rate.json")
 		checkNoShift(t, first, second, 1000)
+		// The export says what it holds (report.Table.Meta).
+		// The last bucket ends where the window does.
+		if len(first.Rows) == 0 || first.Meta["window_end"] != first.Rows[len(first.Rows)-1]["bucket_end"] ||
+			first.Meta["window"] != "last 5m (live)" || first.Meta["filters"] != "none" || first.Meta["source"] == "" {
+			t.Errorf("JSON export meta %v, want the window's end (the last bucket's), no filters and the source", first.Meta)
+		}
 	})
 
 	// 3. Pause; once Prometheus holds the final values the window's numbers
@@ -144,7 +150,14 @@ func TestDashboardFull(t *testing.T) {
 
 	t.Run("CSV export equals report", func(t *testing.T) {
 		text := exportText(t, tab, "breakdown.csv")
-		recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		for _, want := range []string{"# window_start: ", "# filters: none", "# group_by: model_name, engine", "# source: ", "# convention: with bonus token"} {
+			if !strings.Contains(text, "\n"+want) && !strings.HasPrefix(text, want) {
+				t.Errorf("CSV export lacks metadata line %q:\n%s", want, text)
+			}
+		}
+		cr := csv.NewReader(strings.NewReader(text))
+		cr.Comment = '#' // metadata lines (report.Table.Meta)
+		recs, err := cr.ReadAll()
 		if err != nil {
 			t.Fatalf("CSV: %v\n%s", err, text)
 		}
@@ -250,7 +263,7 @@ func TestDashboardFull(t *testing.T) {
 		    Start: r.dataset.windowStart, End: r.dataset.windowEnd, SortHead: head ? head.dataset.sort + head.textContent.slice(-1) : ''};
 		})()`))
 		want := controls{Range: "custom", Refresh: "30s", TZ: "utc", Convention: "nobonus",
-			From: time.UnixMilli(from).UTC().Format("2006-01-02T15:04:05"), To: time.UnixMilli(to).UTC().Format("2006-01-02T15:04:05"),
+			From: time.UnixMilli(from).UTC().Format("2006-01-02 15:04:05"), To: time.UnixMilli(to).UTC().Format("2006-01-02 15:04:05"), // text inputs (app.timeInput)
 			Theme: "dark", Compare: "groups", A: modelB, B: modelA,
 			Models: []string{modelA, modelB}, Engines: []string{"1"}, Jobs: []string{"vllm"}, Group: []string{"model_name"},
 			Start: strconv.FormatInt(from, 10), End: strconv.FormatInt(to, 10), SortHead: "acceptance-rate▼"}
@@ -430,8 +443,9 @@ func exportText(t *testing.T, tab context.Context, export string) string {
 }
 
 type exported struct {
-	Columns []string         `json:"columns"`
-	Rows    []map[string]any `json:"rows"`
+	Meta    map[string]string `json:"meta"`
+	Columns []string          `json:"columns"`
+	Rows    []map[string]any  `json:"rows"`
 }
 
 func exportJSON(t *testing.T, tab context.Context, export string) exported {

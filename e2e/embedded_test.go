@@ -318,6 +318,11 @@ func TestEmbeddedTargetDown(t *testing.T) {
 	if !strings.Contains(src.Summary, "0 up, 1 down") {
 		t.Errorf("summary %q, want 0 up, 1 down", src.Summary)
 	}
+	// Unmistakable: a banner over the target list, the target boxed.
+	banner := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(() => { const b = document.querySelector('[data-targets-down]'); return b ? b.textContent : ''; })()`))
+	if banner != "1 of 1 targets down: their numbers are stale" {
+		t.Errorf("down banner %q, want \"1 of 1 targets down: their numbers are stale\"", banner)
+	}
 	text := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-target]').textContent`))
 	if !strings.Contains(text, "stale") {
 		t.Errorf("down target line %q does not say its numbers are stale", text)

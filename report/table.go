@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"specdash/compute"
@@ -23,12 +24,24 @@ type Table struct {
 	Name    string
 	Columns []string
 	Rows    [][]any
+	// Meta says what the numbers are (window, filters, source,
+	// convention), in order: CSV writes each as a leading "# key: value"
+	// comment line (read with encoding/csv's Comment = '#'), JSON as the
+	// "meta" object. Empty: neither.
+	Meta []Meta
 }
+
+// Meta is one metadata field of an export.
+type Meta struct{ Key, Value string }
 
 // CSV writes the table as RFC 4180 CSV with a header row. Numbers are
 // plain decimals that parse back to the same float64.
 func (t Table) CSV() string {
 	var b bytes.Buffer
+	for _, m := range t.Meta {
+		// One line each: a line break in a value would end the comment.
+		fmt.Fprintf(&b, "# %s: %s\n", oneLine(m.Key), oneLine(m.Value))
+	}
 	w := csv.NewWriter(&b)
 	_ = w.Write(t.Columns)
 	rec := make([]string, len(t.Columns))
@@ -67,11 +80,18 @@ func cellText(v any) string {
 // value, ...}, ...]}, indented; undefined numbers are null.
 func (t Table) JSON() string {
 	type out struct {
-		Name    string           `json:"name"`
-		Columns []string         `json:"columns"`
-		Rows    []map[string]any `json:"rows"`
+		Name    string            `json:"name"`
+		Meta    map[string]string `json:"meta,omitempty"`
+		Columns []string          `json:"columns"`
+		Rows    []map[string]any  `json:"rows"`
 	}
 	o := out{Name: t.Name, Columns: t.Columns, Rows: make([]map[string]any, len(t.Rows))}
+	if len(t.Meta) > 0 {
+		o.Meta = make(map[string]string, len(t.Meta))
+		for _, m := range t.Meta {
+			o.Meta[m.Key] = m.Value
+		}
+	}
 	for r, row := range t.Rows {
 		m := make(map[string]any, len(t.Columns))
 		for i, c := range t.Columns {
@@ -88,6 +108,16 @@ func (t Table) JSON() string {
 		return "{}"
 	}
 	return string(b) + "\n"
+}
+
+// oneLine replaces line breaks (and other control characters) by spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // Num is a table cell of a Value: its float64, or nil when undefined.

@@ -27,8 +27,10 @@ fi
 # VictoriaMetrics on :8428; specdash's tests start their own on free ports
 # and do not need them.
 
+# axe-core: e2e TestAccessibility injects it into the pages.
 if [ ! -f node_modules/echarts/dist/echarts.min.js ] || [ ! -x node_modules/.bin/esbuild ] ||
+  [ ! -f node_modules/axe-core/axe.min.js ] ||
   [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "install-deps: npm ci (echarts and esbuild, pinned by package-lock.json)"
+  echo "install-deps: npm ci (echarts, esbuild and axe-core, pinned by package-lock.json)"
   npm ci --no-audit --no-fund --silent
 fi
