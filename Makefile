@@ -6,7 +6,7 @@ ECHARTS   := web/dist/echarts.min.js
 BIN       := ./specdash
 GOROOT    := $(shell $(GO) env GOROOT)
 
-.PHONY: all deps assets wasm build test test-short test-host test-wasm vet bench run clean fuzz
+.PHONY: all deps assets wasm build test test-short test-host test-wasm vet bench run clean fuzz fuzz-exposition
 
 all: build
 
@@ -76,7 +76,7 @@ vet:
 
 # Host tests (with the real Prometheus and Chromium tests), then compute under
 # js/wasm in Node, where the browser runs it.
-test: deps build vet test-host test-wasm
+test: deps build vet test-host test-wasm fuzz-exposition
 
 # Each fuzz target for FUZZTIME (go test alone runs their seed corpora as
 # normal tests). A crash's input lands in the package's testdata/fuzz and is
@@ -88,6 +88,11 @@ FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS := embedded:FuzzScrapeParse logparse:FuzzParseScrape logparse:FuzzParse \
 	compute:FuzzAggregate compute:FuzzStatistics chartsvg:FuzzDraw
+# The exposition path (embedded scrape, and report --from-log of a raw
+# scrape) is fuzzed in every `make test`, 10 s each.
+fuzz-exposition:
+	$(MAKE) fuzz FUZZTIME=10s FUZZ_TARGETS="embedded:FuzzScrapeParse logparse:FuzzParseScrape"
+
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} ($(FUZZTIME))"; \
@@ -95,7 +100,7 @@ fuzz:
 	done
 
 test-host:
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -race -count=1 -timeout 45m ./...
 
 # The pure and in-process tests (about a minute): -short skips those that
 # start Prometheus, VictoriaMetrics or Chromium, and the long load test.
