@@ -224,7 +224,7 @@ func New(cfg Config) (http.Handler, error) {
 		// compile competed for the CPU with the first chart, and did not
 		// make the live dashboard ready sooner (docs/PERFORMANCE.md).
 		RawHeaders:        []string{`<link rel="preload" as="script" href="` + html.EscapeString(hashResolver{assets}.Resolve(EChartsPath)) + `">`},
-		Scripts:           []string{"/web/preview.js defer"},
+		Scripts:           []string{"/web/preview.js defer", "/web/charts.js defer"},
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},
