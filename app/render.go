@@ -147,7 +147,8 @@ func (d *Dashboard) Render() app.UI {
 	}
 	lineNote := ""
 	if v.drawn < len(v.rate) {
-		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate))
+		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate)) +
+			" " + chartopt.PaletteNote(len(v.rate))
 	}
 	return root.Body(
 		app.Div().Class("wrap").Body(
