@@ -225,7 +225,7 @@ func New(cfg Config) (http.Handler, error) {
 		// make the live dashboard ready sooner (docs/PERFORMANCE.md).
 		RawHeaders:        []string{`<link rel="preload" as="script" href="` + html.EscapeString(hashResolver{assets}.Resolve(EChartsPath)) + `">`},
 		Scripts:           []string{"/web/preview.js defer", "/web/charts.js defer"},
-		Styles:            []string{"/web/specdash.css"},
+		Styles:            []string{"/web/specdash.css", "/web/filters.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},
 		Version:           assets.version,
