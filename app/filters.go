@@ -15,7 +15,8 @@ import (
 // The filter menus, in the style Grafana's variables have: per label a
 // <details> popover (native: Enter/Space opens it, Tab walks it) with a
 // search input and one checkbox per value; the chosen values as chips
-// (each with a remove button named "Remove filter <label> = <value>");
+// (each with a remove button named "Remove filter <label> = <value>", by
+// hidden text: label values are never attribute values);
 // chained values (a label's menu lists the values of the series that the
 // other filters keep: the engine menu lists the chosen model's engines);
 // and the active filters, window and source in a summary line in the page
@@ -198,14 +199,22 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 				v := chosen[i]
 				return app.Span().Class("chip").DataSet("chip", l).DataSet("value", encodeOption(v)).Body(
 					app.Span().Class("chip-text").Text(model.LabelText(v)),
+					// The accessible name is text, not aria-label: a label
+					// value never goes into an attribute (go-app writes
+					// pre-rendered attributes unescaped).
 					app.Button().Type("button").Class("chip-remove").
-						Aria("label", "Remove filter "+l+" = "+model.LabelText(v)).
-						OnClick(d.onFilterSet(l, v, false)).Text("×"),
+						OnClick(d.onFilterSet(l, v, false)).Body(
+						app.Span().Aria("hidden", "true").Text("×"),
+						app.Span().Class("visually-hidden").Text("Remove filter "+l+" = "+model.LabelText(v)),
+					),
 				)
 			}),
 		),
 		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).Body(
-			app.Summary().Class("filter-toggle").Aria("label", l+": "+summary+"; choose values").Text(summary),
+			app.Summary().Class("filter-toggle").Body(
+				app.Span().Class("visually-hidden").Text(l+" values: "),
+				app.Text(summary),
+			),
 			app.Div().Class("filter-pop").Body(
 				app.Input().Type("search").ID(id+"-search").Class("filter-search").
 					Placeholder("Search "+l).Aria("label", "Search values of "+l).

@@ -47,12 +47,12 @@ func TestFilterMatchingNothing(t *testing.T) {
 		}
 	}
 
-	// Pick org/model-b alone in the menu.
+	// Pick org/model-b alone in the menu (uncheck the URL's value).
 	modelJS, _ := json.Marshal(fixtures.ModelB)
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](fmt.Sprintf(`(() => {
-	  const s = document.getElementById('model');
-	  for (const o of s.options) o.selected = o.text === %s;
-	  s.dispatchEvent(new Event('change', {bubbles: true}));
+	  for (const b of document.querySelectorAll('#model input[type=checkbox]')) {
+	    if (b.checked !== (b.parentElement.textContent === %s)) b.click();
+	  }
 	  return true;
 	})()`, modelJS)))
 	waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => {
