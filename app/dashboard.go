@@ -104,6 +104,7 @@ func (d *Dashboard) OnMount(ctx app.Context) {
 		return
 	}
 	d.setup()
+	d.flt.ui, d.flt.hasUI = ctx, true // filters.go: loads outlive the clicked element
 	ctx.Handle(ZoomAction, d.onZoom)
 }
 
@@ -144,6 +145,7 @@ func (d *Dashboard) OnDismount() {
 	if d.cancel != nil {
 		d.cancel()
 	}
+	d.flt.hasUI = false
 	d.ctx, d.cancel, d.inflight, d.stopRefresh = nil, nil, nil, nil
 	d.refreshing = ""
 }

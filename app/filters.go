@@ -37,6 +37,22 @@ type filterState struct {
 	chainKey string              // what chained is for (chainKeyOf), "" when none
 	chainAt  time.Time           // when chained was read
 	busy     string              // the chainKeyOf being read
+
+	// ui is the Dashboard's own context (OnMount): the handlers apply a
+	// new filter with it, not with the clicked element's, because go-app
+	// drops what an element's context dispatches once that element is
+	// gone, and a chip or an option disappears with the value it removed
+	// (the load's result would never be shown).
+	ui    app.Context
+	hasUI bool
+}
+
+// uiCtx is the context to load with: the Dashboard's when mounted.
+func (d *Dashboard) uiCtx(ctx app.Context) app.Context {
+	if d.flt.hasUI {
+		return d.flt.ui
+	}
+	return ctx
 }
 
 // ChainFilters are the filters of q without label's own: the selection a
@@ -260,7 +276,7 @@ func (d *Dashboard) onFilterSet(label, v string, on bool) app.EventHandler {
 		}
 		q := d.q
 		q.setFilter(label, vals)
-		d.apply(ctx, q, true, false)
+		d.apply(d.uiCtx(ctx), q, true, false)
 	}
 }
 
@@ -269,7 +285,7 @@ func (d *Dashboard) onFilterClear(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		q := d.q
 		q.setFilter(label, nil)
-		d.apply(ctx, q, true, false)
+		d.apply(d.uiCtx(ctx), q, true, false)
 	}
 }
 
