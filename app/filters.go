@@ -196,10 +196,10 @@ func (d *Dashboard) renderFilterSummary() app.UI {
 func (d *Dashboard) renderFilterMenu(l string) app.UI {
 	id := filterID(l)
 	chosen := d.q.Filter[l]
-	chained, ok := d.flt.chained[l]
+	_, ok := d.flt.chained[l]
 	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == chainKeyOf(d.q)
 	search := d.flt.search[l]
-	vals := MenuValues(d.labelValues(l), chained, ok, chosen, search)
+	vals := d.menuValues(l)
 	summary := "all"
 	if len(chosen) > 0 {
 		summary = strings.Join(mapText(chosen), ", ")
@@ -219,7 +219,7 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 					// value never goes into an attribute (go-app writes
 					// pre-rendered attributes unescaped).
 					app.Button().Type("button").Class("chip-remove").
-						OnClick(d.onFilterSet(l, v, false)).Body(
+						OnClick(d.onChipRemove).Body(
 						app.Span().Aria("hidden", "true").Text("×"),
 						app.Span().Class("visually-hidden").Text("Remove filter "+l+" = "+model.LabelText(v)),
 					),
@@ -235,14 +235,14 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 				app.Input().Type("search").ID(id+"-search").Class("filter-search").
 					Placeholder("Search "+l).Aria("label", "Search values of "+l).
 					AutoComplete(false).Value(search).
-					OnInput(d.onFilterSearch(l)).OnKeyDown(d.onFilterKey(l, vals)),
+					OnInput(d.onFilterSearch).OnKeyDown(d.onFilterKey),
 				app.Div().ID(id).Class("filter-options").Role("group").Aria("labelledby", id+"-label").Body(
 					app.Range(vals).Slice(func(i int) app.UI {
 						v := vals[i]
 						on := slices.Contains(chosen, v)
 						return app.Label().Class("check", "filter-option").Body(
 							app.Input().Type("checkbox").DataSet("filter-value", encodeOption(v)).
-								Value(encodeOption(v)).Checked(on).OnChange(d.onFilterSet(l, v, !on)),
+								Value(encodeOption(v)).Checked(on).OnChange(d.onFilterCheck),
 							app.Span().Text(model.LabelText(v)),
 						)
 					}),
@@ -252,7 +252,7 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 				}),
 				app.If(len(chosen) > 0, func() app.UI {
 					return app.Button().Type("button").Class("tool", "filter-clear").
-						Aria("label", "Clear the "+l+" filter").OnClick(d.onFilterClear(l)).Text("Clear")
+						Aria("label", "Clear the "+l+" filter").OnClick(d.onFilterClear).Text("Clear")
 				}),
 			),
 		),
@@ -267,56 +267,117 @@ func mapText(vs []string) []string {
 	return out
 }
 
-// onFilterSet adds (on) or removes value v of label's filter.
-func (d *Dashboard) onFilterSet(label, v string, on bool) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		vals := slices.DeleteFunc(slices.Clone(d.q.Filter[label]), func(x string) bool { return x == v })
-		if on {
-			vals = append(vals, v)
+// The handlers read the label and value from the element at event time
+// (data-filter of the enclosing menu, the checkbox's value, the chip's
+// data-value), never from variables captured at render: go-app keeps an
+// element's first handler when a re-render gives it another closure of
+// the same function, so a captured value can be that of a value listed
+// there before.
+
+// eventLabel is the label of the menu holding the event's element.
+func eventLabel(ctx app.Context) (label string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
 		}
-		q := d.q
-		q.setFilter(label, vals)
-		d.apply(d.uiCtx(ctx), q, true, false)
+	}()
+	f := ctx.JSSrc().Call("closest", "[data-filter]")
+	if !f.Truthy() {
+		return "", false
+	}
+	label = f.Get("dataset").Get("filter").String()
+	return label, metricsclient.ValidateLabelName(label) == nil
+}
+
+// setFilterValue adds (on) or removes value v of label's filter and loads.
+func (d *Dashboard) setFilterValue(ctx app.Context, label, v string, on bool) {
+	vals := slices.DeleteFunc(slices.Clone(d.q.Filter[label]), func(x string) bool { return x == v })
+	if on {
+		vals = append(vals, v)
+	}
+	q := d.q
+	q.setFilter(label, vals)
+	d.apply(d.uiCtx(ctx), q, true, false)
+}
+
+// onFilterCheck handles a value's checkbox.
+func (d *Dashboard) onFilterCheck(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	v, ok := decodeOptionOK(ctx.JSSrc().Get("value").String())
+	if !ok {
+		return
+	}
+	d.setFilterValue(ctx, label, v, ctx.JSSrc().Get("checked").Bool())
+}
+
+// onChipRemove handles a chip's remove button.
+func (d *Dashboard) onChipRemove(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	chip := ctx.JSSrc().Call("closest", "[data-chip]")
+	if !chip.Truthy() {
+		return
+	}
+	if v, ok := decodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
+		d.setFilterValue(ctx, label, v, false)
 	}
 }
 
-// onFilterClear removes label's filter.
-func (d *Dashboard) onFilterClear(label string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		q := d.q
-		q.setFilter(label, nil)
-		d.apply(d.uiCtx(ctx), q, true, false)
+// onFilterClear removes the menu's filter.
+func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
 	}
+	q := d.q
+	q.setFilter(label, nil)
+	d.apply(d.uiCtx(ctx), q, true, false)
 }
 
-// onFilterSearch keeps the text typed in label's search input.
-func (d *Dashboard) onFilterSearch(label string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		if d.flt.search == nil {
-			d.flt.search = map[string]string{}
-		}
-		d.flt.search[label] = ctx.JSSrc().Get("value").String()
+// onFilterSearch keeps the text typed in a menu's search input.
+func (d *Dashboard) onFilterSearch(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
 	}
+	if d.flt.search == nil {
+		d.flt.search = map[string]string{}
+	}
+	d.flt.search[label] = ctx.JSSrc().Get("value").String()
+}
+
+// menuValues are the values label's menu lists now.
+func (d *Dashboard) menuValues(label string) []string {
+	chained, ok := d.flt.chained[label]
+	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == chainKeyOf(d.q)
+	return MenuValues(d.labelValues(label), chained, ok, d.q.Filter[label], d.flt.search[label])
 }
 
 // onFilterKey: Enter in the search input toggles the first listed value,
 // Escape closes the menu (and puts the focus back on its toggle).
-func (d *Dashboard) onFilterKey(label string, vals []string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		switch e.Get("key").String() {
-		case "Enter":
-			e.PreventDefault()
-			if len(vals) > 0 {
-				d.onFilterSet(label, vals[0], !slices.Contains(d.q.Filter[label], vals[0]))(ctx, e)
-			}
-		case "Escape":
-			func() {
-				defer func() { recover() }()
-				menu := app.Window().GetElementByID(filterID(label) + "-menu")
-				menu.Set("open", false)
-				menu.Call("querySelector", "summary").Call("focus")
-			}()
+func (d *Dashboard) onFilterKey(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	switch e.Get("key").String() {
+	case "Enter":
+		e.PreventDefault()
+		if vals := d.menuValues(label); len(vals) > 0 {
+			d.setFilterValue(ctx, label, vals[0], !slices.Contains(d.q.Filter[label], vals[0]))
 		}
+	case "Escape":
+		func() {
+			defer func() { recover() }()
+			menu := ctx.JSSrc().Call("closest", "details")
+			menu.Set("open", false)
+			menu.Call("querySelector", "summary").Call("focus")
+		}()
 	}
 }
 
