@@ -153,8 +153,11 @@ func TestFilterMenus(t *testing.T) {
 	if want := []string{"beta"}; !slices.Equal(s.Checked["model_name"], want) {
 		t.Errorf("model menu checked %q, want %q", s.Checked["model_name"], want)
 	}
-	step(t, tab, 10*time.Second, chromedp.SetValue(chromedp.CSS(`#model-search`), ""))
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`document.getElementById('model-search').dispatchEvent(new Event('input', {bubbles: true}))`))
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
+	  const i = document.getElementById('model-search');
+	  i.value = '';
+	  return i.dispatchEvent(new Event('input', {bubbles: true}));
+	})()`))
 	waitFilterMenus(t, tab, 30*time.Second, `(s.options.model_name || []).join() === 'alpha,beta'`)
 }
 

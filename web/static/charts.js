@@ -98,10 +98,9 @@
       var p = [e.offsetX, e.offsetY];
       var label = null;
       if (inst.containPixel({gridIndex: 0}, p)) {
-        var idx = inst.convertFromPixel({xAxisIndex: 0}, p);
-        idx = Array.isArray(idx) ? idx[0] : idx;
+        var d = inst.convertFromPixel({gridIndex: 0}, p);
         var cats = categories(inst);
-        idx = Math.round(idx);
+        var idx = Math.round(Array.isArray(d) ? Number(d[0]) : NaN);
         if (idx >= 0 && idx < cats.length) label = cats[idx];
       }
       if (label === last) return;
