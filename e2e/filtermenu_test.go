@@ -163,7 +163,7 @@ func TestFilterMenus(t *testing.T) {
 
 // TestTimeCrosshair: hovering a bucket on one time chart shows the
 // tooltip and axis pointer at the same time on the others (charts.js
-// link): the drafts-per-second chart gets a showTip for the category the
+// link): the drafts-per-second chart gets a showTip at the category the
 // pointer is on in the acceptance-rate chart, and its tooltip shows that
 // bucket's time. The time charts share their plot area's left edge.
 func TestTimeCrosshair(t *testing.T) {
@@ -189,7 +189,7 @@ func TestTimeCrosshair(t *testing.T) {
 	  const get = n => echarts.getInstanceByDom(document.querySelector('[data-chart="' + n + '"]'));
 	  const src = get('acceptance-rate'), other = get('drafts-per-second');
 	  window.__tips = [];
-	  other.on('showTip', e => window.__tips.push(e.dataIndex));
+	  other.on('showTip', e => window.__tips.push(Math.round(other.convertFromPixel({gridIndex: 0}, [e.x, e.y])[0])));
 	  const el = src.getDom();
 	  el.scrollIntoView({block: 'center'});
 	  const r = el.getBoundingClientRect();

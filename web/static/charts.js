@@ -84,7 +84,13 @@
       var o = other.getOption();
       var trig = o && o.tooltip && o.tooltip[0] && o.tooltip[0].trigger;
       // Item tooltips (the heatmap) have no axis pointer to follow.
-      if (trig === "axis") other.dispatchAction({type: "showTip", seriesIndex: 0, dataIndex: idx});
+      if (trig !== "axis") continue;
+      // By position (the bucket's x, the plot's middle): a gap at idx
+      // has no data point to show a tooltip at.
+      var grid = other.getModel().getComponent("grid", 0);
+      var rect = grid && grid.coordinateSystem && grid.coordinateSystem.getRect();
+      if (!rect) continue;
+      other.dispatchAction({type: "showTip", x: other.convertToPixel({xAxisIndex: 0}, idx), y: rect.y + rect.height / 2});
     }
   }
   function link(inst, group) {
