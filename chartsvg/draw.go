@@ -56,7 +56,7 @@ type style struct {
 
 type grid struct {
 	Left, Right, Top, Bottom any
-	ContainLabel            *bool // nil: true (as specdash's charts had it)
+	ContainLabel             *bool // nil: true (as specdash's charts had it)
 }
 
 type axis struct {
