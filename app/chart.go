@@ -11,7 +11,7 @@ import (
 
 // Chart draws one ECharts option (JSON from go-echarts) with the page's
 // window.echarts (served from /web/echarts.min.js): echarts.init on a
-// sized div in OnMount, ChartUpdateJS whenever Option changes (a full
+// sized div in OnMount, specdashCharts.update (web/static/charts.js) whenever Option changes (a full
 // setOption(option, true), or a replacing merge when only the data
 // changed), resize on window resize, dispose on dismount. A JS exception
 // panics in Go and would kill the whole app, so every call into JS is
@@ -50,7 +50,7 @@ type Chart struct {
 
 	inst    app.Value
 	drawn   string
-	state   app.Value // what ChartUpdateJS returned for drawn; nil after init or clear
+	state   app.Value // what specdashCharts.update returned for drawn; nil after init or clear
 	err     string
 	onBrush app.Func
 
@@ -165,6 +165,9 @@ func (c *Chart) OnDismount() {
 	c.unwatch()
 	c.js(func() {
 		if c.inst != nil && c.inst.Truthy() {
+			if l := chartsLib(); l.Truthy() {
+				l.Call("unlink", c.inst)
+			}
 			c.inst.Call("dispose")
 		}
 	})
@@ -196,9 +199,10 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 	c.js(func() {
 		if c.inst == nil || !c.inst.Truthy() {
 			echarts := app.Window().Get("echarts")
-			if !echarts.Truthy() {
-				// preview.js runs echarts.min.js (server/server.go): wait
-				// for it, then say it is missing.
+			if !echarts.Truthy() || !chartsLib().Truthy() {
+				// preview.js runs echarts.min.js (server/server.go), and
+				// charts.js defines specdashCharts: wait for them, then
+				// say which is missing.
 				if c.libWaits < libWaitMax {
 					c.libWaits++
 					ctx.After(libWait, func(ctx app.Context) {
@@ -209,6 +213,9 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 					return
 				}
 				c.err = "chart library not loaded (/web/echarts.min.js): run make assets"
+				if echarts.Truthy() {
+					c.err = "chart helpers not loaded (/web/charts.js)"
+				}
 				return
 			}
 			c.unwatch()
@@ -218,6 +225,9 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 			c.state = nil
 			c.listen(ctx)
 			c.watch(ctx)
+			if c.Zoom {
+				chartsLib().Call("link", c.inst, TimeGroup)
+			}
 		}
 		if c.Option == c.drawn {
 			return
@@ -233,7 +243,7 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 			// nil while drawing: after an exception, the next draw is a full one.
 			prev := c.state
 			c.state = nil
-			c.state = chartUpdateFunc().Invoke(c.inst, c.Option, c.Zoom, prev)
+			c.state = chartsLib().Call("update", c.inst, c.Option, c.Zoom, prev)
 		}
 		c.drawn = c.Option
 	})
@@ -324,7 +334,7 @@ func (c *Chart) scheduleIdle(ctx app.Context) {
 				return nil
 			})
 		}
-		c.idle = lazyFunc().Call("idle", c.onIdle, LazyIdleTimeout.Milliseconds())
+		c.idle = chartsLib().Call("idle", c.onIdle, LazyIdleTimeout.Milliseconds())
 	})
 }
 
@@ -336,7 +346,7 @@ func (c *Chart) unwatch() {
 			c.observer.Call("disconnect")
 		}
 		if c.idle != nil {
-			lazyFunc().Call("cancel", c.idle)
+			chartsLib().Call("cancel", c.idle)
 		}
 	})
 	c.observer, c.idle = nil, nil
@@ -415,78 +425,14 @@ func whenChartsDrawn(f func()) {
 	chartsDrawn = append(chartsDrawn, f)
 }
 
-// LazyJS is {idle(cb, ms) => handle, cancel(handle)}: requestIdleCallback
-// with a timeout of ms milliseconds, or a setTimeout of 50 ms where the
-// browser has no requestIdleCallback.
-const LazyJS = `({
-  idle: (cb, ms) => window.requestIdleCallback ? {i: window.requestIdleCallback(cb, {timeout: ms})} : {t: setTimeout(cb, 50)},
-  cancel: (h) => { if (!h) return; if ('i' in h) window.cancelIdleCallback(h.i); else clearTimeout(h.t); },
-})`
+// chartsLib is window.specdashCharts, defined by web/static/charts.js
+// (update, idle, cancel, link, unlink; a static script, so that the page's
+// CSP needs no 'unsafe-eval'); undefined until that script ran.
+func chartsLib() app.Value { return app.Window().Get("specdashCharts") }
 
-var lazyJS app.Value
-
-func lazyFunc() app.Value {
-	if lazyJS == nil || !lazyJS.Truthy() {
-		lazyJS = app.Window().Get("Function").New("return " + LazyJS).Invoke()
-	}
-	return lazyJS
-}
-
-// ChartUpdateJS is the JavaScript function (inst, json, zoom, prev) =>
-// state that draws the option JSON json on the ECharts instance inst; Chart
-// calls it on every change of Option (e2e tests call the same source).
-// prev is what the previous call on inst returned (null after echarts.init
-// or clear). The result must be what a fresh instance draws for json:
-//   - "full": setOption(opt, true) (notMerge: every model rebuilt), when
-//     there is no prev or the option's structure changed: another set of
-//     top-level keys, or any top-level value outside swapKeys that differs
-//     (brush, toolbox, animation, color, ...: merged, not replaced, so
-//     they must be equal);
-//   - "merge": setOption(opt, {replaceMerge: the swapKeys present}): every
-//     series, axis, grid, title, legend, tooltip and visualMap is built
-//     anew from opt (replaceMerge without ids keeps none of the old ones:
-//     a series or markArea gone from opt is gone), while the brush and
-//     toolbox models and their views stay, with their state: a brush
-//     selection left from a zoom is cleared (a fresh draw has none).
-//
-// For zoom charts with a brush, the brush's takeGlobalCursor action
-// (selecting a span is the default tool) is dispatched only when the
-// instance does not have it yet: after init and after a "full" draw (which
-// resets it); it costs a render of its own.
-//
-// state is {rest: the structure key, cursor: whether takeGlobalCursor is
-// active, mode: "full" or "merge"}. It throws what setOption throws.
-const ChartUpdateJS = `(inst, json, zoom, prev) => {
-  const opt = JSON.parse(json);
-  const swapKeys = ['series', 'xAxis', 'yAxis', 'grid', 'title', 'legend', 'tooltip', 'visualMap'];
-  const keys = Object.keys(opt).sort();
-  const rest = JSON.stringify(keys.map(k => swapKeys.includes(k) ? k : [k, opt[k]]));
-  let mode = 'full', cursor = false;
-  if (prev && prev.rest === rest) {
-    mode = 'merge';
-    cursor = prev.cursor;
-    const brush = inst.getModel().getComponent('brush');
-    if (brush && brush.areas && brush.areas.length > 0) inst.dispatchAction({type: 'brush', areas: []});
-    inst.setOption(opt, {replaceMerge: keys.filter(k => swapKeys.includes(k))});
-  } else {
-    inst.setOption(opt, true);
-  }
-  if (zoom && opt.brush && !cursor) {
-    inst.dispatchAction({type: 'takeGlobalCursor', key: 'brush', brushOption: {brushType: 'lineX', brushMode: 'single'}});
-    cursor = true;
-  }
-  return {rest, cursor, mode};
-}`
-
-// chartUpdate is ChartUpdateJS compiled (client only, once per page).
-var chartUpdate app.Value
-
-func chartUpdateFunc() app.Value {
-	if chartUpdate == nil || !chartUpdate.Truthy() {
-		chartUpdate = app.Window().Get("Function").New("return " + ChartUpdateJS).Invoke()
-	}
-	return chartUpdate
-}
+// TimeGroup is the group of the time charts (Zoom): they share a
+// crosshair and tooltip (charts.js link).
+const TimeGroup = "specdash-time"
 
 // listen turns a finished brush selection into a ZoomAction.
 func (c *Chart) listen(ctx app.Context) {

@@ -19,8 +19,9 @@ const (
 )
 
 // MaxLines is the most groups drawn as lines in a per-group chart (the
-// groups with the most drafts; the table lists all).
-const MaxLines = 12
+// groups with the most drafts; the table lists all): as many as the
+// palette has distinct colours, so no two lines share one.
+const MaxLines = chartopt.SeriesColors
 
 // The charts' options are chartopt's, built from the view model; the
 // names below are the dashboard's handles on them (JSON strings, as the

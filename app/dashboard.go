@@ -78,6 +78,7 @@ type Dashboard struct {
 	// younger than LabelsMaxAge (loadSince).
 	labelsAt time.Time
 	labelsOf string
+	flt      filterState // filter menus: search text, chained values (filters.go)
 }
 
 // OnInit reads the server's settings (Env); it runs on the server and in
@@ -109,6 +110,7 @@ func (d *Dashboard) OnMount(ctx app.Context) {
 		return
 	}
 	d.setup()
+	d.flt.ui, d.flt.hasUI = ctx, true // filters.go: loads outlive the clicked element
 	ctx.Handle(ZoomAction, d.onZoom)
 }
 
@@ -149,6 +151,7 @@ func (d *Dashboard) OnDismount() {
 	if d.cancel != nil {
 		d.cancel()
 	}
+	d.flt.hasUI = false
 	d.ctx, d.cancel, d.inflight, d.stopRefresh = nil, nil, nil, nil
 	d.refreshing = ""
 }
@@ -236,6 +239,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			d.adopt(&res)
 			d.window = res.Window
 			d.refreshLabels(ctx)
+			d.chainLabels(ctx)
 			ctx.Defer(func(app.Context) {
 				perfMark("rendered")
 				whenChartsDrawn(func() { perfMark("rendered-all") })
@@ -432,34 +436,6 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 	}
 }
 
-// onFilter handles a label's multi-select: choosing "all" clears the
-// filter; choosing values (with "all" still selected from before) filters
-// on them.
-func (d *Dashboard) onFilter(label string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		sel := ctx.JSSrc().Get("selectedOptions")
-		var vals []string
-		all := false
-		for i := 0; i < sel.Length(); i++ {
-			v := sel.Index(i).Get("value").String()
-			if v == All {
-				all = true
-				continue
-			}
-			if dec, ok := decodeOptionOK(v); ok {
-				vals = append(vals, dec)
-			}
-		}
-		wasAll := len(d.q.Filter[label]) == 0
-		if all && (!wasAll || len(vals) == 0) {
-			vals = nil
-		}
-		q := d.q
-		q.setFilter(label, vals)
-		d.apply(ctx, q, true, false)
-	}
-}
-
 // onGroup toggles a group-by label.
 func (d *Dashboard) onGroup(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
@@ -557,7 +533,7 @@ func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 	}
 	q := d.q
 	q.From, q.To = g.BucketStart(from), g.BucketEnd(to)
-	d.apply(ctx, q, true, false)
+	d.pushQuery(ctx, q) // Back undoes the zoom
 }
 
 func (d *Dashboard) onLive(ctx app.Context, e app.Event) {

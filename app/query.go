@@ -31,7 +31,10 @@
 //   - charts are [data-chart=<name>] (Chart* constants), each holding an
 //     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>]
 //     (name: a chart name, "breakdown" or "compare");
-//   - filters are <select multiple> #model, #engine and #f-<label>; group-by
+//   - filters (app/filters.go): per label [data-filter=<label>] with
+//     checkboxes input[data-filter-value] in #model, #engine and
+//     #f-<label>, chips [data-chip=<label>], search #<id>-search, popover
+//     #<id>-menu; the summary line [data-filter-summary]; group-by
 //     checkboxes input[data-group=<label>]; [data-schema] names the
 //     detected schema; compare rows [data-compare][data-significant=yes|no];
 //   - after "Copy link", input[data-link] holds the view's URL.

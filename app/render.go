@@ -158,7 +158,8 @@ func (d *Dashboard) Render() app.UI {
 	}
 	lineNote := ""
 	if v.drawn < len(v.rate) {
-		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate))
+		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate)) +
+			" " + chartopt.PaletteNote(len(v.rate))
 	}
 	return root.Body(
 		layout(
@@ -167,6 +168,7 @@ func (d *Dashboard) Render() app.UI {
 			d.renderControls(v),
 			d.renderFilters(),
 			d.liveRegion(),
+			d.renderFilterSummary(),
 			d.renderMessages(),
 			d.renderSchema(),
 			d.renderHeadline(stats),
@@ -342,31 +344,6 @@ func selectBoxTip(id, label, tip string, current string, options []selectOpt, h 
 	)
 }
 
-// labelOptions are the options of a label's multi-select: "all", then the
-// known values and the selected ones, sorted; selected holds the encoded
-// values to mark.
-func labelOptions(values, current []string) (opts []selectOpt, selected map[string]bool) {
-	opts = []selectOpt{{All, "all"}}
-	vals := slices.Clone(values)
-	for _, c := range current {
-		if !slices.Contains(vals, c) {
-			vals = append(vals, c)
-		}
-	}
-	slices.Sort(vals)
-	selected = map[string]bool{}
-	for _, v := range vals {
-		opts = append(opts, selectOpt{encodeOption(v), model.LabelText(v)})
-	}
-	if len(current) == 0 {
-		selected[All] = true
-	}
-	for _, c := range current {
-		selected[encodeOption(c)] = true
-	}
-	return opts, selected
-}
-
 // labelNames are the label names to offer: known from the series, filtered
 // or grouped by; model_name and engine first, then the rest sorted.
 func (d *Dashboard) labelNames() []string {
@@ -422,22 +399,8 @@ func (d *Dashboard) labelValues(label string) []string {
 func (d *Dashboard) renderFilters() app.UI {
 	names := d.labelNames()
 	return app.Div().Class("filters").Body(
-		app.Span().Class("filters-title").Title("Keep only the series whose label has one of the chosen values (Ctrl/Cmd-click to choose several; \"all\" clears the filter). Values are listed for the whole window, unfiltered.").Text("Filters"),
-		app.Range(names).Slice(func(i int) app.UI {
-			l := names[i]
-			opts, selected := labelOptions(d.labelValues(l), d.q.Filter[l])
-			id := filterID(l)
-			return app.Label().Class("control", "control-filter").For(id).Body(
-				app.Span().Class("control-label", "label-name").Text(l),
-				app.Select().ID(id).Name(id).Multiple(true).Size(min(len(opts), 4)).
-					DataSet("filter", l).OnChange(d.onFilter(l)).Body(
-					app.Range(opts).Slice(func(j int) app.UI {
-						o := opts[j]
-						return app.Option().Value(o.value).Selected(selected[o.value]).Text(o.label)
-					}),
-				),
-			)
-		}),
+		app.Span().Class("filters-title").Title("Keep only the series whose label has one of the chosen values. Each menu lists the values of the series the other filters keep, over the whole window.").Text("Filters"),
+		app.Range(names).Slice(func(i int) app.UI { return d.renderFilterMenu(names[i]) }),
 		app.Div().Class("control", "control-group").Title("Group the breakdown table and the per-group charts by these labels (ratio of sums within each group).").Body(
 			app.Span().Class("control-label").Text("Group by"),
 			app.Div().Class("checks").Body(

@@ -73,5 +73,6 @@ func heatmap(labels []string, buckets []compute.Stats, k, complete int, p Palett
 		o.Series = append(o.Series, s)
 	}
 	o.zoomable(p)
+	o.alignTime("", 44)
 	return &o
 }

@@ -58,6 +58,7 @@ func Lines(g compute.Grid, lines []model.Line, complete int, scale float64, deci
 	}
 	o.zoomable(p)
 	o.markIncomplete(n, complete, p)
+	o.alignTime(unit, 0)
 	return &o
 }
 

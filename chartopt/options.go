@@ -43,7 +43,7 @@ func PaletteFor(theme string) Palette {
 			Name: ThemeDark, Text: "#e5e7eb", Muted: "#9ca3af", Grid: "#1f2a3d", Panel: "#111827",
 			TooltipBg: "#1f2937", Line: "#374151",
 			Bar: "#60a5fa", Conditional: "#fbbf24", Incomplete: "rgba(148,163,184,0.16)", Brush: "rgba(96,165,250,0.25)",
-			Series: []string{"#60a5fa", "#2dd4bf", "#fbbf24", "#f472b6", "#a78bfa", "#34d399", "#f87171", "#22d3ee", "#a3e635", "#c084fc", "#fb923c", "#94a3b8"},
+			Series: darkSeries,
 			Heat:   []string{"#0f172a", "#1e3a8a", "#3b82f6", "#bfdbfe"},
 		}
 	}
@@ -51,7 +51,7 @@ func PaletteFor(theme string) Palette {
 		Name: ThemeLight, Text: "#111827", Muted: "#6b7280", Grid: "#e5e7eb", Panel: "#ffffff",
 		TooltipBg: "#ffffff", Line: "#d1d5db",
 		Bar: "#2563eb", Conditional: "#d97706", Incomplete: "rgba(107,114,128,0.10)", Brush: "rgba(37,99,235,0.15)",
-		Series: []string{"#2563eb", "#0d9488", "#d97706", "#db2777", "#7c3aed", "#059669", "#dc2626", "#0891b2", "#65a30d", "#9333ea", "#ea580c", "#475569"},
+		Series: lightSeries,
 		Heat:   []string{"#f8fafc", "#bfdbfe", "#3b82f6", "#1e3a8a"},
 	}
 }

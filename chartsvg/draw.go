@@ -56,10 +56,12 @@ type style struct {
 
 type grid struct {
 	Left, Right, Top, Bottom any
+	ContainLabel             *bool // nil: true (as specdash's charts had it)
 }
 
 type axis struct {
 	Type      string     `json:"type"`
+	Name      string     `json:"name"`
 	Data      categories `json:"data"`
 	Min, Max  any
 	Scale     bool `json:"scale"`
@@ -308,6 +310,9 @@ func draw(o option) string {
 	for i, t := range ticks {
 		b.WriteString(`<span style="position:absolute;right:100%;margin-right:` + strconv.Itoa(labelGap) + `px;top:` + pct(yPos(t)) + `;transform:translateY(-50%);white-space:nowrap">` + esc(yLabels[i]) + `</span>`)
 	}
+	if y.Name != "" { // the unit, above the axis (nameLocation end)
+		b.WriteString(`<span style="position:absolute;left:0;bottom:100%;margin-bottom:8px;transform:translateX(-50%);white-space:nowrap">` + esc(y.Name) + `</span>`)
+	}
 	every := (n + maxXLabels - 1) / maxXLabels
 	for j := 0; j < n; j += every {
 		b.WriteString(`<span style="position:absolute;top:100%;margin-top:` + strconv.Itoa(labelGap) + `px;left:` + pct(xPos(j)) + `;transform:translateX(-50%);white-space:nowrap">` + esc(cats[j]) + `</span>`)
@@ -463,6 +468,10 @@ func plotBox(o option, widest int) (left, right, top, bottom int) {
 	g := grid{Left: "8", Right: "40", Top: "28", Bottom: "8"}
 	if len(o.Grid) > 0 {
 		g = o.Grid[0]
+	}
+	if g.ContainLabel != nil && !*g.ContainLabel {
+		// The time charts' fixed plot area (chartopt.TimeGridLeft).
+		return px(g.Left, 8), px(g.Right, 40), px(g.Top, 28), px(g.Bottom, 8)
 	}
 	return px(g.Left, 8) + widest*charWidth + labelGap, px(g.Right, 40), px(g.Top, 28), px(g.Bottom, 8) + labelLine + labelGap
 }

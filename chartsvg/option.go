@@ -29,13 +29,15 @@ func fromOption(o *chartopt.Option) option {
 		out.Legend.TextStyle.Color = ts.Color
 	}
 	for _, g := range o.Grid {
-		out.Grid = append(out.Grid, grid{Left: g.Left, Right: g.Right, Top: g.Top, Bottom: g.Bottom})
+		out.Grid = append(out.Grid, grid{Left: g.Left, Right: g.Right, Top: g.Top, Bottom: g.Bottom, ContainLabel: g.ContainLabel})
 	}
 	for _, x := range o.XAxis {
 		out.XAxis = append(out.XAxis, fromAxis(x.Type, x.Data, x.Min, x.Max, x.Scale, x.AxisLabel, x.SplitLine))
 	}
 	for _, y := range o.YAxis {
-		out.YAxis = append(out.YAxis, fromAxis(y.Type, y.Data, y.Min, y.Max, y.Scale, y.AxisLabel, y.SplitLine))
+		a := fromAxis(y.Type, y.Data, y.Min, y.Max, y.Scale, y.AxisLabel, y.SplitLine)
+		a.Name = y.Name
+		out.YAxis = append(out.YAxis, a)
 	}
 	for _, s := range o.Series {
 		out.Series = append(out.Series, fromSeries(s))

@@ -21,7 +21,7 @@ import (
 )
 
 // updateCase is one redraw checked by TestChartUpdate: option A then B
-// drawn on one instance by app.ChartUpdateJS, against a fresh instance that
+// drawn on one instance by specdashCharts.update, against a fresh instance that
 // drew B only. Mode is the path the update must take ("merge" or "full");
 // Brushed leaves a brush selection on A (what a zoom by the user leaves).
 type updateCase struct {
@@ -55,12 +55,13 @@ type updateShots struct {
 	VisualMax     []any    `json:"visualMax"`
 }
 
-// updateJS draws the cases %s with the update function %s in #upd and
+// updateJS draws the cases %s with specdashCharts.update (the page ran
+// web/static/charts.js, loadChartsJS) in #upd and
 // #fresh (two 960x300 divs added to bundleTestPage) and returns an
 // updateShots per case. Drawings are read after two animation frames.
 const updateJS = `(async () => {
   const cases = %s;
-  const update = new Function('return ' + %s)();
+  const update = window.specdashCharts.update;
   const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const mk = (id) => {
     let el = document.getElementById(id);
@@ -204,7 +205,7 @@ func updateCases(t *testing.T) []updateCase {
 	}
 }
 
-// TestChartUpdate: app.ChartUpdateJS, which app.Chart runs on every change
+// TestChartUpdate: specdashCharts.update (web/static/charts.js), which app.Chart runs on every change
 // of its option (a replacing merge when only the data changed, the brush
 // cursor dispatched only when not active), draws B after A on one instance
 // exactly as a fresh instance draws B, pixel for pixel, on the canvas and
@@ -224,9 +225,10 @@ func TestChartUpdate(t *testing.T) {
 	tab := newTab(t)
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/echarts-test.html"))
 	waitJS(t, tab, 30*time.Second, `!!window.echarts`)
+	loadChartsJS(t, tab)
 
 	cases := updateCases(t)
-	js := fmt.Sprintf(updateJS, mustJSON(cases), mustJSON(app.ChartUpdateJS))
+	js := fmt.Sprintf(updateJS, mustJSON(cases))
 	got := run(t, tab, 120*time.Second, chromedp.Evaluate[[]updateShots](js, func(p *cdpruntime.EvaluateParams) { yes := true; p.AwaitPromise = &yes }))
 	if len(got) != len(cases) {
 		t.Fatalf("%d results for %d cases", len(got), len(cases))
@@ -268,7 +270,7 @@ func TestChartUpdate(t *testing.T) {
 	// The brush still selects after a merge: drag on the updated instance.
 	type pts struct{ X1, X2, Y float64 }
 	p := run(t, tab, 10*time.Second, chromedp.Evaluate[pts](fmt.Sprintf(`(() => {
-	  const update = new Function('return ' + %s)();
+	  const update = window.specdashCharts.update;
 	  const el = document.getElementById('upd');
 	  const old = echarts.getInstanceByDom(el);
 	  if (old) old.dispose();
@@ -282,7 +284,7 @@ func TestChartUpdate(t *testing.T) {
 	  const r = el.getBoundingClientRect();
 	  const g = inst.getModel().getComponent('grid', 0).coordinateSystem.getRect();
 	  return {x1: r.left + inst.convertToPixel({xAxisIndex: 0}, 10), x2: r.left + inst.convertToPixel({xAxisIndex: 0}, 20), y: r.top + g.y + g.height / 2};
-	})()`, mustJSON(app.ChartUpdateJS), mustJSON(cases[1].A), mustJSON(cases[1].B))))
+	})()`, mustJSON(cases[1].A), mustJSON(cases[1].B))))
 	drag(t, tab, p.X1, p.X2, p.Y)
 	waitJS(t, tab, 10*time.Second, `window.brushEnds.length > 0`)
 	ends := run(t, tab, 10*time.Second, chromedp.Evaluate[[][][]float64](`window.brushEnds`))
@@ -290,6 +292,18 @@ func TestChartUpdate(t *testing.T) {
 	if len(last) != 1 || len(last[0]) != 2 || last[0][0] != 10 || last[0][1] != 20 {
 		t.Errorf("brushEnd after a merged update: coordRange %v, want [[10 20]]", ends)
 	}
+}
+
+// loadChartsJS runs web/static/charts.js (what the dashboard loads as
+// /web/charts.js) in the tab's page: window.specdashCharts.
+func loadChartsJS(t *testing.T, tab context.Context) {
+	t.Helper()
+	src, err := fs.ReadFile(web.FS, "static/charts.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, tab, 10*time.Second, chromedp.Evaluate[any](string(src)))
+	waitJS(t, tab, 10*time.Second, `!!(window.specdashCharts && window.specdashCharts.update)`)
 }
 
 // drag presses the left mouse button at (x1, y), moves to (x2, y) in

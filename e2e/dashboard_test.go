@@ -212,13 +212,13 @@ func TestDashboardFull(t *testing.T) {
 		}
 		headline := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 		compareWithReport(t, client, headline, filters)
-		sel := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.getElementById('model').selectedOptions).map(o => o.text)`))
+		sel := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#model input[type=checkbox]:checked')).map(b => b.parentElement.textContent)`))
 		if want := []string{modelA, modelC}; !slices.Equal(sel, want) {
 			t.Errorf("model filter shows %q selected, want %q", sel, want)
 		}
-		opts := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.getElementById('f-instance').options).map(o => o.text)`))
-		if want := append([]string{"all"}, sortedStrings(inst1, inst2)...); !slices.Equal(opts, want) {
-			t.Errorf("instance filter offers %q, want %q (all values, unfiltered)", opts, want)
+		opts := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#f-instance input[type=checkbox]')).map(b => b.parentElement.textContent)`))
+		if want := sortedStrings(inst1, inst2); !slices.Equal(opts, want) {
+			t.Errorf("instance filter offers %q, want %q (the instances of models A and C)", opts, want)
 		}
 	})
 
@@ -252,7 +252,7 @@ func TestDashboardFull(t *testing.T) {
 		}
 		c := run(t, tab, 10*time.Second, chromedp.Evaluate[controls](`(() => {
 		  const v = id => (document.getElementById(id) || {}).value || '';
-		  const sel = id => { const e = document.getElementById(id); return e ? Array.from(e.selectedOptions).map(o => o.text) : []; };
+		  const sel = id => Array.from(document.querySelectorAll('#' + id + ' input[type=checkbox]:checked')).map(b => b.parentElement.textContent);
 		  const txt = id => { const e = document.getElementById(id); return e && e.selectedIndex >= 0 ? e.options[e.selectedIndex].text : ''; };
 		  const r = document.querySelector('[data-dashboard]');
 		  const head = Array.from(document.querySelectorAll('th[data-sort]')).find(h => /[▲▼]/.test(h.textContent));

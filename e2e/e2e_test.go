@@ -75,9 +75,14 @@ const readPageJS = `(() => {
   out.stale = root.dataset.stale || '';
   const err = document.querySelector('[data-error]');
   out.error = err ? err.textContent : '';
-  const sel = document.getElementById('model');
-  out.model = sel && sel.selectedIndex >= 0 ? sel.options[sel.selectedIndex].text : '';
-  out.models = sel ? Array.from(sel.options).map(o => o.text) : [];
+  // The model menu (app/filters.go): checkboxes in #model; "all" first,
+  // as the menu's toggle reads when nothing is checked.
+  const menu = document.getElementById('model');
+  const boxes = menu ? Array.from(menu.querySelectorAll('input[type=checkbox]')) : [];
+  const label = b => b.parentElement.textContent;
+  const on = boxes.filter(b => b.checked);
+  out.model = menu ? (on.length ? label(on[0]) : 'all') : '';
+  out.models = menu ? ['all'].concat(boxes.map(label)) : [];
   for (const el of document.querySelectorAll('[data-metric]')) {
     if (el.dataset.metric === 'per-position-acceptance-rate') {
       out.positions.push({pos: el.dataset.position, value: el.dataset.value, text: el.textContent});

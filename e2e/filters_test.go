@@ -47,14 +47,25 @@ func TestFilterMatchingNothing(t *testing.T) {
 		}
 	}
 
-	// Pick org/model-b alone in the menu.
+	// Pick org/model-b alone in the menu: check it, then uncheck the
+	// URL's value (one change at a time: each re-renders the menu).
 	modelJS, _ := json.Marshal(fixtures.ModelB)
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](fmt.Sprintf(`(() => {
-	  const s = document.getElementById('model');
-	  for (const o of s.options) o.selected = o.text === %s;
-	  s.dispatchEvent(new Event('change', {bubbles: true}));
-	  return true;
-	})()`, modelJS)))
+	click := func(text []byte, checked bool) {
+		t.Helper()
+		js := fmt.Sprintf(`(() => {
+		  const b = Array.from(document.querySelectorAll('#model input[type=checkbox]')).find(b => b.parentElement.textContent === %s);
+		  if (!b) return false;
+		  if (b.checked !== %v) b.click();
+		  return true;
+		})()`, text, checked)
+		waitJS(t, tab, 30*time.Second, js)
+		waitJS(t, tab, 30*time.Second, fmt.Sprintf(`(() => {
+		  const b = Array.from(document.querySelectorAll('#model input[type=checkbox]')).find(b => b.parentElement.textContent === %s);
+		  return !b ? %v === false : b.checked === %v;
+		})()`, text, checked, checked))
+	}
+	click(modelJS, true)
+	click([]byte(`"no-such-model"`), false)
 	waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => {
 	  const r = document.querySelector('[data-dashboard]');
 	  const q = new URLSearchParams(location.search);

@@ -6,15 +6,15 @@ import "net/http"
 // the pages (/, /logs, go-app's app.js, app-worker.js, manifest, error
 // pages) run only specdash's own scripts, styles and wasm.
 //
-//   - script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval': app.js,
-//     wasm_exec.js, preview.js and ECharts come from the server; no inline
+//   - script-src 'self' 'wasm-unsafe-eval': app.js, wasm_exec.js,
+//     preview.js, charts.js and ECharts come from the server; no inline
 //     script runs (go-app v10.1.11 writes its settings into app.js), so
 //     injected markup (<script>, onerror=) runs nothing. Compiling app.wasm
 //     needs 'wasm-unsafe-eval' (WebAssembly.instantiateStreaming).
-//     'unsafe-eval' is for app/chart.go, which compiles its two constant
-//     functions (ChartUpdateJS, LazyJS) with new Function; once they come
-//     from a static script it can go (e2e TestPageSecurityPolicy reports
-//     any eval left).
+//     No 'unsafe-eval': the page evaluates no strings (app/chart.go calls
+//     the functions of web/static/charts.js; chart formatters are ECharts
+//     string templates, never function strings). e2e
+//     TestPageSecurityPolicy reports any eval as a violation.
 //   - style-src 'self' with style-src-attr 'unsafe-inline': the
 //     stylesheets come from the server; the pre-rendered markup (go-app's
 //     Style(), chartsvg's static drawings) carries style attributes, which
@@ -24,7 +24,7 @@ import "net/http"
 //     is the only way to a source); worker-src 'self': app-worker.js.
 //   - frame-ancestors 'none' (with X-Frame-Options: DENY for older
 //     browsers): no other site frames the dashboard.
-const PageCSP = "default-src 'self'; script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'; " +
+const PageCSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
 	"style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self'; " +
 	"connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; " +
 	"form-action 'self'; frame-ancestors 'none'"

@@ -224,8 +224,8 @@ func New(cfg Config) (http.Handler, error) {
 		// the head, while the body is on its way, and hands the module to
 		// go-app's app.js (docs/PERFORMANCE.md, "Live dashboard").
 		RawHeaders:        rawHeaders(assets),
-		Scripts:           []string{"/web/preview.js defer"},
-		Styles:            []string{"/web/specdash.css"},
+		Scripts:           []string{"/web/preview.js defer", "/web/charts.js defer"},
+		Styles:            []string{"/web/specdash.css", "/web/filters.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},
 		Version:           assets.version,

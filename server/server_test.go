@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -558,7 +559,12 @@ func TestPage(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	for _, v := range []string{"1h", "10s", "nobonus", "v:" + base64.RawURLEncoding.EncodeToString([]byte(model))} {
+	// The model filter's value (app/filters.go): a checked checkbox.
+	mv := "v:" + base64.RawURLEncoding.EncodeToString([]byte(model))
+	if !checkedBox.MatchString(page) || !slices.ContainsFunc(checkedBox.FindAllString(page, -1), func(m string) bool { return strings.Contains(m, `value="`+mv+`"`) }) {
+		t.Errorf("model value %q is not a checked box in the pre-rendered page", mv)
+	}
+	for _, v := range []string{"1h", "10s", "nobonus"} {
 		if !selected.MatchString(page) || !strings.Contains(page, v) {
 			t.Errorf("page lacks option %q", v)
 		}
@@ -596,6 +602,8 @@ func TestPage(t *testing.T) {
 }
 
 // selected matches a selected <option>, attributes in any order.
+var checkedBox = regexp.MustCompile(`<input(?: [a-z-]+(?:="[^"]*")?)* checked(?: [a-z-]+(?:="[^"]*")?)*>`)
+
 var selected = regexp.MustCompile(`<option(?: [a-z]+(?:="[^"]*")?)*? selected(?: [a-z]+(?:="[^"]*")?)*>|<option(?: [a-z]+(?:="[^"]*")?)* selected>`)
 
 func TestConfigErrors(t *testing.T) {

@@ -1,0 +1,427 @@
+package app
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/metricsclient"
+	"specdash/model"
+)
+
+// The filter menus, in the style Grafana's variables have: per label a
+// <details> popover (native: Enter/Space opens it, Tab walks it) with a
+// search input and one checkbox per value; the chosen values as chips
+// (each with a remove button named "Remove filter <label> = <value>", by
+// hidden text: label values are never attribute values);
+// chained values (a label's menu lists the values of the series that the
+// other filters keep: the engine menu lists the chosen model's engines);
+// and the active filters, window and source in a summary line in the page
+// ([data-filter-summary]), so that a screenshot or a PNG of the page says
+// what it shows. A value in the URL that the label list lacks is still a
+// chip and a checked box. The URL format is Query's (model=, engine=,
+// f.<label>=, repeatable).
+//
+// Hooks: [data-filter=<label>] per label; its checkboxes are
+// input[data-filter-value] (value: encodeOption of the label value) in
+// #<filterID> (role group); chips [data-chip=<label>][data-value=...];
+// search input #<filterID>-search; popover #<filterID>-menu.
+
+// filterState is the filter menus' view state (browser only).
+type filterState struct {
+	search   map[string]string   // label -> text typed in its menu's search
+	chained  map[string][]string // label -> its values under the other filters
+	chainKey string              // what chained is for (chainKeyOf), "" when none
+	chainAt  time.Time           // when chained was read
+	busy     string              // the chainKeyOf being read
+
+	// ui is the Dashboard's own context (OnMount): the handlers apply a
+	// new filter with it, not with the clicked element's, because go-app
+	// drops what an element's context dispatches once that element is
+	// gone, and a chip or an option disappears with the value it removed
+	// (the load's result would never be shown).
+	ui    app.Context
+	hasUI bool
+}
+
+// uiCtx is the context to load with: the Dashboard's when mounted.
+func (d *Dashboard) uiCtx(ctx app.Context) app.Context {
+	if d.flt.hasUI {
+		return d.flt.ui
+	}
+	return ctx
+}
+
+// ChainFilters are the filters of q without label's own: the selection a
+// label's menu lists values for (chained menus).
+func ChainFilters(q Query, label string) []metricsclient.Filter {
+	return slices.DeleteFunc(q.Filters(), func(f metricsclient.Filter) bool { return f.Name == label })
+}
+
+// chainKeyOf is what a set of chained lists depends on: the query's
+// filters, source and window (they are read again, like the label lists,
+// when older than LabelsMaxAge); "" without filters.
+func chainKeyOf(q Query) string {
+	if len(q.Filter) == 0 {
+		return ""
+	}
+	v := q.Values()
+	for _, k := range []string{"refresh", "group", "convention", "theme", "tz", "sort", "compare", "base_from", "base_to", "a", "b"} {
+		v.Del(k)
+	}
+	return v.Encode()
+}
+
+// chainSets groups labels by the filters their menus need: labels without
+// a filter of their own share q's whole filter set; a filtered label needs
+// q's filters without its own. Keys are the sets' selectors' text.
+func chainSets(q Query, labels []string) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range labels {
+		out[filterKey(ChainFilters(q, l))] = append(out[filterKey(ChainFilters(q, l))], l)
+	}
+	return out
+}
+
+func filterKey(fs []metricsclient.Filter) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.Name + "=" + strings.Join(f.Values, "\x00") + "\x01")
+	}
+	return b.String()
+}
+
+// MenuValues are the values a label's menu lists: the chained values when
+// known (else all known values), plus the chosen ones (always: a chosen
+// value absent from the lists must show as chosen), those whose text
+// contains search (case-insensitive), sorted.
+func MenuValues(known []string, chained []string, chainedOK bool, chosen []string, search string) []string {
+	base := known
+	if chainedOK {
+		base = chained
+	}
+	vals := slices.Clone(base)
+	for _, c := range chosen {
+		if !slices.Contains(vals, c) {
+			vals = append(vals, c)
+		}
+	}
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	if s := strings.ToLower(strings.TrimSpace(search)); s != "" {
+		vals = slices.DeleteFunc(vals, func(v string) bool { return !strings.Contains(strings.ToLower(model.LabelText(v)), s) })
+	}
+	return vals
+}
+
+// filterName is how the summary names a label: "model" and "engine" for
+// the two vLLM labels (as in the URL), else the label.
+func filterName(label string) string {
+	if label == "model_name" {
+		return "model"
+	}
+	return label
+}
+
+func filterRank(l string) int {
+	switch l {
+	case "model_name":
+		return 0
+	case "engine":
+		return 1
+	}
+	return 2
+}
+
+// FilterSummary is the summary line of a view: the active filters, the
+// window and the source, e.g. "model = A, B · engine = 3 · last 6 h ·
+// source prom"; without filters it starts "all series".
+func FilterSummary(q Query, source string, loc *time.Location) string {
+	var parts []string
+	labels := q.FilterLabels()
+	// model_name and engine first, as the menus list them.
+	slices.SortStableFunc(labels, func(a, b string) int { return filterRank(a) - filterRank(b) })
+	for _, l := range labels {
+		texts := make([]string, len(q.Filter[l]))
+		for i, v := range q.Filter[l] {
+			texts[i] = model.LabelText(v)
+		}
+		parts = append(parts, filterName(l)+" = "+strings.Join(texts, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "all series")
+	}
+	parts = append(parts, summaryWindow(q, loc))
+	if source != "" {
+		parts = append(parts, "source "+source)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// summaryWindow is "last 6 h" (relative) or "2026-12-01 10:00 – 11:00 UTC"
+// (absolute, in loc).
+func summaryWindow(q Query, loc *time.Location) string {
+	if q.Absolute() {
+		from, to := time.UnixMilli(q.From).In(loc), time.UnixMilli(q.To).In(loc)
+		layout := "15:04"
+		if to.Format("2006-01-02") != from.Format("2006-01-02") {
+			layout = "2006-01-02 15:04"
+		}
+		return from.Format("2006-01-02 15:04") + " – " + to.Format(layout) + " " + to.Format("MST")
+	}
+	r := q.Range
+	for _, u := range []struct{ suffix, text string }{{"m", " min"}, {"h", " h"}, {"d", " d"}} {
+		if n, ok := strings.CutSuffix(r, u.suffix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return "last " + n + u.text
+		}
+	}
+	return "last " + r
+}
+
+// renderFilterSummary is the summary line (in the page, above the
+// numbers: part of screenshots and PNG exports of the page).
+func (d *Dashboard) renderFilterSummary() app.UI {
+	source := d.q.Source
+	if source == "" {
+		source = d.source
+	}
+	return app.P().Class("filter-summary").DataSet("filter-summary", "true").
+		Aria("live", "polite").Text(FilterSummary(d.q, source, d.q.Location()))
+}
+
+// renderFilterMenu is one label's chips and menu.
+func (d *Dashboard) renderFilterMenu(l string) app.UI {
+	id := filterID(l)
+	chosen := d.q.Filter[l]
+	_, ok := d.flt.chained[l]
+	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == chainKeyOf(d.q)
+	search := d.flt.search[l]
+	vals := d.menuValues(l)
+	summary := "all"
+	if len(chosen) > 0 {
+		summary = strings.Join(mapText(chosen), ", ")
+	}
+	tip := "Keep only the series whose " + l + " is one of the checked values (none checked: no filter)."
+	if ok {
+		tip += " Listed: the values of the series the other filters keep."
+	}
+	return app.Div().Class("control", "control-filter").DataSet("filter", l).Body(
+		app.Span().Class("control-label", "label-name").ID(id+"-label").Text(l),
+		app.Div().Class("chips").Body(
+			app.Range(chosen).Slice(func(i int) app.UI {
+				v := chosen[i]
+				return app.Span().Class("chip").DataSet("chip", l).DataSet("value", encodeOption(v)).Body(
+					app.Span().Class("chip-text").Text(model.LabelText(v)),
+					// The accessible name is text, not aria-label: a label
+					// value never goes into an attribute (go-app writes
+					// pre-rendered attributes unescaped).
+					app.Button().Type("button").Class("chip-remove").
+						OnClick(d.onChipRemove).Body(
+						app.Span().Aria("hidden", "true").Text("×"),
+						app.Span().Class("visually-hidden").Text("Remove filter "+l+" = "+model.LabelText(v)),
+					),
+				)
+			}),
+		),
+		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).Body(
+			app.Summary().Class("filter-toggle").Body(
+				app.Span().Class("visually-hidden").Text(l+" values: "),
+				app.Text(summary),
+			),
+			app.Div().Class("filter-pop").Body(
+				app.Input().Type("search").ID(id+"-search").Class("filter-search").
+					Placeholder("Search "+l).Aria("label", "Search values of "+l).
+					AutoComplete(false).Value(search).
+					OnInput(d.onFilterSearch).OnKeyDown(d.onFilterKey),
+				app.Div().ID(id).Class("filter-options").Role("group").Aria("labelledby", id+"-label").Body(
+					app.Range(vals).Slice(func(i int) app.UI {
+						v := vals[i]
+						on := slices.Contains(chosen, v)
+						return app.Label().Class("check", "filter-option").Body(
+							app.Input().Type("checkbox").DataSet("filter-value", encodeOption(v)).
+								Value(encodeOption(v)).Checked(on).OnChange(d.onFilterCheck),
+							app.Span().Text(model.LabelText(v)),
+						)
+					}),
+				),
+				app.If(len(vals) == 0, func() app.UI {
+					return app.Div().Class("filter-none").Text("No value matches")
+				}),
+				app.If(len(chosen) > 0, func() app.UI {
+					return app.Button().Type("button").Class("tool", "filter-clear").
+						Aria("label", "Clear the "+l+" filter").OnClick(d.onFilterClear).Text("Clear")
+				}),
+			),
+		),
+	)
+}
+
+func mapText(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = model.LabelText(v)
+	}
+	return out
+}
+
+// The handlers read the label and value from the element at event time
+// (data-filter of the enclosing menu, the checkbox's value, the chip's
+// data-value), never from variables captured at render: go-app keeps an
+// element's first handler when a re-render gives it another closure of
+// the same function, so a captured value can be that of a value listed
+// there before.
+
+// eventLabel is the label of the menu holding the event's element.
+func eventLabel(ctx app.Context) (label string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	f := ctx.JSSrc().Call("closest", "[data-filter]")
+	if !f.Truthy() {
+		return "", false
+	}
+	label = f.Get("dataset").Get("filter").String()
+	return label, metricsclient.ValidateLabelName(label) == nil
+}
+
+// setFilterValue adds (on) or removes value v of label's filter and loads.
+func (d *Dashboard) setFilterValue(ctx app.Context, label, v string, on bool) {
+	vals := slices.DeleteFunc(slices.Clone(d.q.Filter[label]), func(x string) bool { return x == v })
+	if on {
+		vals = append(vals, v)
+	}
+	q := d.q
+	q.setFilter(label, vals)
+	d.apply(d.uiCtx(ctx), q, true, false)
+}
+
+// onFilterCheck handles a value's checkbox.
+func (d *Dashboard) onFilterCheck(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	v, ok := decodeOptionOK(ctx.JSSrc().Get("value").String())
+	if !ok {
+		return
+	}
+	d.setFilterValue(ctx, label, v, ctx.JSSrc().Get("checked").Bool())
+}
+
+// onChipRemove handles a chip's remove button.
+func (d *Dashboard) onChipRemove(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	chip := ctx.JSSrc().Call("closest", "[data-chip]")
+	if !chip.Truthy() {
+		return
+	}
+	if v, ok := decodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
+		d.setFilterValue(ctx, label, v, false)
+	}
+}
+
+// onFilterClear removes the menu's filter.
+func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	q := d.q
+	q.setFilter(label, nil)
+	d.apply(d.uiCtx(ctx), q, true, false)
+}
+
+// onFilterSearch keeps the text typed in a menu's search input.
+func (d *Dashboard) onFilterSearch(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	if d.flt.search == nil {
+		d.flt.search = map[string]string{}
+	}
+	d.flt.search[label] = ctx.JSSrc().Get("value").String()
+}
+
+// menuValues are the values label's menu lists now.
+func (d *Dashboard) menuValues(label string) []string {
+	chained, ok := d.flt.chained[label]
+	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == chainKeyOf(d.q)
+	return MenuValues(d.labelValues(label), chained, ok, d.q.Filter[label], d.flt.search[label])
+}
+
+// onFilterKey: Enter in the search input toggles the first listed value,
+// Escape closes the menu (and puts the focus back on its toggle).
+func (d *Dashboard) onFilterKey(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	switch e.Get("key").String() {
+	case "Enter":
+		e.PreventDefault()
+		if vals := d.menuValues(label); len(vals) > 0 {
+			d.setFilterValue(ctx, label, vals[0], !slices.Contains(d.q.Filter[label], vals[0]))
+		}
+	case "Escape":
+		func() {
+			defer func() { recover() }()
+			menu := ctx.JSSrc().Call("closest", "details")
+			menu.Set("open", false)
+			menu.Call("querySelector", "summary").Call("focus")
+		}()
+	}
+}
+
+// chainLabels reads, in the background, the values each label's menu
+// lists under the other filters (ChainFilters: one series request per
+// distinct filter set, match[] = the schema's selector with those
+// filters), after a load with filters; the menus show them once read.
+func (d *Dashboard) chainLabels(ctx app.Context) {
+	key := chainKeyOf(d.q)
+	fresh := key == d.flt.chainKey && time.Since(d.flt.chainAt) < LabelsMaxAge
+	if key == "" || fresh || key == d.flt.busy || d.client == nil || d.ctx == nil ||
+		d.window == nil || d.res == nil || d.res.Schema == nil {
+		return
+	}
+	d.flt.busy = key
+	client := d.client.WithSchema(d.res.Schema.Schema)
+	q, g, names := d.q, d.window.Grid(), d.labelNames()
+	sets := chainSets(q, names)
+	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
+	ctx.Async(func() {
+		defer cancel()
+		out := map[string][]string{}
+		var failed error
+		for _, labels := range sets {
+			vals, err := client.SeriesLabels(lctx, ChainFilters(q, labels[0]), time.UnixMilli(g.Start), time.UnixMilli(g.End))
+			if err != nil {
+				failed = err
+				break
+			}
+			for _, l := range labels {
+				out[l] = vals[l]
+				if out[l] == nil {
+					out[l] = []string{}
+				}
+			}
+		}
+		ctx.Dispatch(func(ctx app.Context) {
+			if d.flt.busy == key {
+				d.flt.busy = ""
+			}
+			if failed != nil || key != chainKeyOf(d.q) {
+				return // the menus keep the unchained lists
+			}
+			d.flt.chained, d.flt.chainKey, d.flt.chainAt = out, key, time.Now()
+		})
+	})
+}

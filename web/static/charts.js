@@ -1,0 +1,136 @@
+// specdash chart helpers (loaded like preview.js, deferred): the functions
+// app/chart.go calls through syscall/js. They live in this static script so
+// that the page's Content-Security-Policy needs no 'unsafe-eval' (they were
+// compiled from Go strings with new Function before; server/headers.go).
+//
+// window.specdashCharts = {
+//   update(inst, json, zoom, prev) -> state   draw an option (see below)
+//   idle(cb, ms) -> handle, cancel(handle)    requestIdleCallback or a timer
+//   link(inst, group), unlink(inst)           shared crosshair and tooltip
+// }
+//
+// Option values stay data: options are parsed with JSON.parse; nothing here
+// writes HTML or evaluates strings.
+(function () {
+  "use strict";
+
+  // update draws the option JSON json on the ECharts instance inst; prev
+  // is what the previous call on inst returned (null after echarts.init or
+  // clear). The result is what a fresh instance draws for json:
+  //   - "full": setOption(opt, true), when there is no prev or the option's
+  //     structure changed: another set of top-level keys, or any top-level
+  //     value outside swapKeys that differs (brush, toolbox, animation,
+  //     color, ...: merged, not replaced, so they must be equal);
+  //   - "merge": setOption(opt, {replaceMerge: the swapKeys present}):
+  //     series, axes, grid, title, legend, tooltip and visualMap are built
+  //     anew, while the brush and toolbox keep their state (a brush
+  //     selection left from a zoom is cleared).
+  // For zoom charts the brush's takeGlobalCursor is dispatched only when
+  // the instance does not have it yet. state is {rest, cursor, mode}. It
+  // throws what setOption throws. (e2e TestChartUpdate)
+  var swapKeys = ["series", "xAxis", "yAxis", "grid", "title", "legend", "tooltip", "visualMap"];
+  function update(inst, json, zoom, prev) {
+    var opt = JSON.parse(json);
+    var keys = Object.keys(opt).sort();
+    var rest = JSON.stringify(keys.map(function (k) { return swapKeys.indexOf(k) >= 0 ? k : [k, opt[k]]; }));
+    var mode = "full", cursor = false;
+    if (prev && prev.rest === rest) {
+      mode = "merge";
+      cursor = prev.cursor;
+      var brush = inst.getModel().getComponent("brush");
+      if (brush && brush.areas && brush.areas.length > 0) inst.dispatchAction({type: "brush", areas: []});
+      inst.setOption(opt, {replaceMerge: keys.filter(function (k) { return swapKeys.indexOf(k) >= 0; })});
+    } else {
+      inst.setOption(opt, true);
+    }
+    if (zoom && opt.brush && !cursor) {
+      inst.dispatchAction({type: "takeGlobalCursor", key: "brush", brushOption: {brushType: "lineX", brushMode: "single"}});
+      cursor = true;
+    }
+    return {rest: rest, cursor: cursor, mode: mode};
+  }
+
+  // idle runs cb in the browser's idle time, at most ms later
+  // (requestIdleCallback), or after 50 ms where there is none.
+  function idle(cb, ms) {
+    if (window.requestIdleCallback) return {i: window.requestIdleCallback(cb, {timeout: ms})};
+    return {t: setTimeout(cb, 50)};
+  }
+  function cancel(h) {
+    if (!h) return;
+    if ("i" in h) window.cancelIdleCallback(h.i); else clearTimeout(h.t);
+  }
+
+  // Shared crosshair: the time charts of a group (link) show the axis
+  // pointer and tooltip at the same x category when the pointer is over
+  // any one of them. Categories are matched by their label (the bucket's
+  // end time), so charts with other columns (the heatmap's runs of
+  // buckets) follow where they have that time. Not echarts.connect: it
+  // also relays brush actions, and every chart would post a zoom.
+  var groups = {};
+  function categories(inst) {
+    var o = inst.getOption();
+    var x = o && o.xAxis && o.xAxis[0];
+    return (x && x.data) || [];
+  }
+  function follow(src, group, label) {
+    var members = groups[group] || [];
+    for (var i = 0; i < members.length; i++) {
+      var other = members[i];
+      if (other === src || other.isDisposed()) continue;
+      if (label === null) { other.dispatchAction({type: "hideTip"}); continue; }
+      var idx = categories(other).indexOf(label);
+      if (idx < 0) { other.dispatchAction({type: "hideTip"}); continue; }
+      var o = other.getOption();
+      var trig = o && o.tooltip && o.tooltip[0] && o.tooltip[0].trigger;
+      // Item tooltips (the heatmap) have no axis pointer to follow.
+      if (trig !== "axis") continue;
+      // By position (the bucket's x, the plot's middle): a gap at idx
+      // has no data point to show a tooltip at.
+      var grid = other.getModel().getComponent("grid", 0);
+      var rect = grid && grid.coordinateSystem && grid.coordinateSystem.getRect();
+      if (!rect) continue;
+      other.dispatchAction({type: "showTip", x: other.convertToPixel({xAxisIndex: 0}, idx), y: rect.y + rect.height / 2});
+    }
+  }
+  function link(inst, group) {
+    unlink(inst);
+    var members = groups[group] || (groups[group] = []);
+    members.push(inst);
+    var zr = inst.getZr();
+    var last = null;
+    var move = function (e) {
+      if (inst.isDisposed()) return;
+      var p = [e.offsetX, e.offsetY];
+      var label = null;
+      if (inst.containPixel({gridIndex: 0}, p)) {
+        var d = inst.convertFromPixel({gridIndex: 0}, p);
+        var cats = categories(inst);
+        var idx = Math.round(Array.isArray(d) ? Number(d[0]) : NaN);
+        if (idx >= 0 && idx < cats.length) label = cats[idx];
+      }
+      if (label === last) return;
+      last = label;
+      follow(inst, group, label);
+    };
+    var out = function () { last = null; follow(inst, group, null); };
+    zr.on("mousemove", move);
+    zr.on("globalout", out);
+    inst.__specdashLink = {group: group, move: move, out: out};
+  }
+  function unlink(inst) {
+    var l = inst && inst.__specdashLink;
+    if (!l) return;
+    var members = groups[l.group] || [];
+    var i = members.indexOf(inst);
+    if (i >= 0) members.splice(i, 1);
+    if (!inst.isDisposed()) {
+      var zr = inst.getZr();
+      zr.off("mousemove", l.move);
+      zr.off("globalout", l.out);
+    }
+    inst.__specdashLink = null;
+  }
+
+  window.specdashCharts = {update: update, idle: idle, cancel: cancel, link: link, unlink: unlink};
+})();
