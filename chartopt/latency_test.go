@@ -32,6 +32,7 @@ func TestInterTokenLatencyChart(t *testing.T) {
 			} `json:"data"`
 		} `json:"series"`
 		YAxis []struct {
+			Name      string                     `json:"name"`
 			AxisLabel struct{ Formatter string } `json:"axisLabel"`
 		} `json:"yAxis"`
 		Tooltip struct{ Formatter string } `json:"tooltip"`
@@ -51,7 +52,7 @@ func TestInterTokenLatencyChart(t *testing.T) {
 			t.Errorf("series %q: %+v, want %v, gap, %v", s.Name, s.Data, w, w)
 		}
 	}
-	if len(v.YAxis) != 1 || v.YAxis[0].AxisLabel.Formatter != "{value} ms" || !strings.Contains(v.Tooltip.Formatter, "ITL p99: {c2} ms") {
+	if len(v.YAxis) != 1 || v.YAxis[0].Name != "ms" || v.YAxis[0].AxisLabel.Formatter != "" || !strings.Contains(v.Tooltip.Formatter, "ITL p99: {c2} ms") {
 		t.Errorf("units: %+v %q", v.YAxis, v.Tooltip.Formatter)
 	}
 	if InterTokenLatency(g, &model.Latency{}, 3, time.UTC, PaletteFor(ThemeLight)) != nil || InterTokenLatency(g, nil, 3, time.UTC, PaletteFor(ThemeLight)) != nil {
