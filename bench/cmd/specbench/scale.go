@@ -18,7 +18,7 @@ var (
 
 // scaleErr matches BenchmarkScale's log of a load that ended in the
 // dashboard's error state.
-var scaleErr = regexp.MustCompile(`specdash: .*? state "error: (.*?)", /prom`)
+var scaleErr = regexp.MustCompile(`specdash: .*? state ("error: (?:[^"\\]|\\.)*"), /prom`)
 
 // scaleBench runs BenchmarkScale (bench/scale_test.go) and gives, per
 // window and fleet size, the time to the live dashboard against the
@@ -46,7 +46,12 @@ func scaleBench(env []string) ([]row, error) {
 			cur = strings.Fields(l)[0]
 		}
 		if e := scaleErr.FindStringSubmatch(l); e != nil && cur != "" {
-			errs[cur] = strings.ReplaceAll(strings.ReplaceAll(e[1], `\n`, " "), "|", "/")
+			msg, err := strconv.Unquote(e[1])
+			if err != nil {
+				msg = e[1]
+			}
+			msg = strings.Join(strings.Fields(strings.TrimPrefix(msg, "error: ")), " ")
+			errs[cur] = strings.ReplaceAll(msg, "|", "/")
 		}
 	}
 	cmd := "make build && SPECDASH_BENCH_RUNS=" + strconv.Itoa(*runsFlag) + " " + vars + " go test " + shellJoin(args)
@@ -73,7 +78,9 @@ func scaleBench(env []string) ([]row, error) {
 			goal := n == "1024" && w == "6h"
 			live := fmt.Sprintf("%.0f ms / %.0f ms = **%.2f×**", v["live-ms"], v["promui-ms"], v["ratio"])
 			budget := ""
-			if e, failed := errs[name]; failed || v["live-error"] > 0 {
+			e, failed := errs[name]
+			failed = failed || v["live-error"] > 0
+			if failed {
 				live = fmt.Sprintf("**error** after %.0f ms (%s) / %.0f ms", v["live-ms"], e, v["promui-ms"])
 				if goal {
 					budget = "≤ 1.5× Prometheus UI: **missed**"
@@ -85,6 +92,9 @@ func scaleBench(env []string) ([]row, error) {
 			budget = ""
 			if goal {
 				budget = fmt.Sprintf("≤ 2× the bytes at %s engines: ", strings.TrimSpace(strings.Split(*scaleFlag, ",")[0])) + ok(v["prom-bytes"] <= 2*base)
+				if failed {
+					budget += " (the load failed: not a result)"
+				}
 			}
 			rows = append(rows, row{"", what + ": bytes the browser read from /prom (as sent) / Prometheus UI",
 				fmt.Sprintf("**%s** in %.0f requests (%s decoded; %.2f× the smallest size); page %.0f kB / %.1f kB", mb(int64(v["prom-bytes"])), v["prom-requests"], mb(int64(v["prom-decoded-bytes"])), v["prom-bytes"]/base, v["doc-bytes"]/1e3, v["promui-bytes"]/1e3),
