@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"specdash/internal/browsertest"
+	"specdash/metricsclient"
 	"specdash/server"
 )
 
@@ -240,6 +242,62 @@ func startScaleSpecdash(b *testing.B, promURL string, scrape time.Duration, wc *
 	return serveLoopback(b, wc.wrap(h))
 }
 
+// countingConn counts the bytes read from a connection (the answers as
+// sent, gzipped when negotiated, headers included).
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// hostReads reads the dashboard's window (its grid: metricsclient.ChooseStep)
+// from Prometheus directly in Go, with gzip as browsers negotiate, both
+// ways: the raw path (Client.Fetch with labels, what the dashboard of
+// this commit may do) and the shaped read (Client.FetchShapedAuto, one
+// group, with labels). It returns the bytes read and the wall time of
+// each: what the page would read through /prom either way, without the
+// proxy's size limit.
+func hostReads(b *testing.B, promURL string, s scaleSet) (rawBytes, rawMs, shapedBytes, shapedMs float64) {
+	b.Helper()
+	var n atomic.Int64
+	d := &net.Dialer{}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countingConn{c, &n}, nil
+	}}
+	defer tr.CloseIdleConnections()
+	c, err := metricsclient.New(metricsclient.Config{Address: promURL, RoundTripper: tr, ScrapeInterval: s.scrape})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	g := metricsclient.AlignGrid(time.Now(), s.window, metricsclient.ChooseStep(s.window, s.scrape))
+	t0 := time.Now()
+	if _, _, err := c.Fetch(ctx, metricsclient.FetchRequest{Grid: g, Labels: true}); err != nil {
+		b.Fatalf("raw read: %v", err)
+	}
+	rawMs, rawBytes = float64(time.Since(t0).Microseconds())/1000, float64(n.Swap(0))
+	t0 = time.Now()
+	_, sh, err := c.FetchShapedAuto(ctx, metricsclient.FetchRequest{Grid: g, Labels: true}, nil)
+	if err != nil {
+		b.Fatalf("shaped read: %v", err)
+	}
+	if sh == nil || sh.Raw {
+		b.Fatalf("shaped read fell back to the raw path: %+v", sh)
+	}
+	shapedMs, shapedBytes = float64(time.Since(t0).Microseconds())/1000, float64(n.Swap(0))
+	return
+}
+
 // reportRun runs the built `specdash report` over the window (JSON) and
 // returns its wall time in ms and its output's size.
 func reportRun(b *testing.B, bin, promURL string, window, scrape time.Duration) (float64, int) {
@@ -275,7 +333,9 @@ func reportRun(b *testing.B, bin, promURL string, window, scrape time.Duration) 
 // transferSize),
 // ratio (live-ms / promui-ms), report-ms (wall time of `specdash report
 // --format=json`, process start included; needs the built ./specdash),
-// samples (in the window). A dashboard that ends in its error state
+// samples (in the window), host-raw-bytes / host-raw-ms and
+// host-shaped-bytes / host-shaped-ms (hostReads: the window read in Go
+// straight from Prometheus, raw and shaped). A dashboard that ends in its error state
 // reports live-error 1 and logs the page's message. Run with
 // -benchtime=1x.
 func BenchmarkScale(b *testing.B) {
@@ -310,6 +370,13 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 	// Warm Prometheus' page cache for the data set (both sites read it
 	// alike afterwards): one report run, not measured.
 	reportRun(b, bin, prom.URL, s.window, s.scrape)
+
+	rb, rms, sb, sms := hostReads(b, prom.URL, s)
+	b.Logf("host reads: raw %.0f bytes in %.0f ms, shaped %.0f bytes in %.0f ms", rb, rms, sb, sms)
+	b.ReportMetric(rb, "host-raw-bytes")
+	b.ReportMetric(rms, "host-raw-ms")
+	b.ReportMetric(sb, "host-shaped-bytes")
+	b.ReportMetric(sms, "host-shaped-ms")
 
 	var live, query, decode, compute, render, pb, pd, preq, doc, pui, puib, rep []float64
 	failed := false
