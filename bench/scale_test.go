@@ -111,7 +111,7 @@ const (
 	// The live dashboard is ready (data-state ready) or has given up
 	// (error).
 	scaleSpecdashDone  = `(() => { const d = document.querySelector('body > [data-dashboard]'); return !!d && (d.dataset.state === 'ready' || d.dataset.state === 'error'); })()`
-	scaleSpecdashState = `(() => { const d = document.querySelector('body > [data-dashboard]'); const m = d.querySelector('[data-error]'); return d.dataset.state + (m ? ': ' + m.textContent.slice(0, 300) : ''); })()`
+	scaleSpecdashState = `(() => { const d = document.querySelector('body > [data-dashboard]'); const m = d.querySelector('[data-error]'); return d.dataset.state + (m ? ': ' + m.textContent.slice(0, 600) : ''); })()`
 )
 
 // scaleLoadJS reads, after the page is done, the bytes of the requests

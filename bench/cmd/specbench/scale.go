@@ -20,6 +20,10 @@ var (
 // dashboard's error state.
 var scaleErr = regexp.MustCompile(`specdash: .*? state ("error: (?:[^"\\]|\\.)*"), /prom`)
 
+// scaleInnerErr is the message of a Prometheus API error answer that the
+// page's error quotes.
+var scaleInnerErr = regexp.MustCompile(`"error":"([^"]*)"`)
+
 // scaleBench runs BenchmarkScale (bench/scale_test.go) and gives, per
 // window and fleet size, the time to the live dashboard against the
 // Prometheus UI, the bytes the browser read, the first load's parts and
@@ -51,6 +55,10 @@ func scaleBench(env []string) ([]row, error) {
 				msg = e[1]
 			}
 			msg = strings.Join(strings.Fields(strings.TrimPrefix(msg, "error: ")), " ")
+			// The source's own message, when the page quotes its answer.
+			if inner := scaleInnerErr.FindStringSubmatch(msg); inner != nil {
+				msg = inner[1]
+			}
 			errs[cur] = strings.ReplaceAll(msg, "|", "/")
 		}
 	}
