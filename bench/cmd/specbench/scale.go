@@ -117,8 +117,11 @@ func scaleBench(env []string) ([]row, error) {
 				rms, _ := get(m, name, "host-raw-ms")
 				sb, _ := get(m, name, "host-shaped-bytes")
 				sms, _ := get(m, name, "host-shaped-ms")
-				rows = append(rows, row{"", what + ": the window read in Go straight from Prometheus (gzip), raw path (Client.Fetch) / shaped (Client.FetchShapedAuto)",
-					fmt.Sprintf("%s in %.0f ms / **%s** in %.0f ms", mb(int64(rb)), rms, mb(int64(sb)), sms), "", cmd})
+				val := fmt.Sprintf("%s in %.0f ms / **%s** in %.0f ms", mb(int64(rb)), rms, mb(int64(sb)), sms)
+				if fb, _ := get(m, name, "host-shaped-fallback"); fb > 0 {
+					val += " (the shaped read fell back to the raw path: see the benchmark's log)"
+				}
+				rows = append(rows, row{"", what + ": the window read in Go straight from Prometheus (gzip), raw path (Client.Fetch) / shaped (Client.FetchShapedAuto)", val, "", cmd})
 			}
 			rows = append(rows, row{"", what + ": `specdash report --format=json` over the window", fmt.Sprintf("%.0f ms", v["report-ms"]), "", cmd})
 		}
