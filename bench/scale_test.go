@@ -167,7 +167,7 @@ func coldLoad(b *testing.B, url, cond, state, frag string, timeout time.Duration
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		b.Fatalf("navigate %s: %v", url, err)
 	}
-	ms, err := chromedp.Run(ctx, chromedp.Poll[float64](`window.__done || false`, chromedp.WithPollingInterval(50*time.Millisecond)))
+	ms, err := chromedp.Run(ctx, chromedp.Poll[float64](`window.__done || false`, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0)))
 	if err != nil {
 		text, _ := chromedp.Run(context.WithoutCancel(tab), chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 600) : ''`))
 		b.Fatalf("%s: not done within %s: %v; page text: %q", url, timeout, err, text)
