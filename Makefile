@@ -6,7 +6,7 @@ ECHARTS   := web/dist/echarts.min.js
 BIN       := ./specdash
 GOROOT    := $(shell $(GO) env GOROOT)
 
-.PHONY: all deps assets wasm build test test-host test-wasm vet bench run clean
+.PHONY: all deps assets wasm build test test-short test-host test-wasm vet bench run clean fuzz
 
 all: build
 
@@ -35,35 +35,80 @@ node_modules/.package-lock.json: package-lock.json
 # inlining outside the runtime and specdash/compute (-l): inlined copies
 # compress badly; without them the brotli size drops by ~13 %.
 WASMFLAGS := -trimpath -gcflags=all=-l -gcflags=runtime= -gcflags=specdash/compute= -ldflags="-s -w"
-wasm:
+#
+# The wasm is rebuilt only when what it is built from changed: the .go
+# (and .s, embedded) files of every non-standard package cmd/specdash links
+# under js/wasm (go list -deps; module cache files never change), go.mod,
+# go.sum, and $(WASM_INPUTS): the Go version, WASMFLAGS and that file list,
+# rewritten only when one of them changes (a linked file added or removed
+# counts; a test file or host-only code does not). Paths without spaces.
+BUILD_DIR   := .build
+WASM_INPUTS := $(BUILD_DIR)/app.wasm.inputs
+WASM_LIST   := {{if not .Standard}}{{$$d := .Dir}}{{range .GoFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{range .SFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{range .EmbedFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{end}}
+WASM_INPUTS_CMD = { $(GO) env GOVERSION && echo '$(WASMFLAGS)' && GOOS=js GOARCH=wasm $(GO) list -deps -f '$(WASM_LIST)' ./cmd/specdash; }
+ifneq ($(filter all assets wasm build vet test bench run,$(or $(MAKECMDGOALS),all)),)
+_ := $(shell mkdir -p $(BUILD_DIR) && $(WASM_INPUTS_CMD) > $(WASM_INPUTS).tmp && { cmp -s $(WASM_INPUTS).tmp $(WASM_INPUTS) || mv $(WASM_INPUTS).tmp $(WASM_INPUTS); }; rm -f $(WASM_INPUTS).tmp)
+WASM_SRCS := $(shell tail -n +3 $(WASM_INPUTS) 2>/dev/null)
+endif
+# Made here only when missing (make clean build).
+$(WASM_INPUTS):
+	mkdir -p $(BUILD_DIR) && $(WASM_INPUTS_CMD) > $@
+wasm: $(WASM)
+$(WASM): $(WASM_INPUTS) $(WASM_SRCS) go.mod go.sum
 	GOOS=js GOARCH=wasm $(GO) build $(WASMFLAGS) -o $(WASM) ./cmd/specdash
 
 # Brotli (quality 11) and gzip copies next to the wasm and ECharts, served
-# by the server as they are (skipped when up to date; ~1 min for the wasm).
-assets: $(ECHARTS) wasm
-	$(GO) run ./bench/cmd/precompress $(WASM) $(ECHARTS)
+# by the server as they are: made only when the file is newer (~1 min for
+# the wasm); precompress writes both in one run.
+assets: $(WASM).br $(WASM).gz $(ECHARTS).br $(ECHARTS).gz
+web/dist/%.br web/dist/%.gz: web/dist/%
+	$(GO) run -trimpath ./bench/cmd/precompress $<
 
 # One binary; it embeds web/dist (app.wasm, echarts), so assets come first.
 build: assets
 	$(GO) build -trimpath -o $(BIN) ./cmd/specdash
 
-vet: assets
-	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./compute/ ./logparse/ ./metricsclient/ ./report/ ./app/ ./cmd/specdash/
+# With the builds' own flags, so that vet reuses their compiled packages
+# instead of compiling the dependencies once more (a cold cache: minutes).
+vet:
+	$(GO) vet -trimpath ./...
+	GOOS=js GOARCH=wasm $(GO) vet $(WASMFLAGS) ./compute/ ./logparse/ ./metricsclient/ ./report/ ./model/ ./chartopt/ ./app/ ./cmd/specdash/
 
 # Host tests (with the real Prometheus and Chromium tests), then compute under
 # js/wasm in Node, where the browser runs it.
 test: deps build vet test-host test-wasm
 
+# Each fuzz target for FUZZTIME (go test alone runs their seed corpora as
+# normal tests). A crash's input lands in the package's testdata/fuzz and is
+# replayed by go test from then on. The first run builds the instrumented
+# dependencies (minutes for embedded's Prometheus). Minimizing each new
+# interesting input is capped (go's default, 60 s, took whole runs over the
+# kilobyte-sized seeds, with no executions counted meanwhile).
+FUZZTIME ?= 20s
+FUZZMINIMIZETIME ?= 5s
+FUZZ_TARGETS := embedded:FuzzScrapeParse logparse:FuzzParseScrape logparse:FuzzParse \
+	compute:FuzzAggregate compute:FuzzStatistics chartsvg:FuzzDraw
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) ./$${t%%:*}/; \
+	done
+
 test-host:
 	$(GO) test -race -count=1 -timeout 20m ./...
 
+# The pure and in-process tests (about a minute): -short skips those that
+# start Prometheus, VictoriaMetrics or Chromium, and the long load test.
+# No deps, no wasm build: the e2e tests it would need are skipped.
+test-short:
+	$(GO) test -short -count=1 ./...
+
 test-wasm:
-	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/ ./logparse/
+	PATH="$$PATH:$(GOROOT)/lib/wasm" GOOS=js GOARCH=wasm $(GO) test -count=1 ./compute/ ./logparse/ ./model/ ./chartopt/
 
 # The performance table of docs/PERFORMANCE.md (about 20 minutes, of which
 # 10 are the embedded-mode run): BENCHFLAGS="-embedded 3m -runs 3" shortens
-# it; -only load,size,refresh,compute,proxy,viewers,embedded picks parts
+# it; -only load,interactive,size,refresh,compute,proxy,viewers,embedded picks parts
 # (then nothing is written).
 BENCHFLAGS ?=
 bench: deps build
@@ -76,3 +121,4 @@ run: deps build
 
 clean:
 	rm -f $(BIN) $(WASM) $(ECHARTS) $(WASM).br $(WASM).gz $(ECHARTS).br $(ECHARTS).gz
+	rm -rf $(BUILD_DIR)

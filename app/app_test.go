@@ -12,6 +12,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 func TestQueryURL(t *testing.T) {
@@ -358,7 +359,7 @@ func TestRenderHeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := seedStats()
-	d.res = &Result{Stats: s, Grid: compute.Grid{Start: 0, End: 10_000, Step: 10_000}, At: time.Unix(0, 0)}
+	d.res = &Result{Model: model.Model{Stats: s, Grid: compute.Grid{Start: 0, End: 10_000, Step: 10_000}}, At: time.Unix(0, 0)}
 	ui := d.renderHeadline(s)
 	cases := []struct {
 		path      []int

@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
+	"specdash/chartopt"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -33,6 +34,9 @@ type Chart struct {
 	Name string
 	// Option is the ECharts option as JSON; "" draws nothing.
 	Option string
+	// Spec is the typed option Option is the JSON of, for the server's
+	// static drawing (SetPreRenderChart); nil: none.
+	Spec *chartopt.Option
 	// Height of the chart in CSS pixels.
 	Height int
 	// Empty is shown over the chart when Option is "".
@@ -105,8 +109,8 @@ func (c *Chart) Render() app.UI {
 		div = div.DataSet("option", base64.StdEncoding.EncodeToString([]byte(c.Option))).
 			DataSet("preview-at", c.stamp.at).
 			DataSet("preview-url", c.stamp.url)
-		if draw := preRenderChart.Load(); draw != nil {
-			if static := (*draw)(c.Option); static != "" {
+		if draw := preRenderChart.Load(); draw != nil && c.Spec != nil {
+			if static := (*draw)(c.Spec); static != "" {
 				div = div.Body(app.Raw(static))
 			}
 		}

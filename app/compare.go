@@ -9,157 +9,49 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // CompareResult compares two sides, A (baseline: the earlier window or the
-// first group) and B, with compute.CompareAcceptanceRate and
-// compute.ComparePerPosition (Wilson intervals, Newcombe's interval of the
-// difference, 95 %).
-type CompareResult struct {
-	// Mode is CompareWindow or CompareGroups.
-	Mode string
-	// AName and BName describe the sides (a window or a group name).
-	AName, BName string
-	// AStats and BStats are the sides' numbers over their windows.
-	AStats, BStats compute.Stats
-	// Rate compares the acceptance rates (accepted of draft tokens).
-	Rate compute.Comparison
-	// Positions compare the per-position rates (accepted at i of drafts),
-	// for i in 0..max(AK, BK)-1. A position at or beyond one side's k is
-	// not drafted by that side: its row has that side's interval, the
-	// difference, interval and p-value undefined, Significant false and
-	// Reason NotDrafted (no test).
-	Positions []compute.Comparison
-	// AK and BK are the sides' k: the number of draft positions of their
-	// per-position counts (0 without per-position data).
-	AK, BK int
-	// Reason says why there is nothing to compare ("" when there is).
-	Reason string
-}
+// first group) and B (model.Sides).
+type CompareResult = model.Sides
 
 // Compare builds the comparison of q.Compare from a result: the baseline
 // window against the current one (CompareWindow), or groups q.CompareA and
 // q.CompareB of the breakdown (CompareGroups; the first two groups when
 // unset).
 func Compare(res *Result, q Query) CompareResult {
-	out := CompareResult{Mode: q.Compare}
-	if res == nil {
+	var out CompareResult
+	switch {
+	case res == nil:
 		out.Reason = "no data loaded yet"
-		return out
-	}
-	loc := q.Location()
-	var a, b compute.Counts
-	switch q.Compare {
-	case CompareWindow:
-		bl := res.Baseline
-		switch {
-		case bl == nil:
-			out.Reason = "the baseline window is not loaded yet"
-			return out
-		case bl.Err != nil:
-			out.Reason = "baseline window: " + bl.Err.Error()
-			return out
+	case q.Compare == CompareWindow:
+		out = res.CompareBaseline()
+		if out.Reason == "" {
+			loc := q.Location()
+			out.AName = "before: " + windowText(res.Baseline.Grid.Start, res.Baseline.Grid.End, loc)
+			out.BName = "after: " + windowText(res.Grid.Start, res.Grid.End, loc)
 		}
-		out.AName = "before: " + windowText(bl.Grid.Start, bl.Grid.End, loc)
-		out.BName = "after: " + windowText(res.Grid.Start, res.Grid.End, loc)
-		a, b = bl.Total.Total, res.Total.Total
-		out.AStats, out.BStats = bl.Stats, res.Stats
-	case CompareGroups:
-		if len(res.Query.GroupBy) == 0 || len(res.Groups) < 2 {
-			out.Reason = "choose a group-by label with at least two groups to compare groups"
-			return out
-		}
-		ga, gb := findGroup(res.Groups, q.CompareA), findGroup(res.Groups, q.CompareB)
-		if ga == nil {
-			ga = &res.Groups[0]
-		}
-		if gb == nil {
-			gb = &res.Groups[1]
-			if gb.Key == ga.Key {
-				gb = &res.Groups[0]
-			}
-		}
-		out.AName, out.BName = ga.Name, gb.Name
-		a, b = ga.Counts.Total, gb.Counts.Total
-		out.AStats, out.BStats = ga.Stats, gb.Stats
+	case q.Compare == CompareGroups && len(res.Query.GroupBy) == 0:
+		out.Reason = "choose a group-by label with at least two groups to compare groups"
+	case q.Compare == CompareGroups:
+		out = res.CompareGroups(q.CompareA, q.CompareB)
 	default:
 		out.Reason = "comparison off"
-		return out
 	}
-	out.Rate = compute.CompareAcceptanceRate(a, b, 0)
-	out.Positions = compute.ComparePerPosition(a, b, 0)
-	out.AK, out.BK = len(a.AcceptedPerPosition), len(b.AcceptedPerPosition)
-	for i := range out.Positions {
-		if !out.drafted(i) {
-			p := compute.Comparison{Reason: NotDrafted}
-			if i < out.AK {
-				p.A = out.Positions[i].A
-			}
-			if i < out.BK {
-				p.B = out.Positions[i].B
-			}
-			out.Positions[i] = p
-		}
-	}
+	out.Mode = q.Compare
 	return out
 }
 
 // NotDrafted is the text of a compared position that one side never drafts
-// (at or beyond its k): no rate, no test.
-const NotDrafted = "not drafted"
-
-// drafted reports whether both sides draft 0-based position i.
-func (c CompareResult) drafted(i int) bool { return i < c.AK && i < c.BK }
-
-func findGroup(groups []GroupResult, key string) *GroupResult {
-	if key == "" {
-		return nil
-	}
-	for i := range groups {
-		if groups[i].Key == key {
-			return &groups[i]
-		}
-	}
-	return nil
-}
+// (model.NotDrafted).
+const NotDrafted = model.NotDrafted
 
 func windowText(start, end int64, loc *time.Location) string {
 	return time.UnixMilli(start).In(loc).Format("01-02 15:04:05") + " – " + time.UnixMilli(end).In(loc).Format("01-02 15:04:05")
 }
 
 func (d *Dashboard) comparison() CompareResult { return Compare(d.res, d.q) }
-
-// CompareTable is the comparison's numbers: one row per compared
-// proportion (acceptance rate, then pos 1..k) with A, B, B − A and its 95 %
-// interval (ratios), the two-sided p-value and whether the difference is
-// significant (the interval excludes 0); plus the mean acceptance length
-// (tokens/draft; difference only, no test).
-func CompareTable(c CompareResult) DataTable {
-	t := DataTable{Name: "compare", Columns: []string{"metric", "a", "b", "difference_b_minus_a",
-		"difference_lower_95", "difference_upper_95", "p_value", "significant", "a_name", "b_name"}}
-	if c.Reason != "" {
-		return t
-	}
-	row := func(name string, cmp compute.Comparison) []any {
-		return []any{name, num(cmp.A.Estimate), num(cmp.B.Estimate), num(cmp.Difference), num(cmp.Lower), num(cmp.Upper),
-			num(cmp.PValue), cmp.Significant, c.AName, c.BName}
-	}
-	t.Rows = append(t.Rows, row("acceptance_rate", c.Rate))
-	var diff compute.Value
-	if c.AStats.MeanAcceptanceLength.OK && c.BStats.MeanAcceptanceLength.OK {
-		diff = compute.Defined(c.BStats.MeanAcceptanceLength.V - c.AStats.MeanAcceptanceLength.V)
-	}
-	t.Rows = append(t.Rows, []any{"mean_acceptance_length_tokens", num(c.AStats.MeanAcceptanceLength), num(c.BStats.MeanAcceptanceLength),
-		num(diff), nil, nil, nil, nil, c.AName, c.BName})
-	for i, p := range c.Positions {
-		r := row(fmt.Sprintf("pos_%d_acceptance_rate", i+1), p)
-		if !c.drafted(i) {
-			r[7] = nil // not tested
-		}
-		t.Rows = append(t.Rows, r)
-	}
-	return t
-}
 
 // signedPoints formats a difference of ratios in percentage points
 // ("+1.5 pp", "0.0 pp").
@@ -285,8 +177,8 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 		)
 	}
 	lenDiff := compute.Undefined
-	if c.AStats.MeanAcceptanceLength.OK && c.BStats.MeanAcceptanceLength.OK {
-		lenDiff = signed(c.BStats.MeanAcceptanceLength.V-c.AStats.MeanAcceptanceLength.V, 2) + " tokens/draft"
+	if d := c.LengthDifference(); d.OK {
+		lenDiff = signed(d.V, 2) + " tokens/draft"
 	}
 	rows := []app.UI{row("acceptance-rate", "acceptance rate", c.Rate, true, true)}
 	rows = append(rows, app.Tr().DataSet("compare", "mean-acceptance-length").Body(

@@ -13,6 +13,7 @@ import (
 
 	"specdash/compute"
 	"specdash/metricsclient"
+	"specdash/model"
 )
 
 // loadTimeout bounds one load (all its Prometheus requests).
@@ -70,6 +71,12 @@ type Dashboard struct {
 	labelsBusy  bool   // refreshLabels is reading
 	stopEmpty   func() // pending retryWhileEmpty timer
 	emptyTries  int    // retryWhileEmpty retries since the last success
+
+	// labelsAt is when the menus' label lists were read by a load of the
+	// window labelsOf; a load without a previous Window reuses them while
+	// younger than LabelsMaxAge (loadSince).
+	labelsAt time.Time
+	labelsOf string
 }
 
 // OnInit reads the server's settings (Env); it runs on the server and in
@@ -206,9 +213,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	d.inflight = cancel
 	d.gen++
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
+	labels := prev != nil || d.labelsOf != labelsWindow(q) || time.Since(d.labelsAt) >= LabelsMaxAge
 	d.loading = true
 	ctx.Async(func() {
-		res := LoadSince(lctx, client, q, scrape, time.Now(), prev)
+		res := loadSince(lctx, client, q, scrape, client.Now(), prev, labels)
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -257,7 +265,7 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 			}
 			d.window = nw
 			var r Result
-			r.setLabels(labels)
+			r.SetLabels(labels)
 			d.adoptLabels(&r)
 		})
 	})
@@ -268,12 +276,12 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 func (d *Dashboard) adopt(res *Result) {
 	d.res, d.err = res, nil
 	d.adoptLabels(res)
-	d.schema = res.Schema
+	d.schema = res.SchemaName()
 }
 
 // adoptLabels keeps res's label lists for the filter menus, when it has
 // them (a failed load has them only when its filters matched nothing:
-// LoadSince's labelsWhenFiltered).
+// model.Compute fills them when the filters excluded every series).
 func (d *Dashboard) adoptLabels(res *Result) {
 	if res.Models != nil {
 		d.models = res.Models
@@ -283,7 +291,14 @@ func (d *Dashboard) adoptLabels(res *Result) {
 	}
 	if res.Labels != nil {
 		d.labels = res.Labels
+		d.labelsAt, d.labelsOf = res.At, labelsWindow(res.Query)
 	}
+}
+
+// labelsWindow names the window whose label lists the menus show (they
+// are unfiltered: the filters do not change them).
+func labelsWindow(q Query) string {
+	return q.Range + "|" + time.UnixMilli(q.From).String() + "|" + time.UnixMilli(q.To).String()
 }
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser
@@ -532,7 +547,7 @@ func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 	}
 	from, to := z.From, z.To
 	if z.Chart == ChartHeatmap && d.view.heatFirst != nil {
-		from, to = ColumnBuckets(d.view.heatFirst, n, from, to)
+		from, to = model.ColumnBuckets(d.view.heatFirst, n, from, to)
 	}
 	from, to = max(from, 0), min(to, n-1)
 	if to < from {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // TestHeatmapColumns: 6 h at 1 min (360 buckets) draw 90 columns of four
@@ -16,7 +17,7 @@ func TestHeatmapColumns(t *testing.T) {
 	const n = 360
 	g := compute.Grid{Start: 1_800_000_000_000 - 1_800_000_000_000%240_000, Step: 60_000}
 	g.End = g.Start + n*g.Step
-	r := &Result{Grid: g, Complete: n - 2, Query: DefaultQuery()}
+	r := &Result{Model: model.Model{Grid: g, Complete: n - 2}, Query: DefaultQuery()}
 	r.Total.Buckets = make([]compute.Counts, n)
 	for j := range r.Total.Buckets {
 		d := float64(10 + j%4*10) // 10, 20, 30, 40 drafts: the mean of ratios differs from the ratio of sums
@@ -42,11 +43,11 @@ func TestHeatmapColumns(t *testing.T) {
 		t.Errorf("column 0, pos 1 cell %v, want [0 0 60]", c)
 	}
 	for _, c := range []struct{ from, to, b, e int }{{0, 0, 0, 3}, {1, 2, 4, 11}, {89, 89, 356, 359}, {88, 200, 352, 359}} {
-		if b, e := ColumnBuckets(first, n, c.from, c.to); b != c.b || e != c.e {
+		if b, e := model.ColumnBuckets(first, n, c.from, c.to); b != c.b || e != c.e {
 			t.Errorf("columns %d..%d: buckets %d..%d, want %d..%d", c.from, c.to, b, e, c.b, c.e)
 		}
 	}
-	if b, e := ColumnBuckets(first, n, 90, 91); e >= b {
+	if b, e := model.ColumnBuckets(first, n, 90, 91); e >= b {
 		t.Errorf("columns past the end: buckets %d..%d, want none", b, e)
 	}
 
@@ -56,7 +57,7 @@ func TestHeatmapColumns(t *testing.T) {
 		for off := int64(0); off < 8; off++ {
 			g2 := compute.Grid{Start: g.Start + off*g.Step, Step: g.Step}
 			g2.End = g2.Start + int64(n2)*g.Step
-			if first, _ := compute.Columns(make([]compute.Counts, n2), g2, HeatmapFactor(n2)); len(first) > HeatmapMaxColumns {
+			if first, _ := compute.Columns(make([]compute.Counts, n2), g2, model.HeatmapFactor(n2)); len(first) > HeatmapMaxColumns {
 				t.Errorf("%d buckets, offset %d steps: %d columns", n2, off, len(first))
 			}
 		}

@@ -2,15 +2,14 @@ package app
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
+	"specdash/model"
 )
 
 // CostParam is the URL parameter holding the draft cost ratio of the
@@ -20,49 +19,25 @@ const CostParam = "cost"
 // ChartInsightsFit is the data-chart name of the insights chart.
 const ChartInsightsFit = "insights-fit"
 
-// fitColours are the colours of the fitted curve and of the extrapolated
-// rates in p's theme (red and amber of its series colours).
-func fitColours(p Palette) (fit, extra string) {
-	return p.Series[6%len(p.Series)], p.Conditional
-}
-
 // ParseCost parses a draft cost ratio as typed by a user or found in the
 // URL: a finite number >= 0 (ratio of draft step time to target step
 // time). It returns an error message for anything else.
 func ParseCost(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+	if err != nil || !model.ValidCost(v) {
 		return 0, fmt.Errorf("draft cost ratio %q: want a number >= 0, e.g. %g (draft step time / target step time)", s, compute.DefaultDraftCostRatio)
 	}
 	return v, nil
 }
 
 // InsightsData are the insights of one window's counts: what the panel
-// shows, computed with specdash/compute (the same functions `specdash
-// report` prints).
-type InsightsData struct {
-	Counts    compute.Counts
-	Cost      float64
-	Speedup   compute.Speedup
-	BestK     compute.BestK
-	Fit       compute.GeometricFit
-	Rate      compute.Interval
-	Positions []compute.Interval
-}
+// shows (model.Estimates: the same numbers `specdash report` prints).
+type InsightsData = model.Estimates
 
 // ComputeInsightsData derives the insights of s's counts at draft cost
-// ratio cost.
+// ratio cost: model.Estimate.
 func ComputeInsightsData(s compute.Stats, cost float64) InsightsData {
-	c := s.Counts()
-	return InsightsData{
-		Counts:    c,
-		Cost:      cost,
-		Speedup:   compute.EstimateSpeedup(c, cost),
-		BestK:     compute.FindBestK(c, cost, 0),
-		Fit:       compute.FitGeometric(c),
-		Rate:      compute.AcceptanceRateInterval(c, 0),
-		Positions: compute.PerPositionIntervals(c, 0),
-	}
+	return model.Estimate(s.Counts(), cost)
 }
 
 // InsightsPanel shows, for one window's counts (Stats), the estimated
@@ -95,6 +70,10 @@ type InsightsPanel struct {
 	NoURL bool
 	// Theme is ThemeLight (default) or ThemeDark: the chart's colours.
 	Theme string
+	// Measured is the speedup measured against a baseline window without
+	// drafts (model.Model.Measured); nil or undefined: the card shows the
+	// estimate, labelled so.
+	Measured *model.Measured
 
 	cost    float64
 	costSet bool
@@ -196,6 +175,7 @@ func (p *InsightsPanel) Render() app.UI {
 	if !p.Ready {
 		d = ComputeInsightsData(compute.Stats{}, p.cost)
 	}
+	fit := chartopt.InsightsFit(d, PaletteFor(p.Theme))
 	costText := strconv.FormatFloat(p.cost, 'g', -1, 64)
 	empty := p.Empty
 	if empty == "" && !p.Ready {
@@ -220,7 +200,7 @@ func (p *InsightsPanel) Render() app.UI {
 		),
 		app.If(p.Ready, func() app.UI { return p.renderCards(d) }).
 			Else(func() app.UI { return waitingCards(empty) }),
-		&Chart{Name: ChartInsightsFit, Option: InsightsChart(d, PaletteFor(p.Theme)), Height: 260, Empty: empty},
+		&Chart{Name: ChartInsightsFit, Option: optionJSON(fit), Spec: fit, Height: 260, Empty: empty},
 		renderIntervalTable(d),
 	)
 }
@@ -328,8 +308,15 @@ func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
 		rateSub = app.Text(fmt.Sprintf("around %s of %s draft tokens (tokens of one draft are not independent: read the per-position intervals too)",
 			compute.FormatPercent(r.Estimate, 1), compute.FormatCount(r.Trials, "")))
 	}
+	speedCard := card("Estimated speedup", insightMetric("speedup", s.Speedup, Times(s.Speedup)),
+		app.Div().DataSet("speedup-kind", "estimated").Text((&model.Model{}).SpeedupShown(s).Label), speedSub)
+	if sh := (&model.Model{Measured: p.Measured}).SpeedupShown(s); sh.Measured {
+		speedCard = card("Measured speedup", insightMetric("speedup-measured", sh.Value, Times(sh.Value)),
+			app.Div().DataSet("speedup-kind", "measured").Text(sh.Label),
+			app.Span().Body(app.Text("estimate: "), insightMetric("speedup", s.Speedup, Times(s.Speedup))))
+	}
 	return app.Div().Class("cards").Body(
-		card("Estimated speedup", insightMetric("speedup", s.Speedup, Times(s.Speedup)), speedSub),
+		speedCard,
 		card("Best k (speculative tokens)", bestK, bestSub),
 		card("Per-token acceptance α (geometric fit)", insightMetric("fit-alpha", f.Alpha, compute.FormatPercent(f.Alpha, 1)), fitSub),
 		card("Acceptance rate, 95 % interval (Wilson)", rateUI, rateSub),
@@ -368,12 +355,12 @@ func renderIntervalTable(d InsightsData) app.UI {
 			app.Td().Text(compute.FormatPercent(fit, 1)),
 		))
 	}
-	for _, i := range extrapolatedPositions(d) {
+	for _, i := range chartopt.ExtrapolatedPositions(d) {
 		rows = append(rows, app.Tr().Class("extrapolated").DataSet("extrapolated", "true").Body(
 			app.Td().Text(PositionLabel(i)),
 			app.Td().Text("not drafted"),
 			app.Td().Text("—"),
-			app.Td().Text(compute.FormatPercent(extrapolatedRate(d, i), 1)+" (extrapolated)"),
+			app.Td().Text(compute.FormatPercent(chartopt.ExtrapolatedRate(d, i), 1)+" (extrapolated)"),
 		))
 	}
 	// In a scrolling box: on a narrow screen the table scrolls instead of
@@ -387,109 +374,4 @@ func renderIntervalTable(d InsightsData) app.UI {
 		)),
 		app.TBody().Body(rows...),
 	))
-}
-
-// extrapolatedPositions are the 0-based positions beyond k shown: up to
-// the best k when it is extrapolated, else two.
-func extrapolatedPositions(d InsightsData) []int {
-	k := len(d.Positions)
-	if !d.BestK.Alpha.OK || k == 0 {
-		return nil
-	}
-	n := k + 2
-	if d.BestK.BestExtrapolated && d.BestK.BestK > n {
-		n = d.BestK.BestK
-	}
-	n = min(n, len(d.BestK.Points)-1)
-	var out []int
-	for i := k; i < n; i++ {
-		out = append(out, i)
-	}
-	return out
-}
-
-// extrapolatedRate is FindBestK's extrapolation: rate[k-1] × alpha^(i-k+1).
-func extrapolatedRate(d InsightsData, i int) compute.Value {
-	k := len(d.Positions)
-	if k == 0 || i < k || !d.BestK.Alpha.OK || !d.Fit.Observed[k-1].OK {
-		return compute.Value{}
-	}
-	return compute.Defined(d.Fit.Observed[k-1].V * math.Pow(d.BestK.Alpha.V, float64(i-k+1)))
-}
-
-// InsightsChartOption is the ECharts option of the per-position chart with
-// the fit: bars of the observed per-position acceptance rate (percent of
-// drafts), the fitted geometric curve alpha^(i+1) as a line over them, and
-// the extrapolated rates beyond k as a dashed line (marked "extrapolated").
-// Empty string when there is no fit (no drafts or no per-position counts).
-// The dashboard may use it in place of PerPositionOption. Light theme; see
-// InsightsChart.
-func InsightsChartOption(d InsightsData) string {
-	return InsightsChart(d, PaletteFor(ThemeLight))
-}
-
-// InsightsChart is InsightsChartOption in the colours of palette p (axis
-// labels, grid lines, legend, tooltip, bars and lines).
-func InsightsChart(d InsightsData, p Palette) string {
-	k := len(d.Fit.Observed)
-	if k == 0 || !d.Fit.Alpha.OK {
-		return ""
-	}
-	extra := extrapolatedPositions(d)
-	n := k + len(extra)
-	labels := make([]string, n)
-	bars := make([]opts.BarData, n)
-	fit := make([]opts.LineData, n)
-	ext := make([]opts.LineData, n)
-	for i := range n {
-		labels[i] = PositionLabel(i)
-		bars[i] = opts.BarData{Value: gap}
-		fit[i] = opts.LineData{Value: gap}
-		ext[i] = opts.LineData{Value: gap}
-		if i < k {
-			if v := d.Fit.Observed[i]; v.OK {
-				bars[i] = opts.BarData{Value: pct(v)}
-			}
-			if v := d.Fit.Curve[i]; v.OK {
-				fit[i] = opts.LineData{Value: pct(v)}
-			}
-		} else {
-			labels[i] += " (extrapolated)"
-			if v := extrapolatedRate(d, i); v.OK {
-				ext[i] = opts.LineData{Value: pct(v)}
-			}
-		}
-	}
-	if len(extra) > 0 {
-		// Join the dashed line to the last observed bar.
-		if v := d.Fit.Observed[k-1]; v.OK {
-			ext[k-1] = opts.LineData{Value: pct(v)}
-		}
-	}
-	colorFit, colorExtra := fitColours(p)
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(baseGlobalsP("{b}<br/>{a0}: {c0} %<br/>{a1}: {c1} %", true, p),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: axisLabelP(p, "")}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 100, AxisLabel: axisLabelP(p, "{value} %"), SplitLine: splitLine(p)}),
-	)...)
-	bar.SetXAxis(labels).AddSeries("observed (% of drafts)", bars,
-		charts.WithBarChartOpts(opts.BarChart{BarCategoryGap: "30%"}),
-		charts.WithItemStyleOpts(opts.ItemStyle{Color: p.Bar}),
-	)
-	line := charts.NewLine()
-	line.SetXAxis(labels).AddSeries(fmt.Sprintf("geometric fit, α = %s", compute.FormatPercent(d.Fit.Alpha, 1)), fit,
-		charts.WithLineStyleOpts(opts.LineStyle{Color: colorFit, Width: 2}),
-		charts.WithItemStyleOpts(opts.ItemStyle{Color: colorFit}),
-		charts.WithLineChartOpts(opts.LineChart{ConnectNulls: opts.Bool(false), Symbol: "circle", SymbolSize: 6}),
-	)
-	if len(extra) > 0 {
-		line.AddSeries("extrapolated", ext,
-			charts.WithLineStyleOpts(opts.LineStyle{Color: colorExtra, Width: 2, Type: "dashed"}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: colorExtra}),
-			charts.WithLineChartOpts(opts.LineChart{ConnectNulls: opts.Bool(false), Symbol: "emptyCircle", SymbolSize: 6}),
-		)
-	}
-	bar.Overlap(line)
-	bar.Validate()
-	return finish(bar, p, nil)
 }

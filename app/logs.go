@@ -9,6 +9,7 @@ import (
 
 	"specdash/compute"
 	"specdash/logparse"
+	"specdash/model"
 	"specdash/report"
 )
 
@@ -128,7 +129,7 @@ func (l *LogsPage) parse() {
 	case "auto":
 		if !logparse.LooksLikeScrape(l.text) {
 			res := logparse.Parse(l.text)
-			conv = autoConvention(res)
+			conv = model.LogConvention(res)
 			l.rep = report.FromLog(name, res, conv, nil)
 			l.finish(conv)
 			return
@@ -147,26 +148,6 @@ func (l *LogsPage) finish(conv compute.Convention) {
 			l.err = "No speculative-decoding counter in this scrape: see the problems below."
 		}
 	}
-}
-
-// autoConvention is WithoutBonus when every V1 entry printed its mean
-// length without the bonus token (vLLM PR 16665 until 17908), else
-// WithBonus.
-func autoConvention(res logparse.Result) compute.Convention {
-	n, without := 0, 0
-	for _, e := range res.Entries {
-		if e.Format == logparse.FormatV0 {
-			continue
-		}
-		n++
-		if e.Convention == compute.WithoutBonus {
-			without++
-		}
-	}
-	if n > 0 && without == n {
-		return compute.WithoutBonus
-	}
-	return compute.WithBonus
 }
 
 func (l *LogsPage) state() string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/metricsclient"
 )
 
@@ -51,15 +52,15 @@ func SetPreRenderClient(f PreRenderClientFunc) {
 	preRenderClient.Store(&f)
 }
 
-// PreRenderChartFunc draws a chart's ECharts option (JSON) as static HTML
+// PreRenderChartFunc draws a chart's typed ECharts option as static HTML
 // for the pre-rendered page, or returns "" to leave the chart to ECharts.
 // Its result goes into the page as it is: it must escape every text.
-type PreRenderChartFunc func(option string) string
+type PreRenderChartFunc func(option *chartopt.Option) string
 
 var preRenderChart atomic.Pointer[PreRenderChartFunc]
 
 // SetPreRenderChart sets the hook that draws each pre-rendered chart
-// before ECharts has run (nil: none; package server sets chartsvg.Draw in
+// before ECharts has run (nil: none; package server sets chartsvg.DrawOption in
 // New, so the wasm never links the drawing code). Only charts of a
 // pre-render that loaded numbers are drawn.
 func SetPreRenderChart(f PreRenderChartFunc) {

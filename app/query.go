@@ -38,7 +38,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -48,6 +47,7 @@ import (
 	"strings"
 	"time"
 
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
 )
@@ -87,8 +87,8 @@ const (
 
 // Themes, time zones and compare modes (URL values).
 const (
-	ThemeLight = "light"
-	ThemeDark  = "dark"
+	ThemeLight = chartopt.ThemeLight
+	ThemeDark  = chartopt.ThemeDark
 
 	TZLocal = "local"
 	TZUTC   = "utc"
@@ -563,38 +563,4 @@ func sameFilter(a, b map[string][]string) bool {
 		}
 	}
 	return true
-}
-
-// GroupKey identifies a group of the breakdown: the JSON array of its label
-// values in group-by order (`[]` without grouping). Used in URLs (compare
-// a/b) and as the table rows' data-group.
-func GroupKey(labels map[string]string, groupBy []string) string {
-	vals := make([]string, len(groupBy))
-	for i, l := range groupBy {
-		vals[i] = labels[l]
-	}
-	b, _ := json.Marshal(vals)
-	return string(b)
-}
-
-// GroupName is a group's display name: its label values joined by " · "
-// (a missing label shows as "(none)"), "all series" without grouping.
-func GroupName(labels map[string]string, groupBy []string) string {
-	if len(groupBy) == 0 {
-		return "all series"
-	}
-	parts := make([]string, len(groupBy))
-	for i, l := range groupBy {
-		parts[i] = labelText(labels[l])
-	}
-	return strings.Join(parts, " · ")
-}
-
-// labelText shows a label value; the empty value (series without the
-// label) as "(none)".
-func labelText(v string) string {
-	if v == "" {
-		return "(none)"
-	}
-	return v
 }

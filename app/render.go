@@ -9,7 +9,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
+	"specdash/model"
+	"specdash/report"
 )
 
 // view is what Render draws, derived from the last result and the query's
@@ -20,14 +23,21 @@ type view struct {
 	pal    Palette
 	loc    *time.Location
 	groups []GroupResult // sorted as the table shows them
-	rate   []Line        // per group: acceptance rate (ratio) per bucket
-	length []Line        // per group: mean acceptance length (tokens/draft)
-	drafts []Line        // per group: drafts/s
-	tokens []Line        // total: drafted, accepted, rejected tokens/s
+	rate   []model.Line  // per group: acceptance rate (ratio) per bucket
+	length []model.Line  // per group: mean acceptance length (tokens/draft)
+	drafts []model.Line  // per group: drafts/s
+	tokens []model.Line  // total: drafted, accepted, rejected tokens/s
 	drawn  int           // groups drawn as lines (the busiest MaxLines)
 	// heatFirst[c] is the first bucket of heatmap column c (HeatmapColumns).
 	heatFirst []int
-	options   map[string]string
+	// specs are the charts' typed options, options their JSON.
+	specs   map[string]*chartopt.Option
+	options map[string]string
+}
+
+// set keeps chart name's option.
+func (v *view) set(name string, o *chartopt.Option) {
+	v.specs[name], v.options[name] = o, optionJSON(o)
 }
 
 func (d *Dashboard) prepare() *view {
@@ -35,7 +45,7 @@ func (d *Dashboard) prepare() *view {
 	if d.view.key == key && d.view.options != nil {
 		return &d.view
 	}
-	v := view{key: key, pal: PaletteFor(d.q.Theme), loc: d.q.Location(), options: map[string]string{}}
+	v := view{key: key, pal: PaletteFor(d.q.Theme), loc: d.q.Location(), specs: map[string]*chartopt.Option{}, options: map[string]string{}}
 	if r := d.res; r != nil {
 		v.groups = SortGroups(r.Groups, d.q.Sort)
 		byDrafts := slices.Clone(r.Groups)
@@ -50,42 +60,47 @@ func (d *Dashboard) prepare() *view {
 		})
 		single := len(r.Query.GroupBy) == 0
 		for _, g := range byDrafts {
-			name := g.Name
-			rate, length, drafts := make([]compute.Value, len(g.Buckets)), make([]compute.Value, len(g.Buckets)), make([]compute.Value, len(g.Buckets))
-			for j, b := range g.Buckets {
-				rate[j], length[j], drafts[j] = b.AcceptanceRate, b.MeanAcceptanceLength, b.DraftsPerSecond
-			}
-			rn, ln, dn := name, name, name
+			l := model.LinesOf(g)
+			rn, ln, dn := g.Name, g.Name, g.Name
 			if single {
 				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
 			}
-			v.rate = append(v.rate, Line{rn, rate})
-			v.length = append(v.length, Line{ln, length})
-			v.drafts = append(v.drafts, Line{dn, gapsBefore(drafts, g.FirstBucket)})
+			v.rate = append(v.rate, model.Line{Name: rn, Values: l.Rate})
+			v.length = append(v.length, model.Line{Name: ln, Values: l.Length})
+			v.drafts = append(v.drafts, model.Line{Name: dn, Values: l.DraftsPerSecond})
 		}
 		v.drawn = min(len(v.rate), MaxLines)
-		drafted, accepted, rejected := make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets)), make([]compute.Value, len(r.Buckets))
-		for j, b := range r.Buckets {
-			drafted[j], accepted[j] = b.DraftedThroughput, b.AcceptedThroughput
-			if b.DraftedThroughput.OK && b.AcceptedThroughput.OK {
-				rejected[j] = compute.Defined(max(0, b.DraftedThroughput.V-b.AcceptedThroughput.V))
-			}
-		}
-		f := r.FirstBucket
-		v.tokens = []Line{{"drafted", gapsBefore(drafted, f)}, {"accepted", gapsBefore(accepted, f)}, {"rejected", gapsBefore(rejected, f)}}
+		t := r.TokenRates()
+		v.tokens = []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
-		v.options[ChartPerPosition] = PerPositionChart(r.Stats, r.Fit, p)
-		var hm string
-		v.heatFirst, hm = HeatmapColumns(r, loc, p)
-		v.options[ChartHeatmap] = hm
-		v.options[ChartAcceptanceRate] = LinesOption(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
-		v.options[ChartAcceptanceLength] = LinesOption(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p)
-		v.options[ChartThroughput] = LinesOption(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
-		v.options[ChartDrafts] = LinesOption(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p)
+		v.set(ChartPerPosition, chartopt.PerPosition(r.Stats, r.Fit, p))
+		h := r.Heatmap()
+		v.heatFirst = h.First
+		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
+		// Gaps and restarts (model.Model.Gaps, Resets) marked on the
+		// acceptance-rate and throughput charts.
+		marks := chartopt.MarksOf(&r.Model)
+		rate := chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
+		rate.Mark(marks, len(r.Buckets), p)
+		v.set(ChartAcceptanceRate, rate)
+		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
+		tput := chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
+		tput.Mark(marks, len(r.Buckets), p)
+		v.set(ChartThroughput, tput)
+		v.set(ChartDrafts, chartopt.Lines(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
+		v.set(ChartLatency, chartopt.InterTokenLatency(g, r.Latency, c, loc, p))
 	}
 	d.view = v
 	return &d.view
+}
+
+// model is the view model shown, nil before the first load.
+func (d *Dashboard) model() *model.Model {
+	if d.res == nil {
+		return nil
+	}
+	return &d.res.Model
 }
 
 // exportTable is the data behind the panel called name.
@@ -93,21 +108,23 @@ func (d *Dashboard) exportTable(name string) DataTable {
 	v := d.prepare()
 	switch name {
 	case "breakdown":
-		return BreakdownTable(d.res, v.groups)
+		return report.BreakdownTable(d.model(), v.groups)
 	case ChartPerPosition:
-		return PerPositionTable(d.res)
+		return report.PerPositionTable(d.model())
 	case ChartHeatmap:
-		return HeatmapTable(d.res)
+		return report.HeatmapTable(d.model())
 	case ChartAcceptanceRate:
-		return LinesTable(name, d.res, v.rate, "ratio")
+		return report.LinesTable(name, d.model(), v.rate, "ratio")
 	case ChartAcceptanceLength:
-		return LinesTable(name, d.res, v.length, "tokens per draft")
+		return report.LinesTable(name, d.model(), v.length, "tokens per draft")
 	case ChartThroughput:
-		return LinesTable(name, d.res, v.tokens, "tokens/s")
+		return report.LinesTable(name, d.model(), v.tokens, "tokens/s")
 	case ChartDrafts:
-		return LinesTable(name, d.res, v.drafts, "drafts/s")
+		return report.LinesTable(name, d.model(), v.drafts, "drafts/s")
+	case ChartLatency:
+		return report.LinesTable(name, d.model(), latencyLines(d.model()), "seconds")
 	case "compare":
-		return CompareTable(d.comparison())
+		return report.CompareTable(d.comparison())
 	}
 	return DataTable{Name: name}
 }
@@ -136,7 +153,7 @@ func (d *Dashboard) Render() app.UI {
 	}
 	empty := d.emptyText()
 	chart := func(name string, h int, zoom bool) app.UI {
-		return &Chart{Name: name, Option: v.options[name], Height: h, Empty: empty, Zoom: zoom}
+		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: h, Empty: empty, Zoom: zoom}
 	}
 	lineNote := ""
 	if v.drawn < len(v.rate) {
@@ -164,7 +181,7 @@ func (d *Dashboard) Render() app.UI {
 					chart(ChartHeatmap, 290, true),
 				),
 			),
-			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme},
+			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured()},
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
@@ -182,6 +199,7 @@ func (d *Dashboard) Render() app.UI {
 					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,
 					chart(ChartDrafts, 240, true)),
 			),
+			d.renderLatency(chart),
 			d.renderCompare(v),
 			d.renderFooter(grid),
 		),
@@ -231,13 +249,13 @@ func (d *Dashboard) stepText(g compute.Grid) string {
 }
 
 // heatmapNote is the heatmap's subtitle: the width of its columns (a run
-// of buckets on long windows: HeatmapFactor).
+// of buckets on long windows: model.HeatmapFactor).
 func (d *Dashboard) heatmapNote(g compute.Grid) string {
 	if g.Step <= 0 {
 		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."
 	}
 	col := g
-	if f := HeatmapFactor(g.Buckets()); f > 1 {
+	if f := model.HeatmapFactor(g.Buckets()); f > 1 {
 		col.Step *= int64(f)
 		return "Colour: accepted at position / drafts, per " + d.stepText(col) + " column (" + strconv.Itoa(f) + " buckets of " + d.stepText(g) + "); blank: no drafts. Select a span to zoom."
 	}
@@ -331,7 +349,7 @@ func labelOptions(values, current []string) (opts []selectOpt, selected map[stri
 	slices.Sort(vals)
 	selected = map[string]bool{}
 	for _, v := range vals {
-		opts = append(opts, selectOpt{encodeOption(v), labelText(v)})
+		opts = append(opts, selectOpt{encodeOption(v), model.LabelText(v)})
 	}
 	if len(current) == 0 {
 		selected[All] = true
@@ -538,8 +556,11 @@ func (d *Dashboard) renderMessages() app.UI {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("coverage", "true").
 				DataSet("coverage-seconds", strconv.FormatInt((d.res.Grid.End-d.res.DataFrom)/1000, 10)).Text(note))
 		}
+		cov := d.res.Model.CoverageNote() // shown above, with the charts' reading
 		for _, n := range d.res.Notes {
-			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
+			if n != cov {
+				msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
+			}
 		}
 		for _, v := range d.res.Stats.Violations {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text("Counter check: "+v))
@@ -548,11 +569,11 @@ func (d *Dashboard) renderMessages() app.UI {
 	return app.Div().Class("messages").Body(msgs...)
 }
 
-// CoverageNote is compute.Coverage's note for the dashboard (cards and
-// charts), "" when the data covers (almost) the whole window or there is
-// none.
+// CoverageNote is the view model's coverage note (model.Model.CoverageNote)
+// for the dashboard (cards and charts), "" when the data covers (almost)
+// the whole window or there is none.
 func CoverageNote(res *Result) string {
-	note := compute.Coverage{FirstBucket: res.FirstBucket, DataFrom: res.DataFrom}.Note(res.Grid)
+	note := res.Model.CoverageNote()
 	if note == "" {
 		return ""
 	}
@@ -629,10 +650,10 @@ func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
 	}
 	// A gauge schema (SGLang) has no counters: its cards say so and point
 	// to the averaged gauges instead of "no drafts in window".
-	gauges := ready && d.res.SchemaView != nil && len(d.res.SchemaView.Averaged) > 0
+	gauges := ready && d.res.Schema != nil && d.res.Schema.Averaged != nil
 	value := func(v compute.Value, text string) string {
 		if gauges && !v.OK {
-			return "not available: " + d.res.Schema + " exports gauges, see the averaged numbers"
+			return "not available: " + d.res.SchemaName() + " exports gauges, see the averaged numbers"
 		}
 		return show(text)
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
-	"strings"
+	"specdash/metricsclient"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -149,13 +147,8 @@ func KeepSource(v url.Values, cur *url.URL) url.Values {
 	return v
 }
 
-// targetInfo is one embedded target (from /api/v1/targets).
-type targetInfo struct {
-	URL        string    `json:"scrapeUrl"`
-	Health     string    `json:"health"`
-	LastError  string    `json:"lastError"`
-	LastScrape time.Time `json:"lastScrape"`
-}
+// targetInfo is one embedded target (metricsclient.Target).
+type targetInfo = metricsclient.Target
 
 // SourceStatus shows the current source, the selector among configured
 // sources and, for embedded sources, the targets.
@@ -202,7 +195,7 @@ func (s *SourceStatus) OnMount(ctx app.Context) {
 		}
 		busy = true
 		ctx.Async(func() {
-			ts, err := fetchTargets(c, addr)
+			ts, err := metricsclient.FetchTargets(c, addr)
 			ctx.Dispatch(func(app.Context) {
 				busy = false
 				s.setTargets(ts, err)
@@ -236,43 +229,6 @@ func (s *SourceStatus) setTargets(ts []targetInfo, err error) {
 			s.lastGood[t.URL] = t.LastScrape
 		}
 	}
-}
-
-// fetchTargets GETs <addr>/api/v1/targets through the proxy.
-func fetchTargets(ctx context.Context, addr string) (out []targetInfo, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("target status: internal error: %v", r)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr+"/api/v1/targets?state=active", nil)
-	if err != nil {
-		return nil, err
-	}
-	// A plain RoundTripper, as the dashboard's client (frontend.md).
-	resp, err := (&http.Client{Transport: http.DefaultTransport}).Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("target status unavailable: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, fmt.Errorf("target status unavailable: %v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("target status unavailable: HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
-	}
-	var r struct {
-		Data struct {
-			ActiveTargets []targetInfo `json:"activeTargets"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("target status unreadable: %v", err)
-	}
-	return r.Data.ActiveTargets, nil
 }
 
 func (s *SourceStatus) onSelect(ctx app.Context, e app.Event) {

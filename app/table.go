@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/model"
 )
 
 // SortGroups returns the groups ordered by a sort key (Query.Sort): a column
@@ -168,7 +169,7 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 			tds = append(tds, app.Td().Class("label-cell").Text(g.Name))
 		}
 		for _, l := range gb {
-			tds = append(tds, app.Td().Class("label-cell").DataSet("label", l).Text(labelText(g.Labels[l])))
+			tds = append(tds, app.Td().Class("label-cell").DataSet("label", l).Text(model.LabelText(g.Labels[l])))
 		}
 		s := g.Stats
 		kText := "unknown"

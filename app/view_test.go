@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/model"
+	"specdash/report"
 )
 
 // counter builds one counter series with a value at every grid point t =
@@ -70,7 +72,7 @@ func TestGrouping(t *testing.T) {
 	if res.Stats.AcceptanceRate.V != 0.5 || res.Stats.PerPositionAcceptanceRate[0].V != 0.75 {
 		t.Errorf("total rate %v pos1 %v", res.Stats.AcceptanceRate, res.Stats.PerPositionAcceptanceRate[0])
 	}
-	if res.Groups[0].Key != `["a"]` || GroupKey(map[string]string{}, nil) != "[]" {
+	if res.Groups[0].Key != `["a"]` || compute.GroupKey(map[string]string{}, nil) != "[]" {
 		t.Errorf("keys %q", res.Groups[0].Key)
 	}
 	// Grouping by two labels, one of them absent on every series.
@@ -131,7 +133,7 @@ func TestExportCSVAndJSON(t *testing.T) {
 		counter(compute.AcceptedTokens, idle, -1, g.Start, g.End, g.Step, 0))
 	res.compute(series, q, g, time.UnixMilli(g.End), time.Second)
 
-	tbl := BreakdownTable(res, res.Groups)
+	tbl := report.BreakdownTable(&res.Model, res.Groups)
 	text := tbl.CSV()
 	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
 	if err != nil {
@@ -167,7 +169,7 @@ func TestExportCSVAndJSON(t *testing.T) {
 	}
 
 	// Time series: one row per bucket with its end time and completeness.
-	lt := LinesTable("acceptance-rate", res, []Line{{"a", []compute.Value{compute.Defined(0.5), {}, compute.Defined(1)}}}, "ratio")
+	lt := report.LinesTable("acceptance-rate", &res.Model, []model.Line{{Name: "a", Values: []compute.Value{compute.Defined(0.5), {}, compute.Defined(1)}}}, "ratio")
 	recs, _ = csv.NewReader(strings.NewReader(lt.CSV())).ReadAll()
 	if strings.Join(recs[0], ",") != "bucket_end,bucket_end_unix_ms,complete,a (ratio)" || len(recs) != 4 {
 		t.Fatalf("lines CSV %v", recs)
@@ -176,13 +178,13 @@ func TestExportCSVAndJSON(t *testing.T) {
 		t.Errorf("lines rows %v", recs[1:])
 	}
 	// Per position: rate and conditional rate.
-	pt := PerPositionTable(res)
+	pt := report.PerPositionTable(&res.Model)
 	recs, _ = csv.NewReader(strings.NewReader(pt.CSV())).ReadAll()
 	// pos 1: (2+4+1+2)*30 = 270 of 360 drafts = 0.75; pos 2: 90 of 270 reached.
 	if len(recs) != 3 || strings.Join(recs[1], ",") != "1,270,360,0.75,0.75,360" || strings.Join(recs[2], ",") != "2,90,360,0.25,0.3333333333333333,270" {
 		t.Errorf("per-position CSV %v", recs)
 	}
-	ht := HeatmapTable(res)
+	ht := report.HeatmapTable(&res.Model)
 	if len(ht.Rows) != 3 || len(ht.Columns) != 6 {
 		t.Errorf("heatmap table %d rows %v", len(ht.Rows), ht.Columns)
 	}
@@ -251,10 +253,10 @@ func TestCompare(t *testing.T) {
 	// 48/80 is 0.2, 95 % interval 0.0524..0.3339.
 	a := compute.Counts{Drafts: 80, DraftTokens: 80, AcceptedTokens: 48, AcceptedPerPosition: []float64{48}}
 	b := compute.Counts{Drafts: 70, DraftTokens: 70, AcceptedTokens: 56, AcceptedPerPosition: []float64{56}}
-	res := &Result{Query: Query{GroupBy: []string{"model_name"}}, Groups: []GroupResult{
+	res := &Result{Query: Query{GroupBy: []string{"model_name"}}, Model: model.Model{Groups: []GroupResult{
 		{Key: `["a"]`, Name: "a", Counts: compute.Group{Total: a}, Stats: compute.Derive(a, 60, compute.WithBonus)},
 		{Key: `["b"]`, Name: "b", Counts: compute.Group{Total: b}, Stats: compute.Derive(b, 60, compute.WithBonus)},
-	}}
+	}}}
 	q := Query{Compare: CompareGroups, CompareA: `["a"]`, CompareB: `["b"]`}
 	c := Compare(res, q)
 	if c.Reason != "" || math.Abs(c.Rate.Difference.V-0.2) > 1e-12 || math.Abs(c.Rate.Lower.V-0.0524) > 5e-5 || math.Abs(c.Rate.Upper.V-0.3339) > 5e-5 || !c.Rate.Significant {
@@ -263,7 +265,7 @@ func TestCompare(t *testing.T) {
 	if len(c.Positions) != 1 || !c.Positions[0].Significant {
 		t.Errorf("positions %+v", c.Positions)
 	}
-	tbl := CompareTable(c)
+	tbl := report.CompareTable(c)
 	recs, _ := csv.NewReader(strings.NewReader(tbl.CSV())).ReadAll()
 	if len(recs) != 4 || recs[1][0] != "acceptance_rate" || recs[1][7] != "true" || recs[2][0] != "mean_acceptance_length_tokens" || !strings.HasPrefix(recs[2][3], "0.19999999") {
 		t.Errorf("compare CSV %v", recs)
@@ -277,10 +279,10 @@ func TestCompare(t *testing.T) {
 	// for A and no test (it read "0.0 % 14.0 % ... yes: B higher").
 	a4 := compute.Counts{Drafts: 100, DraftTokens: 400, AcceptedTokens: 140, AcceptedPerPosition: []float64{60, 40, 25, 15}}
 	b5 := compute.Counts{Drafts: 100, DraftTokens: 500, AcceptedTokens: 158, AcceptedPerPosition: []float64{61, 40, 25, 18, 14}}
-	mixed := &Result{Query: Query{GroupBy: []string{"model_name"}}, Groups: []GroupResult{
+	mixed := &Result{Query: Query{GroupBy: []string{"model_name"}}, Model: model.Model{Groups: []GroupResult{
 		{Key: `["a"]`, Name: "a", Counts: compute.Group{Total: a4}, Stats: compute.Derive(a4, 60, compute.WithBonus)},
 		{Key: `["b"]`, Name: "b", Counts: compute.Group{Total: b5}, Stats: compute.Derive(b5, 60, compute.WithBonus)},
-	}}
+	}}}
 	mc := Compare(mixed, Query{Compare: CompareGroups, CompareA: `["a"]`, CompareB: `["b"]`})
 	if mc.AK != 4 || mc.BK != 5 || len(mc.Positions) != 5 {
 		t.Fatalf("mixed k: AK %d BK %d, %d positions", mc.AK, mc.BK, len(mc.Positions))
@@ -292,7 +294,7 @@ func TestCompare(t *testing.T) {
 	if p5.Reason != NotDrafted || p5.A.Estimate.OK || !p5.B.Estimate.OK || p5.B.Estimate.V != 0.14 || p5.Difference.OK || p5.Lower.OK || p5.Upper.OK || p5.PValue.OK || p5.Significant {
 		t.Errorf("mixed k: pos 5, not drafted by A, %+v", p5)
 	}
-	recs, _ = csv.NewReader(strings.NewReader(CompareTable(mc).CSV())).ReadAll()
+	recs, _ = csv.NewReader(strings.NewReader(report.CompareTable(mc).CSV())).ReadAll()
 	if len(recs) != 8 || recs[6][0] != "pos_4_acceptance_rate" || recs[6][7] == "" ||
 		recs[7][0] != "pos_5_acceptance_rate" || recs[7][1] != "" || recs[7][2] != "0.14" || recs[7][3] != "" || recs[7][6] != "" || recs[7][7] != "" {
 		t.Errorf("mixed k compare CSV %q", recs)
@@ -326,7 +328,7 @@ func TestCompare(t *testing.T) {
 	if c := Compare(&Result{}, Query{Compare: CompareWindow}); c.Reason == "" {
 		t.Errorf("no baseline but no reason")
 	}
-	if c := Compare(nil, q); c.Reason == "" || len(CompareTable(c).Rows) != 0 {
+	if c := Compare(nil, q); c.Reason == "" || len(report.CompareTable(c).Rows) != 0 {
 		t.Errorf("nil result")
 	}
 	// Baseline grid: the window just before, same step.

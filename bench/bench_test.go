@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"specdash/internal/testwait"
 	"specdash/metricsclient"
 	"specdash/simulate"
 )
@@ -216,20 +217,14 @@ func BenchmarkEmbedded(b *testing.B) {
 	}
 	defer func() { cancel(); cmd.Wait() }()
 	base := "http://" + addr
-	deadline := time.Now().Add(time.Minute)
-	for {
+	testwait.For(b, "specdash serve to be ready (log "+logf.Name()+")", 0, func() bool {
 		resp, err := http.Get(base + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			b.Fatalf("specdash serve not ready within a minute (log %s)", logf.Name())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 	pid := cmd.Process.Pid
 	clk := 100.0 // USER_HZ on Linux
 	type sample struct {

@@ -203,6 +203,19 @@ func startSpecdash(b *testing.B, promURL string, cacheTTL time.Duration, reg *pr
 		// Another build of the front end (dist/ and static/), to compare.
 		cfg.Assets = os.DirFS(dir)
 	}
+	return serveSpecdash(b, cfg)
+}
+
+// startSpecdashWeb is startSpecdash (proxy cache off) serving the front end
+// of dir (dist/ and static/) instead of the embedded one.
+func startSpecdashWeb(b *testing.B, promURL, dir string) string {
+	b.Helper()
+	return serveSpecdash(b, server.Config{PrometheusURL: promURL, ScrapeInterval: caseScrape, CacheTTL: -1,
+		Registry: prometheus.NewRegistry(), Version: "bench-b", Assets: os.DirFS(dir)})
+}
+
+func serveSpecdash(b *testing.B, cfg server.Config) string {
+	b.Helper()
 	h, err := server.New(cfg)
 	if err != nil {
 		b.Fatal(err)

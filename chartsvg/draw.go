@@ -13,8 +13,8 @@
 // other option (a time axis, a second y axis, a series type it does not
 // know) is not drawn: Draw returns "" and the chart waits for ECharts.
 //
-// Server only: the wasm never links it (package server hands Draw to
-// app.SetPreRenderChart).
+// Server only: the wasm never links it (package server hands DrawOption
+// to app.SetPreRenderChart).
 package chartsvg
 
 import (
@@ -59,8 +59,8 @@ type grid struct {
 }
 
 type axis struct {
-	Type      string            `json:"type"`
-	Data      []json.RawMessage `json:"data"`
+	Type      string     `json:"type"`
+	Data      categories `json:"data"`
 	Min, Max  any
 	Scale     bool `json:"scale"`
 	AxisLabel struct {
@@ -74,14 +74,19 @@ type axis struct {
 }
 
 type series struct {
-	Type       string            `json:"type"`
-	Name       string            `json:"name"`
-	Data       []json.RawMessage `json:"data"`
-	YAxisIndex int               `json:"yAxisIndex"`
+	Type       string     `json:"type"`
+	Name       string     `json:"name"`
+	Data       seriesData `json:"data"`
+	YAxisIndex int        `json:"yAxisIndex"`
 	ItemStyle  struct {
-		Color   string   `json:"color"`
-		Opacity *float64 `json:"opacity"`
+		Color       string   `json:"color"`
+		Opacity     *float64 `json:"opacity"`
+		BorderColor string   `json:"borderColor"`
+		BorderWidth float64  `json:"borderWidth"`
 	} `json:"itemStyle"`
+	// BarGap "-100%" draws a bar series over the previous one (the
+	// per-position chart's outlined lower bounds).
+	BarGap    string `json:"barGap"`
 	LineStyle struct {
 		Color string  `json:"color"`
 		Width float64 `json:"width"`
@@ -94,17 +99,36 @@ type series struct {
 		Formatter string `json:"formatter"`
 		Color     string `json:"color"`
 	} `json:"label"`
-	MarkArea *struct {
-		ItemStyle style `json:"itemStyle"`
-		Label     struct {
-			Show      *bool  `json:"show"`
-			Formatter string `json:"formatter"`
-			Color     string `json:"color"`
-		} `json:"label"`
-		Data [][]struct {
-			XAxis *float64 `json:"xAxis"`
-		} `json:"data"`
-	} `json:"markArea"`
+	MarkArea *markArea `json:"markArea"`
+	// MarkLines are the vertical mark lines (category index, colour,
+	// label: chartopt's restart marks).
+	MarkLines []markLine `json:"-"`
+}
+
+// markLine is one vertical mark line of a series.
+type markLine struct {
+	X            int
+	Color, Label string
+}
+
+// markArea is a series' mark area: the shaded "incomplete" band.
+type markArea struct {
+	ItemStyle style `json:"itemStyle"`
+	Label     struct {
+		Show      *bool  `json:"show"`
+		Formatter string `json:"formatter"`
+		Color     string `json:"color"`
+	} `json:"label"`
+	Data [][]markAreaEnd `json:"data"`
+}
+
+// markAreaEnd is one end of a mark area.
+type markAreaEnd struct {
+	XAxis *float64 `json:"xAxis"`
+	// Color and Label of the area when set on its first end (a data
+	// item's own itemStyle and label: chartopt's gap marks).
+	Color string `json:"-"`
+	Label string `json:"-"`
 }
 
 // point is one value of a series: ok false for a gap ("-", null, missing).
@@ -113,10 +137,29 @@ type point struct {
 	ok bool
 }
 
-// values reads a series' data: numbers, {"value": n}, or gaps.
-func values(data []json.RawMessage) []point {
-	out := make([]point, len(data))
-	for j, raw := range data {
+// seriesData is a series' data: one point per item (numbers,
+// {"value": n}; anything else a gap) and the heatmap cells [x, y, value]
+// among the items.
+type seriesData struct {
+	points []point
+	cells  [][3]float64
+}
+
+// UnmarshalJSON reads the data of a series in an ECharts option.
+func (d *seriesData) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return err
+	}
+	d.points = make([]point, len(items))
+	for j, raw := range items {
+		if len(raw) > 0 && raw[0] == '[' {
+			var item []float64
+			if json.Unmarshal(raw, &item) == nil && len(item) == 3 {
+				d.cells = append(d.cells, [3]float64{item[0], item[1], item[2]})
+			}
+			continue
+		}
 		var obj struct {
 			Value json.RawMessage `json:"value"`
 		}
@@ -128,10 +171,39 @@ func values(data []json.RawMessage) []point {
 		}
 		var f float64
 		if json.Unmarshal(raw, &f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			out[j] = point{f, true}
+			d.points[j] = point{f, true}
 		}
 	}
-	return out
+	return nil
+}
+
+// categories are a category axis' labels (strings, or numbers written as
+// ECharts writes them); ok false when an item is anything else.
+type categories struct {
+	labels []string
+	ok     bool
+}
+
+// UnmarshalJSON reads the data of an axis in an ECharts option.
+func (c *categories) UnmarshalJSON(b []byte) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return err
+	}
+	c.labels, c.ok = make([]string, len(items)), true
+	for i, raw := range items {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			var f float64
+			if json.Unmarshal(raw, &f) != nil {
+				c.labels, c.ok = nil, false
+				return nil
+			}
+			s = jsString(f)
+		}
+		c.labels[i] = s
+	}
+	return nil
 }
 
 // Draw returns the static drawing of optionJSON, an ECharts option as
@@ -150,6 +222,11 @@ func Draw(optionJSON string) string {
 	if err := json.Unmarshal([]byte(optionJSON), &o); err != nil {
 		return ""
 	}
+	return draw(o)
+}
+
+// draw is Draw of a read option.
+func draw(o option) string {
 	if len(o.XAxis) != 1 || o.XAxis[0].Type != "category" || len(o.YAxis) != 1 || len(o.Series) == 0 {
 		return ""
 	}
@@ -160,7 +237,7 @@ func Draw(optionJSON string) string {
 		return ""
 	}
 	x, y := o.XAxis[0], o.YAxis[0]
-	cats, ok := categories(x)
+	cats, ok := axisLabels(x)
 	n := len(cats)
 	if !ok || n == 0 {
 		return ""
@@ -171,7 +248,7 @@ func Draw(optionJSON string) string {
 		if (s.Type != "bar" && s.Type != "line") || s.YAxisIndex != 0 {
 			return ""
 		}
-		vals[i] = values(s.Data)
+		vals[i] = s.Data.points
 		for _, p := range vals[i] {
 			if p.ok {
 				lo, hi, found = min(lo, p.v), max(hi, p.v), true
@@ -249,10 +326,25 @@ func Draw(optionJSON string) string {
 				continue
 			}
 			x0, x1 := xPos(a), xPos(z)
-			b.WriteString(`<rect x="` + num(x0) + `" y="0" width="` + num(x1-x0) + `" height="1000" fill="` + css(ma.ItemStyle.Color) + `"/>`)
-			if ma.Label.Show != nil && *ma.Label.Show && ma.Label.Formatter != "" {
-				over.WriteString(`<span style="position:absolute;top:4px;left:` + pct((x0+x1)/2) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ma.Label.Color, muted)) + `">` + esc(ma.Label.Formatter) + `</span>`)
+			label := ""
+			if ma.Label.Show != nil && *ma.Label.Show {
+				label = ma.Label.Formatter
 			}
+			b.WriteString(`<rect x="` + num(x0) + `" y="0" width="` + num(x1-x0) + `" height="1000" fill="` + css(first(d[0].Color, ma.ItemStyle.Color)) + `"/>`)
+			if label = first(d[0].Label, label); label != "" {
+				over.WriteString(`<span style="position:absolute;top:4px;left:` + pct((x0+x1)/2) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ma.Label.Color, muted)) + `">` + esc(label) + `</span>`)
+			}
+		}
+	}
+	// Mark lines of series 0 (restarts), dashed, with their labels.
+	for _, ml := range o.Series[0].MarkLines {
+		if ml.X < 0 || ml.X >= n {
+			continue
+		}
+		x := xPos(ml.X)
+		b.WriteString(`<path fill="none" stroke="` + css(first(ml.Color, muted)) + `" stroke-width="1.5" stroke-dasharray="4 3" vector-effect="non-scaling-stroke" d="M` + num(x) + ` 0V1000"/>`)
+		if ml.Label != "" {
+			over.WriteString(`<span style="position:absolute;top:16px;left:` + pct(x) + `;transform:translateX(-50%);font-size:10px;white-space:nowrap;color:` + css(first(ml.Color, muted)) + `">` + esc(ml.Label) + `</span>`)
 		}
 	}
 	// Grid lines at the ticks, and the x axis line.
@@ -278,11 +370,30 @@ func Draw(optionJSON string) string {
 		}
 	}
 	band := span / float64(n)
-	for k, i := range bars {
-		s := o.Series[i]
-		w := band * 0.7 / float64(len(bars))
+	// Each bar series takes a slot of the band; one with barGap -100 %
+	// lies over the previous series' slot.
+	slot, slots := map[int]int{}, 0
+	for _, i := range bars {
+		if o.Series[i].BarGap == "-100%" && slots > 0 {
+			slot[i] = slots - 1
+		} else {
+			slot[i] = slots
+			slots++
+		}
+	}
+	for _, i := range bars {
+		s, k := o.Series[i], slot[i]
+		w := band * 0.7 / float64(slots)
 		c := seriesColor(o, i)
-		b.WriteString(`<g fill="` + css(c) + `" data-series="` + attr(s.Name) + `">`)
+		if c == "transparent" {
+			c = "none"
+		}
+		g, rectExtra := `<g fill="`+css(c)+`"`, ""
+		if bc := css(s.ItemStyle.BorderColor); bc != "" && s.ItemStyle.BorderWidth > 0 {
+			g += ` stroke="` + bc + `" stroke-width="` + num(s.ItemStyle.BorderWidth) + `"`
+			rectExtra = ` vector-effect="non-scaling-stroke"`
+		}
+		b.WriteString(g + ` data-series="` + attr(s.Name) + `">`)
 		showLabel := s.Label != nil && s.Label.Show != nil && *s.Label.Show
 		for j, p := range vals[i] {
 			if j >= n || !p.ok {
@@ -290,7 +401,7 @@ func Draw(optionJSON string) string {
 			}
 			x0 := float64(j)*band + band*0.15 + float64(k)*w
 			y0, y1 := yPos(clamp(p.v, ymin, ymax)), yPos(base)
-			b.WriteString(`<rect x="` + num(x0) + `" y="` + num(min(y0, y1)) + `" width="` + num(w) + `" height="` + num(math.Abs(y1-y0)) + `"/>`)
+			b.WriteString(`<rect x="` + num(x0) + `" y="` + num(min(y0, y1)) + `" width="` + num(w) + `" height="` + num(math.Abs(y1-y0)) + `"` + rectExtra + `/>`)
 			if showLabel {
 				lbl := strings.ReplaceAll(first(s.Label.Formatter, "{c}"), "{c}", jsString(p.v))
 				over.WriteString(`<span style="position:absolute;left:` + pct(x0+w/2) + `;top:` + pct(min(y0, y1)) + `;transform:translate(-50%,-100%);padding-bottom:3px;white-space:nowrap;color:` + css(first(s.Label.Color, text)) + `">` + esc(lbl) + `</span>`)
@@ -356,23 +467,9 @@ func plotBox(o option, widest int) (left, right, top, bottom int) {
 	return px(g.Left, 8) + widest*charWidth + labelGap, px(g.Right, 40), px(g.Top, 28), px(g.Bottom, 8) + labelLine + labelGap
 }
 
-// categories reads a category axis' labels (strings, or numbers written
-// as ECharts writes them); ok false for anything else.
-func categories(a axis) ([]string, bool) {
-	cats := make([]string, len(a.Data))
-	for i, raw := range a.Data {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			var f float64
-			if json.Unmarshal(raw, &f) != nil {
-				return nil, false
-			}
-			s = jsString(f)
-		}
-		cats[i] = s
-	}
-	return cats, true
-}
+// axisLabels are a category axis' labels; ok false when it has an item
+// that is neither a string nor a number.
+func axisLabels(a axis) ([]string, bool) { return a.Data.labels, a.Data.ok || a.Data.labels != nil }
 
 // symbols reports whether ECharts draws the symbols of line series s over
 // n categories: showSymbol if set (and a symbol other than "none"),
@@ -464,7 +561,9 @@ const maxTicks = 50
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // nice is ECharts' numberUtil.nice(v, true): v rounded to 1, 2, 3, 5 or 10
-// times its power of ten.
+// times its power of ten, then to that power's decimals as ECharts does
+// (3 * 0.1 is 0.30000000000000004 in floating point; its multiples
+// printed as labels read "1.8000000000000003").
 func nice(v float64) float64 {
 	e := math.Floor(math.Log10(v))
 	p := math.Pow10(int(e)) // exact, as JavaScript's Math.pow(10, e) for the exponents tested (math.Pow(10, 299) is not 1e299)
@@ -481,17 +580,24 @@ func nice(v float64) float64 {
 	default:
 		f = 10
 	}
-	return f * p
+	if e < -20 {
+		return f * p // beyond toFixed's 20 decimals, as ECharts
+	}
+	return roundDecimals(f*p, int(max(0, -e)))
 }
 
-// roundTo removes the float noise of v, a multiple of step.
-func roundTo(v, step float64) float64 {
-	d := decimalsOf(step)
+// roundDecimals is v rounded to d decimals, as JavaScript's +v.toFixed(d).
+func roundDecimals(v float64, d int) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', d, 64), 64)
 	if err != nil {
 		return v
 	}
 	return r
+}
+
+// roundTo removes the float noise of v, a multiple of step.
+func roundTo(v, step float64) float64 {
+	return roundDecimals(v, decimalsOf(step))
 }
 
 // decimalsOf is the number of decimals that step's multiples need: those

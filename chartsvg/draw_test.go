@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"specdash/app"
+	"specdash/chartopt"
 	"specdash/chartsvg"
 	"specdash/compute"
 )
@@ -112,6 +113,9 @@ func TestTicks(t *testing.T) {
 		{"zeros", 0, 0, 0, 0, false, false, false, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
 		// A fixed max off the interval's multiples stays the end.
 		{"odd max", 0, 10, 0, 7, true, true, false, []float64{0, 1, 2, 3, 4, 5, 6, 7}},
+		// 1.7 / 5 = 0.34 -> nice 0.3 (3 * 0.1 = 0.30000000000000004 in
+		// floating point; ECharts rounds it to 0.3): multiples without noise.
+		{"interval 0.3", 0.2, 1.7, 0, 0, false, false, false, []float64{0, 0.3, 0.6, 0.9, 1.2, 1.5, 1.8}},
 	} {
 		got := chartsvg.Ticks(c.lo, c.hi, c.fmin, c.okMin, c.fmax, c.okMax, c.scale)
 		if !reflect.DeepEqual(got, c.want) {
@@ -303,6 +307,9 @@ func TestTicksMatchECharts(t *testing.T) {
 		{Data: []float64{1e-7}, Axis: map[string]any{}},
 		{Data: []float64{1, 1 + 1e-12}, Axis: map[string]any{"scale": true}},
 		{Data: []float64{-0.3, 0.7}, Axis: map[string]any{"scale": true}},
+		// Intervals of 3 times a negative power of ten (0.3, 0.03).
+		{Data: []float64{0.2, 1.7}, Axis: map[string]any{"axisLabel": map[string]any{"formatter": "{value} tokens"}}},
+		{Data: []float64{1.02, 1.15}, Axis: map[string]any{"scale": true}},
 	}
 	in, err := json.Marshal(cases)
 	if err != nil {
@@ -461,20 +468,81 @@ process.stdout.write(JSON.stringify(cells));`
 	}
 }
 
-// echartsInNode returns node and the path of npm's full ECharts build, or
-// skips the test when either is missing (make deps installs both).
+// echartsInNode returns node and the path of npm's full ECharts build. The
+// parity tests skip only under -short; otherwise a missing node or ECharts
+// fails them (make deps installs both), so CI never passes them unrun.
 func echartsInNode(t *testing.T) (nodeBin, lib string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs ECharts in Node (make test runs it)")
+	}
 	nodeBin, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node not installed (make deps installs it with the npm packages)")
+		t.Fatal("node not installed (make deps installs it with the npm packages)")
 	}
 	lib, err = filepath.Abs("../node_modules/echarts/dist/echarts.js")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(lib); err != nil {
-		t.Skipf("ECharts not installed (npm ci): %v", err)
+		t.Fatalf("ECharts not installed (npm ci): %v", err)
 	}
 	return nodeBin, lib
+}
+
+// TestAxisLabelsRounded: a mean acceptance length axis whose interval is
+// 0.3 reads "1.8 tokens", as ECharts writes it, not the floating point
+// sum "1.8000000000000003 tokens".
+func TestAxisLabelsRounded(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
+	vals := []compute.Value{compute.Defined(0.2), compute.Defined(1.7), compute.Defined(1.1)}
+	opt := app.LinesOption(g, []app.Line{{Name: "m", Values: vals}}, 3, 1, 2, "tokens", 0, nil, time.UTC, app.PaletteFor(app.ThemeLight))
+	out := chartsvg.Draw(opt)
+	if out == "" {
+		t.Fatal("lines option not drawn")
+	}
+	var labels []string
+	for _, n := range parse(t, out).all(func(n *node) bool { return n.Name == "span" && strings.HasSuffix(n.Text, " tokens") }) {
+		labels = append(labels, n.Text)
+	}
+	want := []string{"0 tokens", "0.3 tokens", "0.6 tokens", "0.9 tokens", "1.2 tokens", "1.5 tokens", "1.8 tokens"}
+	if !reflect.DeepEqual(labels, want) {
+		t.Errorf("y axis labels %q, want %q", labels, want)
+	}
+}
+
+// TestDrawLowerBounds: with drafts shorter than k the per-position chart's
+// outlined lower-bound bars lie over the bars of their positions (same x
+// and width: barGap -100 %), unfilled, and the bars keep their full width.
+func TestDrawLowerBounds(t *testing.T) {
+	c := compute.Counts{Drafts: 100, DraftTokens: 250, AcceptedTokens: 120, AcceptedPerPosition: []float64{70, 40, 10}}
+	s := compute.Derive(c, 10, compute.WithBonus)
+	root := parse(t, chartsvg.DrawOption(chartopt.PerPosition(s, compute.FitGeometric(c), app.PaletteFor(app.ThemeLight))))
+	bars := root.all(func(n *node) bool {
+		return n.Name == "rect" && n.Outer.Attr["data-series"] == "per-position acceptance rate (of all drafts)"
+	})
+	over := root.all(func(n *node) bool {
+		return n.Name == "rect" && n.Outer.Attr["data-series"] == "lower bound (drafts shorter than k)"
+	})
+	if len(bars) != 3 || len(over) != 2 {
+		t.Fatalf("%d bars, %d outlined, want 3 and 2", len(bars), len(over))
+	}
+	band := 1000.0 / 3
+	for i, r := range bars {
+		if w := num(t, r.Attr["width"]); math.Abs(w-0.7*band) > 0.1 {
+			t.Errorf("bar %d width %v, want %v", i+1, w, 0.7*band)
+		}
+	}
+	for j, r := range over {
+		b := bars[j+1]
+		if r.Attr["x"] != b.Attr["x"] || r.Attr["width"] != b.Attr["width"] || r.Attr["height"] != b.Attr["height"] {
+			t.Errorf("outline %d at x %s w %s h %s, bar at %s %s %s", j, r.Attr["x"], r.Attr["width"], r.Attr["height"], b.Attr["x"], b.Attr["width"], b.Attr["height"])
+		}
+	}
+	if g := over[0].Outer; g.Attr["fill"] != "none" || g.Attr["stroke"] == "" {
+		t.Errorf("outline group fill %q stroke %q", g.Attr["fill"], g.Attr["stroke"])
+	}
+	if !strings.Contains(root.text(), "pos 2"+chartopt.LowerBoundMark) {
+		t.Errorf("no lower-bound label in %q", root.text())
+	}
 }

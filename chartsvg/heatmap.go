@@ -1,7 +1,6 @@
 package chartsvg
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -33,8 +32,8 @@ const (
 // the visualMap's gradient and texts at the bottom. "" when the option is
 // not such a heatmap.
 func drawHeatmap(o option) string {
-	xs, ok1 := categories(o.XAxis[0])
-	ys, ok2 := categories(o.YAxis[0])
+	xs, ok1 := axisLabels(o.XAxis[0])
+	ys, ok2 := axisLabels(o.YAxis[0])
 	if !ok1 || !ok2 || len(xs) == 0 || len(ys) == 0 || len(o.VisualMap) != 1 {
 		return ""
 	}
@@ -74,11 +73,7 @@ func drawHeatmap(o option) string {
 			cells.WriteString(` opacity="` + strconv.FormatFloat(opacity, 'f', -1, 64) + `"`)
 		}
 		cells.WriteString(`>`)
-		for _, raw := range s.Data {
-			var item []float64
-			if json.Unmarshal(raw, &item) != nil || len(item) != 3 {
-				continue // a gap ("-") or another shape: no cell
-			}
+		for _, item := range s.Data.cells { // gaps ("-") and other shapes have no cell
 			i, j, v := int(item[0]), int(item[1]), item[2]
 			if i < 0 || i >= nx || j < 0 || j >= ny || math.IsNaN(v) || math.IsInf(v, 0) {
 				continue

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,6 +19,8 @@ type Group struct {
 	// Labels holds the group-by labels only (a missing label is ""); empty
 	// when grouping by nothing, nil for Sum's total row.
 	Labels map[string]string
+	// Key is GroupKey(Labels, groupBy) ("" for Sum's total row).
+	Key string
 	// Total holds the increases over the whole grid, (Start, End]; it is
 	// the sum of Buckets.
 	Total Counts
@@ -40,6 +43,24 @@ func labelKey(b *strings.Builder, vals ...string) {
 		b.WriteByte(':')
 		b.WriteString(v)
 	}
+}
+
+// GroupKey identifies the group of a label set under groupBy: the JSON
+// array of its values in groupBy order, a missing label counting as ""
+// (`[]` without grouping). It is the one group-key encoding: Aggregate's
+// groups (Group.Key), the view model's per-group numbers, and the
+// dashboard's URLs (compare a/b) and table rows (data-group).
+func GroupKey(labels map[string]string, groupBy []string) string {
+	vals := make([]string, len(groupBy))
+	for i, l := range groupBy {
+		vals[i] = labels[l]
+	}
+	return groupKey(vals)
+}
+
+func groupKey(vals []string) string {
+	b, _ := json.Marshal(vals)
+	return string(b)
 }
 
 // identity encodes a full label set, sorted by name.
@@ -102,23 +123,21 @@ func Aggregate(series []Series, groupBy []string, g Grid) []Group {
 	n := g.Buckets()
 	accs := map[string]*groupAcc{}
 	var order []*groupAcc
-	var kb strings.Builder
 	for _, s := range series {
 		vals := make([]string, len(groupBy))
 		for i, l := range groupBy {
 			vals[i] = s.Labels[l]
 		}
-		kb.Reset()
-		labelKey(&kb, vals...)
-		acc := accs[kb.String()]
+		key := groupKey(vals)
+		acc := accs[key]
 		if acc == nil {
 			labels := make(map[string]string, len(groupBy))
 			for i, l := range groupBy {
 				labels[l] = vals[i]
 			}
-			acc = &groupAcc{values: vals, group: Group{Labels: labels}, ids: map[string]struct{}{},
+			acc = &groupAcc{values: vals, group: Group{Labels: labels, Key: key}, ids: map[string]struct{}{},
 				kOf: map[string]int{}, drafts: map[string][]float64{}}
-			accs[kb.String()] = acc
+			accs[key] = acc
 			order = append(order, acc)
 		}
 		var skip string

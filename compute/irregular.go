@@ -66,13 +66,19 @@ func Resets(series []Series, g Grid) []Reset {
 			prev, have = p.V, true
 		}
 	}
+	SortResets(out)
+	return out
+}
+
+// SortResets sorts resets as Resets returns them: by the number of
+// decreases (most first), then by labels.
+func SortResets(out []Reset) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {
 			return out[i].Count > out[j].Count
 		}
 		return LabelString(out[i].Labels) < LabelString(out[j].Labels)
 	})
-	return out
 }
 
 // ResetNotes turns Resets into notes for the page and the report: one
@@ -82,14 +88,22 @@ func Resets(series []Series, g Grid) []Reset {
 func ResetNotes(resets []Reset, max int) []string {
 	var out []string
 	var backwards []Reset
-	restarts, restarted := 0, map[string]bool{}
+	restarts, restarted, seen := 0, map[string]bool{}, map[string]bool{}
 	for _, r := range resets {
 		if r.Backwards() {
 			backwards = append(backwards, r)
 			continue
 		}
-		restarts += r.Count
-		restarted[LabelString(r.Labels)] = true
+		// One restart of an engine resets each of its counters: count it
+		// once per engine and bucket.
+		id := LabelString(r.Labels)
+		restarted[id] = true
+		for _, j := range r.Buckets {
+			if k := fmt.Sprintf("%s\x00%d", id, j); !seen[k] {
+				seen[k] = true
+				restarts++
+			}
+		}
 	}
 	for i, r := range backwards {
 		if i == max {

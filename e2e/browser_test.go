@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 // missing (real parts: never skip).
 func needAssets(t *testing.T) {
 	t.Helper()
+	skipShort(t)
 	if _, err := fs.Stat(web.FS, "dist/app.wasm"); err != nil {
 		t.Fatalf("web/dist/app.wasm is not built (embedded web.FS has none): run `make assets` first, then rerun the test")
 	}
@@ -46,6 +47,15 @@ func needAssets(t *testing.T) {
 	}
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("%s not found (%v): install it with `make deps`", chromiumPath, err)
+	}
+}
+
+// skipShort skips a browser test under -short: every e2e test drives a
+// real Chromium (make test runs them).
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium (skipped under -short; make test runs it)")
 	}
 }
 

@@ -130,7 +130,7 @@ func TestDashboardFull(t *testing.T) {
 	settled := time.Now().Add(3 * scrapeInterval).UnixMilli()
 	// Whole seconds, rounded up: a page loaded after this holds a window
 	// ending (aligned down to the 1 s step) at or after settled.
-	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, (settled+999)/1000), promtest.NonEmpty, 30*time.Second)
+	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, (settled+999)/1000), promtest.NonEmpty, 2*time.Minute)
 
 	t.Run("grouping equals report", func(t *testing.T) {
 		open(url.Values{"range": {"5m"}, "group": {"model_name,engine"}}, settled)

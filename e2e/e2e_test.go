@@ -218,7 +218,7 @@ func TestDashboardEndToEnd(t *testing.T) {
 	sim.Pause()
 	pausedAt := time.Now()
 	settled := pausedAt.Add(3 * scrapeInterval).UnixMilli()
-	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 30*time.Second)
+	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 2*time.Minute)
 	waitJS(t, browser, 60*time.Second, fmt.Sprintf(
 		`(() => { const r = document.querySelector('[data-dashboard]'); return r && r.dataset.state === 'ready' && +r.dataset.windowEnd >= %d; })()`, settled))
 	paused := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
@@ -436,6 +436,20 @@ func waitJS(t *testing.T, browser context.Context, timeout time.Duration, expr s
 		p, _ := chromedp.Run(context.WithoutCancel(browser), chromedp.Evaluate[page](readPageJS))
 		t.Fatalf("waiting for %s: %v; page: %+v", expr, err, p)
 	}
+}
+
+// waitNextLoad waits until a load that starts after the call has finished
+// (data-loads, the dashboard's load counter, past its value at the call,
+// and no load in flight): the numbers then come from data read after
+// whatever the caller waited for before, with no guess at how long a
+// refresh takes.
+func waitNextLoad(t *testing.T, browser context.Context, timeout time.Duration) {
+	t.Helper()
+	loads := run(t, browser, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-dashboard]').dataset.loads`))
+	waitJS(t, browser, timeout, fmt.Sprintf(`(() => {
+	  const r = document.querySelector('[data-dashboard]');
+	  return !!r && +r.dataset.loads > %s && !document.querySelector('.status-text .spinner') && r.dataset.state !== 'loading';
+	})()`, strconv.Quote(loads)))
 }
 
 // waitReady waits until the dashboard shows numbers (data-state=ready) and

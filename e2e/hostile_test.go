@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/promtest"
@@ -55,7 +56,8 @@ func TestHostileModelName(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := serve(t, h)
-	time.Sleep(3 * time.Second)
+	// A few samples of every series, so that the first load has numbers.
+	prom.WaitFor(t, `min(count_over_time(vllm:spec_decode_num_drafts_total[1m])) >= 4`, promtest.NonEmpty, 60*time.Second)
 
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&refresh=5s"))
 	waitReady(t, tab, 120*time.Second)
@@ -188,7 +190,10 @@ func hoverCharts(t *testing.T, tab context.Context) {
 	  }
 	  return true;
 	})()`))
-	time.Sleep(500 * time.Millisecond)
+	// ECharts renders a tooltip synchronously (showDelay 0); let two frames
+	// pass so that anything the names could have started has run.
+	run(t, tab, 30*time.Second, chromedp.Evaluate[bool](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => r(true)))))`,
+		func(p *cdpruntime.EvaluateParams) { p.AwaitPromise = new(true) }))
 }
 
 func checkNoScript(t *testing.T, tab context.Context) {

@@ -83,7 +83,7 @@ func TestInsightsPanel(t *testing.T) {
 	// wait below compares with settled aligned down too (it loads once:
 	// refresh is off).
 	settled := time.Now().Add(3 * scrapeInterval).UnixMilli()
-	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 30*time.Second)
+	prom.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled/1000), promtest.NonEmpty, 2*time.Minute)
 
 	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/?range=5m&cost=0.1"))
 	waitJS(t, browser, 120*time.Second, fmt.Sprintf(`(() => { const r = document.querySelector('[data-dashboard]'); const i = document.querySelector('[data-insights] [data-metric=speedup]');

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/browsertest"
+	"specdash/internal/testwait"
 	"specdash/server"
 	"specdash/web"
 )
@@ -27,6 +28,7 @@ import (
 // TestDashboardEndToEnd) and records console errors for failure reports.
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
+	skipShort(t)
 	if _, err := fs.Stat(web.FS, "dist/app.wasm"); err != nil {
 		t.Fatalf("web/dist/app.wasm is not built (embedded web.FS has none): run `make assets` first, then rerun the test")
 	}
@@ -181,18 +183,10 @@ func TestLogsPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := strings.SplitN(string(seed), "\n", 2)[0]
-	deadline := time.Now().Add(120 * time.Second)
-	for {
+	testwait.ForEvery(t, "/logs to show numbers", 0, 500*time.Millisecond, func() bool {
 		_ = pasteAndParse(t, browser, first)
-		v := run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
-		if v.State == "ready" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/logs never showed numbers: %+v", v)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS)).State == "ready"
+	})
 	// The first PR 16665 line, as vLLM printed it: k = 4, accepted 686 of
 	// drafted 2384: drafts = 2384/4 = 596 (derived), acceptance 686/2384 =
 	// 0.28775 ("28.8%"), mean length without bonus (auto: as the log
@@ -316,14 +310,13 @@ func TestLogsLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(120 * time.Second)
-	for run(t, browser, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-logs]').dataset.state`)) != "ready" {
-		_ = pasteAndParse(t, browser, string(seed))
-		if time.Now().After(deadline) {
-			t.Fatal("/logs never showed numbers")
+	testwait.ForEvery(t, "/logs to show numbers", 0, 500*time.Millisecond, func() bool {
+		if run(t, browser, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-logs]').dataset.state`)) == "ready" {
+			return true
 		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		_ = pasteAndParse(t, browser, string(seed))
+		return false
+	})
 	png := run(t, browser, 30*time.Second, chromedp.FullScreenshot(100))
 	p := filepath.Join(os.TempDir(), "specdash-logs-layout.png")
 	if err := os.WriteFile(p, png, 0o644); err != nil {

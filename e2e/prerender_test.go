@@ -240,7 +240,9 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    live: !!document.querySelector('body > [data-dashboard]'),
 	    firstEmpty: !!first && first !== o && first.children.length === 0,
 	    pointer: getComputedStyle(o).pointerEvents,
-	    inert: o.inert === true,
+	    controls: o.querySelectorAll('select, input, button').length,
+	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]')),
+	    chartPointer: getComputedStyle(o.querySelector('[data-chart="acceptance-rate"]')).pointerEvents,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
 	})()`))
@@ -250,8 +252,25 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	if hint, _ := before["hint"].(string); !regexp.MustCompile(`as of \d\d:\d\d:\d\d$`).MatchString(hint) {
 		t.Errorf("hint %q: want the time as 24-hour hh:mm:ss, as the dashboard shows times", hint)
 	}
-	if before["pointer"] != "none" || before["inert"] != true || !strings.Contains(before["hint"].(string), "Starting") {
-		t.Errorf("overlay: pointer-events %v, inert %v, hint %q; want none, inert and a starting hint", before["pointer"], before["inert"], before["hint"])
+	if before["pointer"] != "none" || before["inert"] != true || before["controls"] == float64(0) || before["chartPointer"] != "auto" || !strings.Contains(before["hint"].(string), "Starting") {
+		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls, charts auto and a starting hint",
+			before["pointer"], before["controls"], before["inert"], before["chartPointer"], before["hint"])
+	}
+	// The preview's charts answer hovers before the wasm runs: the mouse
+	// over the acceptance-rate chart's plot shows ECharts' tooltip (trigger
+	// axis) with the hovered bucket's values.
+	box := run(t, tab, 10*time.Second, chromedp.Evaluate[[]float64](`(() => {
+	  const el = document.querySelector('#specdash-preview [data-chart="acceptance-rate"]');
+	  el.scrollIntoView({block: 'center'});
+	  const r = el.getBoundingClientRect();
+	  return [r.left + r.width / 2, r.top + r.height / 2];
+	})()`))
+	step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, box[0]-3, box[1]))
+	step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, box[0], box[1]))
+	waitJS(t, tab, 30*time.Second, `Array.from(document.querySelectorAll('#specdash-preview [data-chart="acceptance-rate"] > div')).some(el =>
+	  el.style.zIndex === '9999999' && el.style.display !== 'none' && /%/.test(el.textContent))`)
+	if n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('body > [data-dashboard]').length`)); n != 0 {
+		t.Fatalf("the live dashboard mounted before the preview's hover was checked (%d roots)", n)
 	}
 	preview := run(t, tab, 10*time.Second, chromedp.Evaluate[previewView](sprintfJS(readViewJS, `#specdash-preview [data-dashboard]`)))
 	if preview.State != "preview" {

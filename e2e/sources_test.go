@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/promtest"
+	"specdash/internal/testwait"
 	"specdash/metricsclient"
 	"specdash/server"
 	"specdash/simulate"
@@ -79,12 +80,14 @@ func TestSourceSelector(t *testing.T) {
 	// Let a few samples accumulate, then pause both simulators: once both
 	// Prometheus hold the paused values, a window's numbers no longer
 	// change and the page must equal report.Build exactly.
-	time.Sleep(5 * time.Second)
+	for _, p := range []*promtest.Server{promA, promB} {
+		p.WaitFor(t, `min(count_over_time(vllm:spec_decode_num_drafts_total[1m])) >= 5`, promtest.NonEmpty, 60*time.Second)
+	}
 	simA.Pause()
 	simB.Pause()
 	settled := time.Now().Add(3 * scrapeInterval)
 	for _, p := range []*promtest.Server{promA, promB} {
-		p.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled.Unix()), promtest.NonEmpty, 30*time.Second)
+		p.WaitFor(t, fmt.Sprintf(`min(timestamp(vllm:spec_decode_num_drafts_total)) > %d`, settled.Unix()), promtest.NonEmpty, 2*time.Minute)
 	}
 	waitSettled := func() {
 		t.Helper()
@@ -127,18 +130,15 @@ func TestSourceSelector(t *testing.T) {
 		  const st = document.querySelector('[data-source-status]');
 		  return !window.__beforeSwitch && new URLSearchParams(location.search).get('source') === %q && !!st && st.dataset.sourceName === %q;
 		})()`, name, name)
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			ctx, cancel := context.WithTimeout(tab, 5*time.Second)
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
-			cancel()
-			if err == nil && ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("after choosing source %s: the page did not load it (last error %v)", name, err)
-			}
-			time.Sleep(200 * time.Millisecond)
+		var err error
+		if !testwait.Until(0, func() bool {
+			ctx, cancel := context.WithTimeout(tab, 30*time.Second)
+			defer cancel()
+			var ok bool
+			ok, err = chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
+			return err == nil && ok
+		}) {
+			t.Fatalf("after choosing source %s: the page did not load it within %s (last error %v)", name, testwait.Timeout, err)
 		}
 		waitReady(t, tab, 120*time.Second)
 		waitSettled()

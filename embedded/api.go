@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/prometheus/model/timestamp"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/scrape"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/util/annotations"
 )
@@ -118,6 +119,14 @@ func (e *Engine) Handler() http.Handler {
 
 func (e *Engine) wrap(f apiFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				e.respondError(w, &apiError{errorInternal, e.recovered("query", r.URL.Path, p)})
+			}
+		}()
 		if err := r.ParseForm(); err != nil {
 			e.respondError(w, &apiError{errorBadData, fmt.Errorf("error parsing form values: %w", err)})
 			return
@@ -162,7 +171,15 @@ func returnAPIError(err error) *apiError {
 	var es promql.ErrStorage
 	var etms promql.ErrTooManySeries
 	var etmss promql.ErrTooManySamplesRead
+	var qte *QueueTimeoutError
 	switch {
+	case errors.As(err, &qte):
+		// Not in web/api/v1, whose tracker wait ends in a bare context
+		// error (execution, 422): a timeout is a timeout.
+		if errors.Is(err, context.Canceled) {
+			return &apiError{errorCanceled, err}
+		}
+		return &apiError{errorTimeout, err}
 	case errors.As(err, &eqc):
 		return &apiError{errorCanceled, err}
 	case errors.As(err, &eqt):
@@ -180,7 +197,8 @@ func returnAPIError(err error) *apiError {
 func queryConstructionError(err error) *apiError {
 	var eqt promql.ErrQueryTimeout
 	var eqc promql.ErrQueryCanceled
-	if errors.As(err, &eqt) || errors.As(err, &eqc) {
+	var qte *QueueTimeoutError
+	if errors.As(err, &eqt) || errors.As(err, &eqc) || errors.As(err, &qte) {
 		return returnAPIError(err)
 	}
 	return &apiError{errorBadData, fmt.Errorf("invalid parameter %q: %w", "query", err)}
@@ -192,17 +210,26 @@ type queryData struct {
 	Result     any              `json:"result"`
 }
 
+// queryCtx is the request's context bounded by its timeout parameter and
+// by Config.QueryTimeout: the engine applies QueryTimeout to evaluation
+// only, not to the wait for a slot while the query is parsed
+// (promql.Engine.NewInstantQuery's queueActive), which would otherwise
+// wait as long as the client does.
 func (e *Engine) queryCtx(r *http.Request) (context.Context, context.CancelFunc, *apiError) {
 	ctx := r.Context()
+	d := e.cfg.QueryTimeout
 	if to := r.FormValue("timeout"); to != "" {
-		d, err := parseDuration(to)
+		pd, err := parseDuration(to)
 		if err != nil {
 			return nil, nil, &apiError{errorBadData, fmt.Errorf("invalid parameter %q: %w", "timeout", err)}
 		}
-		if d > 0 {
-			c, cancel := context.WithTimeout(ctx, d)
-			return c, cancel, nil
+		if pd > 0 && pd < d {
+			d = pd
 		}
+	}
+	if d > 0 {
+		c, cancel := context.WithTimeout(ctx, d)
+		return c, cancel, nil
 	}
 	return ctx, func() {}, nil
 }
@@ -237,12 +264,12 @@ func (e *Engine) query(r *http.Request) apiResult {
 	if err != nil {
 		return apiResult{err: &apiError{errorBadData, err}}
 	}
-	qry, err := e.qe.NewInstantQuery(ctx, e.db, opts, r.FormValue("query"), ts)
+	qry, err := e.qe.NewInstantQuery(ctx, e.queryable, opts, r.FormValue("query"), ts)
 	if err != nil {
 		return apiResult{err: queryConstructionError(err)}
 	}
 	defer qry.Close()
-	return execQuery(ctx, qry, limit)
+	return e.execQuery(ctx, qry, limit)
 }
 
 func (e *Engine) queryRange(r *http.Request) apiResult {
@@ -280,20 +307,20 @@ func (e *Engine) queryRange(r *http.Request) apiResult {
 	if err != nil {
 		return apiResult{err: &apiError{errorBadData, err}}
 	}
-	qry, err := e.qe.NewRangeQuery(ctx, e.db, opts, r.FormValue("query"), start, end, step)
+	qry, err := e.qe.NewRangeQuery(ctx, e.queryable, opts, r.FormValue("query"), start, end, step)
 	if err != nil {
 		return apiResult{err: queryConstructionError(err)}
 	}
 	defer qry.Close()
-	return execQuery(ctx, qry, limit)
+	return e.execQuery(ctx, qry, limit)
 }
 
 // execQuery runs qry and encodes its value while the query is open (its
 // result refers to pooled memory released by Close).
-func execQuery(ctx context.Context, qry promql.Query, limit int) apiResult {
+func (e *Engine) execQuery(ctx context.Context, qry promql.Query, limit int) apiResult {
 	res := qry.Exec(ctx)
 	if res.Err != nil {
-		return apiResult{err: returnAPIError(res.Err), warnings: res.Warnings}
+		return apiResult{err: returnAPIError(e.describeQueryError(res.Err)), warnings: res.Warnings}
 	}
 	warnings := res.Warnings
 	var out any
@@ -485,12 +512,14 @@ func (e *Engine) targets(r *http.Request) apiResult {
 	}
 	lb := labels.NewBuilder(labels.EmptyLabels())
 	iv := model.Duration(e.cfg.ScrapeInterval).String()
+	storageErr := e.StorageError()
 	for _, t := range e.activeTargets() {
-		lastErr := ""
-		if err := t.LastError(); err != nil {
-			lastErr = err.Error()
-		}
 		u := t.URL().String()
+		lastErr, health := e.describeScrapeError(u, t.LastError()), string(t.Health())
+		if storageErr != "" {
+			// The target answers, but its samples are not stored.
+			lastErr, health = storageErr, string(scrape.HealthBad)
+		}
 		res.ActiveTargets = append(res.ActiveTargets, &apiTarget{
 			DiscoveredLabels:   t.DiscoveredLabels(lb),
 			Labels:             t.Labels(lb),
@@ -500,7 +529,7 @@ func (e *Engine) targets(r *http.Request) apiResult {
 			LastError:          lastErr,
 			LastScrape:         t.LastScrape(),
 			LastScrapeDuration: t.LastScrapeDuration().Seconds(),
-			Health:             string(t.Health()),
+			Health:             health,
 			ScrapeInterval:     iv,
 			ScrapeTimeout:      iv,
 		})

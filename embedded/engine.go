@@ -18,8 +18,11 @@
 // prometheus_client are stored as the gauges they are.
 //
 // Bounds: Config.Retention (time-based retention of persisted blocks;
-// the in-memory head holds up to about 3 h more, as in Prometheus) and
-// Config.SeriesLimit (see there).
+// the in-memory head holds up to about 3 h more, as in Prometheus),
+// Config.SeriesLimit, Prometheus' scrape limits (Config.BodySizeLimit,
+// SampleLimit, LabelLimit, LabelNameLengthLimit, LabelValueLengthLimit)
+// and query limits (QueryConcurrency, QueryMaxSamples, QueryTimeout), all
+// with defaults (see there and docs/CONFIG.md).
 package embedded
 
 import (
@@ -45,6 +48,8 @@ import (
 	"github.com/prometheus/prometheus/scrape"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+
+	"specdash/internal/panics"
 )
 
 // Defaults of Config.
@@ -60,11 +65,61 @@ const (
 	// DefaultJobName is the job label of every target (as
 	// internal/promtest's scrape job).
 	DefaultJobName = "vllm"
-	// DefaultQueryTimeout bounds one PromQL evaluation.
-	DefaultQueryTimeout = 2 * time.Minute
-	// DefaultMaxSamples bounds the samples one query may load at once
-	// (Prometheus' --query.max-samples default).
-	DefaultMaxSamples = 50_000_000
+	// DefaultQueryTimeout bounds one PromQL evaluation, the wait for a
+	// free query slot included (Prometheus' --query.timeout, whose default
+	// is 2 min). It is below the proxy's default upstream timeout (30 s,
+	// server.DefaultUpstreamTimeout) so that a query past it ends with the
+	// engine's "query timed out" answer, not with the proxy's 502 that
+	// cannot say which query or limit.
+	DefaultQueryTimeout = 20 * time.Second
+	// DefaultQueryMaxSamples bounds the samples one query may hold in
+	// memory at once (Prometheus' --query.max-samples, default
+	// 50,000,000). A float sample costs 16 bytes, so 5,000,000 are about
+	// 80 MB, a few hundred MB with the engine's overhead, per query: with
+	// DefaultQueryConcurrency queries that stays below 1 GB, where
+	// Prometheus' default allows about that much for each query. The
+	// dashboard's widest query (a range over the 6 h retention at the
+	// 5 s scrape interval, a few dozen series) loads some 10^5 samples.
+	DefaultQueryMaxSamples = 5_000_000
+	// DefaultQueryConcurrency is how many queries evaluate at once; more
+	// wait for a slot (Prometheus' --query.max-concurrency, default 20).
+	// PromQL evaluation is CPU-bound: on the 2 to 8 cores specdash
+	// typically shares with other work, 20 heavy queries only slow each
+	// other down while each holds its samples. 4 lets a page's light
+	// queries pass one heavy one and bounds the memory of heavy ones to
+	// 4 x DefaultQueryMaxSamples.
+	DefaultQueryConcurrency = 4
+
+	// DefaultBodySizeLimit bounds the uncompressed body of one scrape
+	// (Prometheus' body_size_limit; its default is none). vLLM's /metrics
+	// is tens of kB per model and engine; 10 MiB is hundreds of times
+	// that, and it keeps a hostile or broken target from filling memory.
+	DefaultBodySizeLimit = 10 << 20
+	// MaxBodySizeLimit is the largest BodySizeLimit accepted: Prometheus'
+	// label encoding (model/labels/labels_stringlabels.go) panics on a
+	// label name or value over 16 MiB, in the scrape loop's goroutine
+	// where nothing can recover it, before label_value_length_limit is
+	// checked. A body below 15 MiB cannot carry such a value (the margin
+	// covers the suffixes the protobuf parser appends to names).
+	MaxBodySizeLimit = 15 << 20
+	// DefaultSampleLimit bounds the samples of one scrape (Prometheus'
+	// sample_limit; default none). A vLLM server exposes a few hundred
+	// samples per model and engine (histograms included): 50,000 leaves
+	// room for many engines and LoRA adapters. It is never above
+	// SeriesLimit.
+	DefaultSampleLimit = 50_000
+	// DefaultLabelLimit bounds the labels of one series, job and instance
+	// included (Prometheus' label_limit; default none). vLLM's series have
+	// up to about 8.
+	DefaultLabelLimit = 64
+	// DefaultLabelNameLengthLimit bounds a label name in bytes (Prometheus'
+	// label_name_length_limit; default none). vLLM's are under 32.
+	DefaultLabelNameLengthLimit = 256
+	// DefaultLabelValueLengthLimit bounds a label value in bytes
+	// (Prometheus' label_value_length_limit; default none): 4 KiB is
+	// PATH_MAX on Linux, so a model_name or LoRA adapter given as a file
+	// path always fits.
+	DefaultLabelValueLengthLimit = 4 << 10
 )
 
 // Config configures an Engine. Zero values mean the documented defaults.
@@ -93,10 +148,10 @@ type Config struct {
 	// through many cycles in an hour.
 	BlockDuration time.Duration
 	// SeriesLimit bounds memory (default DefaultSeriesLimit): a scrape of
-	// one target that exposes more samples than this fails with Prometheus'
-	// "sample limit exceeded" (up=0, the error in TargetStatus.LastError),
-	// and once the in-memory head holds SeriesLimit series, a scrape that
-	// would create a new series fails with a *SeriesLimitError (existing
+	// one target that exposes more samples than this fails (SampleLimit is
+	// never above it; up=0, the error in TargetStatus.LastError), and once
+	// the in-memory head holds SeriesLimit series, a scrape that would
+	// create a new series fails with a *SeriesLimitError (existing
 	// series keep being written; the 5 per-target series up and scrape_*
 	// are exempt, so a target over the limit still shows up=0 and the
 	// error). Series that no longer receive samples, and those created by
@@ -105,6 +160,41 @@ type Config struct {
 	SeriesLimit int
 	// JobName is the job label of the targets (default DefaultJobName).
 	JobName string
+
+	// Scrape limits, Prometheus' scrape config fields of the same names
+	// (zero: the Default* constant). A scrape past one fails as a whole:
+	// its target shows up=0 and a message naming the limit and its value
+	// (TargetStatus.LastError); earlier samples stay.
+	//
+	// BodySizeLimit (body_size_limit) bounds the uncompressed body in
+	// bytes, at most MaxBodySizeLimit.
+	BodySizeLimit int64
+	// SampleLimit (sample_limit) bounds the samples of one scrape; above
+	// SeriesLimit it is SeriesLimit.
+	SampleLimit int
+	// LabelLimit (label_limit) bounds the labels of a series.
+	LabelLimit int
+	// LabelNameLengthLimit and LabelValueLengthLimit
+	// (label_name_length_limit, label_value_length_limit) bound a label's
+	// name and value in bytes.
+	LabelNameLengthLimit  int
+	LabelValueLengthLimit int
+
+	// Query limits, Prometheus' flags of the same names (zero: the
+	// Default* constant).
+	//
+	// QueryConcurrency (--query.max-concurrency): queries past it wait
+	// for a slot, within QueryTimeout.
+	QueryConcurrency int
+	// QueryMaxSamples (--query.max-samples): a query that would hold more
+	// samples at once fails with errorType execution (HTTP 422, as
+	// Prometheus) and a message naming the limit.
+	QueryMaxSamples int
+	// QueryTimeout (--query.timeout) bounds a query, its wait for a slot
+	// included; past it the query fails with errorType timeout (HTTP 503)
+	// and a message naming the limit.
+	QueryTimeout time.Duration
+
 	// Logger receives the engine's, the scrape manager's and the TSDB's
 	// logs (default: discard).
 	Logger *slog.Logger
@@ -156,6 +246,9 @@ type Engine struct {
 	db     *tsdb.DB
 	qe     *promql.Engine
 	parser parser.Parser
+	gate   *queryGate
+	// queryable is what queries read: the TSDB (tests wrap it).
+	queryable storage.Queryable
 
 	scrapeCfg *config.Config
 	groups    []*targetgroup.Group
@@ -169,6 +262,8 @@ type Engine struct {
 	// stopScrape stops the scrape manager once (Manager.Stop panics when
 	// called twice).
 	stopScrape sync.Once
+	// storage tracks failed writes of the TSDB (StorageError).
+	storage storageHealth
 }
 
 // New validates cfg, opens the TSDB (creating a temporary directory when
@@ -206,6 +301,12 @@ func New(cfg Config) (*Engine, error) {
 	if !model.LabelValue(cfg.JobName).IsValid() {
 		return nil, fmt.Errorf("embedded: job name %q is not valid UTF-8", cfg.JobName)
 	}
+	if err := cfg.setLimits(); err != nil {
+		return nil, err
+	}
+	// specdash_panics_total{where="scrape"|"query"} show 0 until a panic.
+	panics.Total.WithLabelValues("scrape")
+	panics.Total.WithLabelValues("query")
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -255,12 +356,24 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("embedded: open TSDB in %s: %w", e.dir, err)
 	}
 	e.db = db
+	e.queryable = db
+	// Prometheus' own tracker: the queries in flight are kept in
+	// queries.active in the storage directory (logged at the next start
+	// if the process died during them), and Insert waits for a free slot.
+	aqt, err := promql.NewActiveQueryTracker(e.dir, cfg.QueryConcurrency, cfg.Logger.With("component", "query tracker"))
+	if err != nil {
+		db.Close()
+		e.removeTmp()
+		return nil, fmt.Errorf("embedded: query tracker in %s: %w", e.dir, err)
+	}
+	e.gate = &queryGate{QueryTracker: aqt, timeout: cfg.QueryTimeout}
 	e.parser = parser.NewParser(parser.Options{})
 	e.qe = promql.NewEngine(promql.EngineOpts{
 		Logger:               cfg.Logger.With("component", "query engine"),
 		Reg:                  e.reg,
-		MaxSamples:           DefaultMaxSamples,
-		Timeout:              DefaultQueryTimeout,
+		MaxSamples:           cfg.QueryMaxSamples,
+		Timeout:              cfg.QueryTimeout,
+		ActiveQueryTracker:   e.gate,
 		EnableAtModifier:     true,
 		EnableNegativeOffset: true,
 		Parser:               e.parser,
@@ -328,8 +441,12 @@ scrape_configs:
   - job_name: %q
     honor_timestamps: true
     sample_limit: %d
+    body_size_limit: %dB
+    label_limit: %d
+    label_name_length_limit: %d
+    label_value_length_limit: %d
     fallback_scrape_protocol: PrometheusText0.0.4
-`, iv, iv, cfg.JobName, cfg.SeriesLimit)
+`, iv, iv, cfg.JobName, cfg.SampleLimit, cfg.BodySizeLimit, cfg.LabelLimit, cfg.LabelNameLengthLimit, cfg.LabelValueLengthLimit)
 	c, err := config.Load(y, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: scrape configuration: %w", err)
@@ -355,7 +472,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	m, err := scrape.NewManager(&scrape.Options{
 		DiscoveryReloadInterval:  model.Duration(time.Second),
 		DiscoveryReloadOnStartup: true,
-	}, e.log.With("component", "scrape manager"), nil, nil, limitedAppendable{db: e.db, limit: e.cfg.SeriesLimit}, e.reg)
+	}, e.log.With("component", "scrape manager"), nil, nil, limitedAppendable{db: e.db, limit: e.cfg.SeriesLimit, log: e.log}, e.reg)
 	if err != nil {
 		e.mu.Unlock()
 		close(e.stopped)
@@ -373,7 +490,14 @@ func (e *Engine) Run(ctx context.Context) error {
 	tsets := make(chan map[string][]*targetgroup.Group, 1)
 	tsets <- map[string][]*targetgroup.Group{e.cfg.JobName: e.groups}
 	done := make(chan error, 1)
-	go func() { done <- m.Run(tsets) }()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- e.recovered("scrape", "scrape manager", r)
+			}
+		}()
+		done <- m.Run(tsets)
+	}()
 	e.log.Info("embedded Prometheus scraping", "targets", e.cfg.Targets, "interval", e.cfg.ScrapeInterval, "storage", e.dir)
 	select {
 	case <-ctx.Done():
@@ -402,7 +526,7 @@ func (e *Engine) Close() error {
 		e.stopScrape.Do(m.Stop)
 		<-e.stopped
 	}
-	err := e.db.Close()
+	err := errors.Join(e.qe.Close(), e.db.Close())
 	if rmErr := e.removeTmp(); err == nil {
 		err = rmErr
 	}
@@ -442,17 +566,20 @@ func (e *Engine) Targets() []TargetStatus {
 			}
 		}
 	}
+	storageErr := e.StorageError()
 	for _, raw := range e.cfg.Targets {
 		ls, key, _ := targetLabels(raw)
 		st := TargetStatus{URL: raw, Job: e.cfg.JobName, Instance: string(ls[model.AddressLabel]), Health: string(scrape.HealthUnknown)}
 		if t, ok := byKey[key]; ok {
 			st.Health = string(t.Health())
 			st.Up = t.Health() == scrape.HealthGood
-			if err := t.LastError(); err != nil {
-				st.LastError = err.Error()
-			}
+			st.LastError = e.describeScrapeError(raw, t.LastError())
 			st.LastScrape = t.LastScrape()
 			st.LastScrapeDuration = t.LastScrapeDuration()
+		}
+		if storageErr != "" {
+			// The target answers, but its samples are not stored: down.
+			st.Health, st.Up, st.LastError = string(scrape.HealthBad), false, storageErr
 		}
 		out = append(out, st)
 	}
@@ -482,10 +609,11 @@ func (e *Engine) activeTargets() []*scrape.Target {
 type limitedAppendable struct {
 	db    *tsdb.DB
 	limit int
+	log   *slog.Logger
 }
 
 func (l limitedAppendable) AppenderV2(ctx context.Context) storage.AppenderV2 {
-	return &limitedAppender{AppenderV2: l.db.AppenderV2(ctx), head: l.db.Head(), limit: l.limit}
+	return &limitedAppender{AppenderV2: l.db.AppenderV2(ctx), head: l.db.Head(), limit: l.limit, log: l.log}
 }
 
 // reportSeries are the series the scrape loop writes about each target
@@ -503,13 +631,36 @@ type limitedAppender struct {
 	storage.AppenderV2
 	head  *tsdb.Head
 	limit int
+	log   *slog.Logger
 }
 
-func (a *limitedAppender) Append(ref storage.SeriesRef, ls labels.Labels, st, t int64, v float64, h *histogram.Histogram, fh *histogram.FloatHistogram, opts storage.AppendV2Options) (storage.SeriesRef, error) {
+// Append, Commit and Rollback run in the scrape loop's goroutine, which
+// specdash cannot guard: a panic in the TSDB on a hostile sample becomes
+// this scrape's error (the target shows it) instead of ending the process.
+func (a *limitedAppender) Append(ref storage.SeriesRef, ls labels.Labels, st, t int64, v float64, h *histogram.Histogram, fh *histogram.FloatHistogram, opts storage.AppendV2Options) (_ storage.SeriesRef, err error) {
+	defer a.guard("append", &err)
 	if ref == 0 && !reportSeries[ls.Get(labels.MetricName)] {
 		if n := a.head.NumSeries(); n >= uint64(a.limit) {
 			return 0, &SeriesLimitError{Limit: a.limit, InMemory: n, Series: ls.String()}
 		}
 	}
 	return a.AppenderV2.Append(ref, ls, st, t, v, h, fh, opts)
+}
+
+func (a *limitedAppender) Commit() (err error) {
+	defer a.guard("commit", &err)
+	return a.AppenderV2.Commit()
+}
+
+func (a *limitedAppender) Rollback() (err error) {
+	defer a.guard("rollback", &err)
+	return a.AppenderV2.Rollback()
+}
+
+// guard turns a panic into *err, logged and counted as where="scrape"
+// (specdash_panics_total).
+func (a *limitedAppender) guard(op string, err *error) {
+	if r := recover(); r != nil {
+		*err = recordPanic(a.log, "scrape", "TSDB "+op, r)
+	}
 }

@@ -85,18 +85,18 @@ func TestRawVLLMExposition(t *testing.T) {
 	e := start(t, Config{Targets: []string{hs.URL + "/metrics"}, ScrapeInterval: time.Second})
 
 	sel := `{model_name="Llama 3 \"chat\" 8B"}`
-	waitFor(t, e.API, `vllm:spec_decode_num_draft_tokens_total`+sel, equals(6491797), 30*time.Second)
-	waitFor(t, e.API, `vllm:spec_decode_num_drafts_created`+sel, equals(1748730000.5), 5*time.Second)
-	waitFor(t, e.API, `vllm:spec_decode_num_accepted_tokens_per_pos_total{position="2"}`, equals(900000), 5*time.Second)
+	waitFor(t, e.API, `vllm:spec_decode_num_draft_tokens_total`+sel, equals(6491797), 2*time.Minute)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_created`+sel, equals(1748730000.5), 2*time.Minute)
+	waitFor(t, e.API, `vllm:spec_decode_num_accepted_tokens_per_pos_total{position="2"}`, equals(900000), 2*time.Minute)
 	// The exposed timestamp is kept (honor_timestamps).
-	waitFor(t, e.API, `timestamp(vllm:spec_decode_num_drafts_total)`, equals(float64(tsA)/1000), 5*time.Second)
+	waitFor(t, e.API, `timestamp(vllm:spec_decode_num_drafts_total)`, equals(float64(tsA)/1000), 2*time.Minute)
 
 	tsB := time.Now().UnixMilli()
 	rt.mu.Lock()
 	rt.phaseB, rt.ts = true, tsB
 	rt.mu.Unlock()
-	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total`, equals(2164933), 30*time.Second)
-	waitFor(t, e.API, `timestamp(vllm:spec_decode_num_drafts_total)`, equals(float64(tsB)/1000), 5*time.Second)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total`, equals(2164933), 2*time.Minute)
+	waitFor(t, e.API, `timestamp(vllm:spec_decode_num_drafts_total)`, equals(float64(tsB)/1000), 2*time.Minute)
 
 	end := time.Now().Add(2 * time.Second)
 	res, err := report.Build(context.Background(), client(t, e.URL, time.Second),
@@ -125,7 +125,7 @@ func TestNoSpecDecodeMetrics(t *testing.T) {
 	}))
 	defer hs.Close()
 	e := start(t, Config{Targets: []string{hs.URL + "/metrics"}, ScrapeInterval: time.Second})
-	waitFor(t, e.API, `vllm:num_requests_running`, nonEmpty, 30*time.Second)
+	waitFor(t, e.API, `vllm:num_requests_running`, nonEmpty, 2*time.Minute)
 	_, err := report.Build(context.Background(), client(t, e.URL, time.Second), report.Options{Range: time.Minute})
 	var missing *metricsclient.MissingMetricsError
 	if !errors.As(err, &missing) {

@@ -13,6 +13,7 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/simtest"
+	"specdash/internal/testwait"
 	"specdash/metricsclient"
 	"specdash/simulate"
 )
@@ -72,20 +73,23 @@ func serveOnly(t *testing.T, e *Engine) (string, v1.API) {
 // test fails with the last value).
 func waitFor(t *testing.T, a v1.API, query string, cond func(model.Vector) bool, timeout time.Duration) model.Vector {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	var last model.Value
 	var lastErr error
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	var got model.Vector
+	if testwait.Until(timeout, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		v, _, _, err := a.Query(ctx, query, time.Now())
 		cancel()
 		last, lastErr = v, err
 		if err == nil {
 			if vec, ok := v.(model.Vector); ok && cond(vec) {
-				return vec
+				got = vec
+				return true
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		return false
+	}) {
+		return got
 	}
 	t.Fatalf("waiting %v for %s: last value %v, error %v", timeout, query, last, lastErr)
 	return nil

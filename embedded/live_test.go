@@ -43,8 +43,8 @@ func TestSimulatorTarget(t *testing.T) {
 	e := start(t, Config{Targets: []string{hs.URL + "/metrics"}, ScrapeInterval: time.Second})
 	instance := strings.TrimPrefix(hs.URL, "http://")
 
-	waitFor(t, e.API, `count(vllm:spec_decode_num_drafts_total) == 4`, nonEmpty, 30*time.Second)
-	up := waitFor(t, e.API, `up`, nonEmpty, 10*time.Second)
+	waitFor(t, e.API, `count(vllm:spec_decode_num_drafts_total) == 4`, nonEmpty, 2*time.Minute)
+	up := waitFor(t, e.API, `up`, nonEmpty, 2*time.Minute)
 	if len(up) != 1 || up[0].Value != 1 || up[0].Metric["job"] != "vllm" || string(up[0].Metric["instance"]) != instance {
 		t.Errorf("up = %v, want one series 1 {job=vllm, instance=%s}", up, instance)
 	}
@@ -54,14 +54,15 @@ func TestSimulatorTarget(t *testing.T) {
 	}
 
 	sim.Resume()
-	time.Sleep(3 * time.Second)
+	// Every series scraped moving at least twice.
+	waitFor(t, e.API, `min(changes(vllm:spec_decode_num_drafts_total[1m])) >= 2`, nonEmpty, 2*time.Minute)
 	sim.Pause()
 	truth := sim.Truth()
 	want := sumCounts(truth.Series, 3, nil)
 	if want.Drafts == 0 {
 		t.Fatal("the simulator produced no drafts")
 	}
-	waitFor(t, e.API, `sum(vllm:spec_decode_num_drafts_total)`, equals(float64(want.Drafts)), 30*time.Second)
+	waitFor(t, e.API, `sum(vllm:spec_decode_num_drafts_total)`, equals(float64(want.Drafts)), 2*time.Minute)
 
 	c := client(t, e.URL, time.Second)
 	end := time.Now().Add(2 * time.Second)
@@ -146,10 +147,10 @@ func TestCounterReset(t *testing.T) {
 	sim, hs := newSim(t, cfg)
 	began := time.Now()
 	e := start(t, Config{Targets: []string{hs.URL + "/metrics"}, ScrapeInterval: time.Second})
-	waitFor(t, e.API, `count(vllm:spec_decode_num_drafts_total) == 2`, nonEmpty, 30*time.Second)
+	waitFor(t, e.API, `count(vllm:spec_decode_num_drafts_total) == 2`, nonEmpty, 2*time.Minute)
 
 	sim.Resume()
-	time.Sleep(2500 * time.Millisecond)
+	waitFor(t, e.API, `min(changes(vllm:spec_decode_num_drafts_total[1m])) >= 2`, nonEmpty, 2*time.Minute)
 	sim.Pause()
 	before := sim.Truth()
 	var d0 int64
@@ -162,12 +163,16 @@ func TestCounterReset(t *testing.T) {
 		t.Fatal("no drafts before the reset")
 	}
 	// The pre-reset value is scraped before the restart.
-	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total{engine="0"}`, equals(float64(d0)), 30*time.Second)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total{engine="0"}`, equals(float64(d0)), 2*time.Minute)
 	if err := sim.ResetCounters(liveModels[0], "0"); err != nil {
 		t.Fatal(err)
 	}
+	// The reset value scraped before the engine counts again (the engine
+	// sees the decrease whatever the machine's speed), then a scrape of
+	// counts after the reset.
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total{engine="0"} == 0`, nonEmpty, 2*time.Minute)
 	sim.Resume()
-	time.Sleep(1500 * time.Millisecond)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total{engine="0"} > 0`, nonEmpty, 2*time.Minute)
 	sim.Pause()
 	truth := sim.Truth()
 	var exposed0 int64
@@ -179,9 +184,9 @@ func TestCounterReset(t *testing.T) {
 			}
 		}
 	}
-	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total{engine="0"}`, equals(float64(exposed0)), 30*time.Second)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total{engine="0"}`, equals(float64(exposed0)), 2*time.Minute)
 	want := sumCounts(truth.Series, 3, nil)
-	waitFor(t, e.API, `sum(vllm:spec_decode_num_draft_tokens_total)`, nonEmpty, 5*time.Second)
+	waitFor(t, e.API, `sum(vllm:spec_decode_num_draft_tokens_total)`, nonEmpty, 2*time.Minute)
 
 	end := time.Now().Add(2 * time.Second)
 	res, err := report.Build(context.Background(), client(t, e.URL, time.Second),
@@ -214,18 +219,18 @@ func TestTargetDownAndBack(t *testing.T) {
 	srv := &http.Server{Handler: sim}
 	go srv.Serve(ln)
 	e := start(t, Config{Targets: []string{"http://" + addr + "/metrics"}, ScrapeInterval: time.Second})
-	waitFor(t, e.API, `up == 1`, nonEmpty, 30*time.Second)
-	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total`, nonEmpty, 10*time.Second)
+	waitFor(t, e.API, `up == 1`, nonEmpty, 2*time.Minute)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total`, nonEmpty, 2*time.Minute)
 	upAt := time.Now()
 
 	_ = srv.Close()
-	waitFor(t, e.API, `up == 0`, nonEmpty, 30*time.Second)
+	waitFor(t, e.API, `up == 0`, nonEmpty, 2*time.Minute)
 	ts := e.Targets()
 	if len(ts) != 1 || ts[0].Up || ts[0].Health != "down" || !strings.Contains(ts[0].LastError, "connection refused") {
 		t.Errorf("Targets() while down = %+v, want down with a connection error", ts)
 	}
 	// Stale now (Prometheus wrote staleness markers), present before.
-	waitFor(t, e.API, `absent(vllm:spec_decode_num_drafts_total)`, nonEmpty, 10*time.Second)
+	waitFor(t, e.API, `absent(vllm:spec_decode_num_drafts_total)`, nonEmpty, 2*time.Minute)
 	v, _, _, err := e.API.Query(context.Background(), `vllm:spec_decode_num_drafts_total`, upAt)
 	if err != nil || len(v.(model.Vector)) != 1 {
 		t.Errorf("old sample at %v: %v %v, want it kept", upAt, v, err)
@@ -252,8 +257,8 @@ func TestTargetDownAndBack(t *testing.T) {
 	sim.Step(time.Second)
 	sim.Pause()
 	want := sim.Truth().Series[0].Total.Drafts
-	waitFor(t, e.API, `up == 1`, nonEmpty, 30*time.Second)
-	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total`, equals(float64(want)), 30*time.Second)
+	waitFor(t, e.API, `up == 1`, nonEmpty, 2*time.Minute)
+	waitFor(t, e.API, `vllm:spec_decode_num_drafts_total`, equals(float64(want)), 2*time.Minute)
 	if ts := e.Targets(); !ts[0].Up || ts[0].LastError != "" {
 		t.Errorf("Targets() after coming back = %+v", ts)
 	}

@@ -2,7 +2,8 @@
 // scrape, into speculative-decoding counts (compute.Counts), so users who
 // only have logs get the same numbers and charts as from Prometheus.
 //
-// Log lines (docs/METRICS.md, "vLLM's log lines"): every form
+// Log lines (docs/METRICS.md; vLLM's vllm/v1/spec_decode/metrics.py,
+// SpecDecodingLogging.log): every form
 // vLLM printed is recognised, after any prefix (a logger prefix such as
 // `(APIServer pid=1) INFO 04-16 09:49:04 [metrics.py:82] `, a container name
 // such as `vllm-0  | `, ANSI colours):
@@ -20,6 +21,11 @@
 //     efficiency: %.3f, Number of speculative tokens: k, Number of accepted
 //     tokens: N, Number of draft tokens: N, Number of emitted tokens: N.`;
 //     cumulative since start-up, turned into windows by differences.
+//
+// A window without drafts prints its ratios as Python's "nan" ("Mean
+// acceptance length: nan", "Avg Draft acceptance rate: nan%", V0's
+// "Draft acceptance rate: nan"): such a line is an entry with zero counts
+// and undefined printed ratios, not a problem.
 //
 // The number of drafts is not printed: it is recovered as drafted / k and
 // marked derived (Derived.Drafts), and per-position counts as round(rate ×
@@ -422,7 +428,17 @@ type parsed struct {
 	decs map[string]int
 	list []float64
 	ldec []int
+	// nan names the first field printed as "nan" (a ratio over no drafts,
+	// see isNaN), "" when none.
+	nan string
 }
+
+// isNaN reports whether s is Python's "nan" (or "nan%"), which vLLM prints
+// for a ratio over a window without drafts: V1's SpecDecodingLogging.log
+// (vllm/v1/spec_decode/metrics.py) divides by num_drafts and prints the
+// rate as float("nan") when no draft tokens were proposed; V0's
+// "Speculative metrics" line prints nan ratios before the first draft.
+func isNaN(s string) bool { return s == "nan" || s == "nan%" }
 
 func parseV1(e *Entry, fields []field) string {
 	p := parsed{vals: map[string]float64{}, decs: map[string]int{}}
@@ -433,6 +449,20 @@ func parseV1(e *Entry, fields []field) string {
 			r    string
 			name string
 		)
+		switch f.key {
+		case "mean acceptance length", "draft acceptance rate", "avg draft acceptance rate":
+			name = "rate"
+			if f.key == "mean acceptance length" {
+				name = "mean"
+			}
+			if isNaN(f.value) {
+				if p.nan == "" {
+					p.nan = f.key
+				}
+				p.vals[name], p.decs[name] = math.NaN(), 0
+				continue
+			}
+		}
 		switch f.key {
 		case "mean acceptance length":
 			name = "mean"
@@ -450,6 +480,14 @@ func parseV1(e *Entry, fields []field) string {
 			d += 2
 		case "per-position acceptance rate", "per-position acceptance probabilities":
 			for _, s := range append([]string{f.value}, f.list...) {
+				if isNaN(s) {
+					if p.nan == "" {
+						p.nan = f.key
+					}
+					p.list = append(p.list, math.NaN())
+					p.ldec = append(p.ldec, 0)
+					continue
+				}
 				x, dx, rx := num("per-position rate", s, decimalRe, "a number")
 				if rx != "" {
 					return rx
@@ -480,6 +518,12 @@ func parseV1(e *Entry, fields []field) string {
 	}
 	if len(p.list) == 0 {
 		return "per-position acceptance rates missing: truncated (k cannot be known, so drafts cannot be recovered)"
+	}
+	if p.vals["drafted"] == 0 && p.vals["accepted"] == 0 {
+		return zeroDrafts(e, p)
+	}
+	if p.nan != "" {
+		return fmt.Sprintf("%s is nan with %s drafted tokens: vLLM prints nan only for a window without drafts (malformed)", p.nan, fmtCount(p.vals["drafted"]))
 	}
 	for i, d := range p.ldec {
 		if d != p.ldec[0] || d == 0 {
@@ -537,6 +581,45 @@ func parseV1(e *Entry, fields []field) string {
 			mean, drafts))
 	}
 	crossCheck(e, p)
+	return ""
+}
+
+// zeroDrafts makes the entry of a V1 line whose window had no drafts
+// ("Accepted: 0 tokens, Drafted: 0 tokens"): zero counts at every one of
+// its k positions, whatever the ratios printed (nan, or 0.000 where vLLM
+// guards the division), and undefined printed ratios instead of nan.
+func zeroDrafts(e *Entry, p parsed) string {
+	k := len(p.list)
+	if k > compute.MaxPosition+1 {
+		return fmt.Sprintf("%d per-position values: more than %d", k, compute.MaxPosition+1)
+	}
+	e.K = k
+	e.Printed = Printed{
+		AcceptanceRate:       compute.Defined(p.vals["rate"]),
+		MeanAcceptanceLength: compute.Defined(p.vals["mean"]),
+		Accepted:             compute.Defined(0),
+		Drafted:              compute.Defined(0),
+		PerPosition:          make([]compute.Value, k),
+	}
+	for i, x := range p.list {
+		e.Printed.PerPosition[i] = compute.Defined(x)
+	}
+	if e.Format == FormatCurrent {
+		e.Printed.AcceptedThroughput = compute.Defined(p.vals["accepted throughput"])
+		e.Printed.DraftedThroughput = compute.Defined(p.vals["drafted throughput"])
+	}
+	e.Counts = compute.Counts{AcceptedPerPosition: make([]float64, k)}
+	e.Derived.Drafts, e.Derived.PerPosition = true, true
+	// The printed mean says nothing of the convention here: the 2025
+	// form's entry counts as "without bonus", so that the logs page's
+	// automatic choice (without bonus only when every entry is) is left
+	// to the entries with drafts.
+	e.Convention = compute.WithBonus
+	if e.Format == Format2025 {
+		e.Convention = compute.WithoutBonus
+	}
+	// No note: nothing was lost (report.FromLog says once how many such
+	// windows a log has, instead of a note per line).
 	return ""
 }
 
@@ -671,12 +754,19 @@ func crossCheck(e *Entry, p parsed) {
 func parseV0(e *Entry, fields []field) string {
 	vals := map[string]float64{}
 	decs := map[string]int{}
+	nan := "" // the first ratio printed as nan (no draft tokens yet)
 	for _, f := range fields {
 		if len(f.list) > 0 {
 			return fmt.Sprintf("field %q has extra values %q", f.key, f.list)
 		}
 		switch f.key {
 		case "draft acceptance rate", "system efficiency":
+			if isNaN(f.value) {
+				if nan == "" {
+					nan = f.key
+				}
+				continue
+			}
 			v, d, r := num(f.key, f.value, decimalRe, "a number")
 			if r != "" {
 				return r
@@ -703,6 +793,9 @@ func parseV0(e *Entry, fields []field) string {
 	}
 	e.K = int(k)
 	acc, dr, em := vals["number of accepted tokens"], vals["number of draft tokens"], vals["number of emitted tokens"]
+	if nan != "" && dr != 0 {
+		return fmt.Sprintf("%s is nan with %s draft tokens: vLLM prints nan only before the first draft (malformed)", nan, fmtCount(dr))
+	}
 	e.Printed = Printed{Accepted: compute.Defined(acc), Drafted: compute.Defined(dr), Emitted: compute.Defined(em)}
 	if d, ok := decs["draft acceptance rate"]; ok {
 		e.Printed.AcceptanceRate = compute.Defined(vals["draft acceptance rate"])

@@ -11,7 +11,7 @@ import (
 	"specdash/compute"
 )
 
-func readTestdata(t *testing.T, name string) string {
+func readTestdata(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
@@ -351,4 +351,75 @@ func FuzzParse(f *testing.F) {
 		}
 		LooksLikeScrape(s)
 	})
+}
+
+// TestZeroDraftLines: vLLM prints nan ratios for a window without drafts
+// (V1: 1 + 0/0 and 0/0 through numpy, the rate as float("nan"); V0:
+// before the first draft). Such lines are zero-draft entries: 0 counts
+// at each of their k positions, undefined printed ratios, no problem, and
+// no NaN anywhere (the result encodes as JSON, which refuses NaN).
+func TestZeroDraftLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		format     Format
+		k          int
+	}{
+		{"current", "(APIServer pid=1) INFO 04-16 09:49:04 [metrics.py:82] SpecDecoding metrics: Mean acceptance length: nan, Accepted throughput: 0.00 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 0 tokens, Drafted: 0 tokens, Per-position acceptance rate: nan, nan, nan, Avg Draft acceptance rate: nan%", FormatCurrent, 3},
+		{"current, guarded rates", "INFO SpecDecoding metrics: Mean acceptance length: 1.00, Accepted throughput: 0.00 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 0 tokens, Drafted: 0 tokens, Per-position acceptance rate: 0.000, 0.000, 0.000, 0.000, Avg Draft acceptance rate: nan%", FormatCurrent, 4},
+		{"2025", "INFO SpecDecoding metrics: Draft acceptance rate: nan%, Mean acceptance length: nan, Accepted: 0 tokens, Drafted: 0 tokens, Per-position acceptance rate: nan, nan", Format2025, 2},
+		{"V0", "INFO Speculative metrics: Draft acceptance rate: nan, System efficiency: nan, Number of speculative tokens: 5, Number of accepted tokens: 0, Number of draft tokens: 0, Number of emitted tokens: 0.", FormatV0, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Parse(tc.line + "\n")
+			if len(res.Problems) != 0 || len(res.Entries) != 1 {
+				t.Fatalf("problems %+v, %d entries; want one entry", res.Problems, len(res.Entries))
+			}
+			e := res.Entries[0]
+			if e.Format != tc.format || e.K != tc.k {
+				t.Errorf("format %v k %d, want %v k %d", e.Format, e.K, tc.format, tc.k)
+			}
+			c := e.Counts
+			if c.Drafts != 0 || c.DraftTokens != 0 || c.AcceptedTokens != 0 {
+				t.Errorf("counts %+v, want 0", c)
+			}
+			if tc.format != FormatV0 && !slices.Equal(c.AcceptedPerPosition, make([]float64, tc.k)) {
+				t.Errorf("per position %v, want %d zeros", c.AcceptedPerPosition, tc.k)
+			}
+			if e.Printed.AcceptanceRate.OK {
+				t.Errorf("printed acceptance rate %v, want undefined (nan)", e.Printed.AcceptanceRate)
+			}
+			s := e.Stats()
+			if s.AcceptanceRate.OK || s.MeanAcceptanceLength.OK {
+				t.Errorf("stats %+v: ratios over no drafts must be undefined", s)
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatalf("result does not encode as JSON (a NaN?): %v", err)
+			}
+			if strings.Contains(string(b), "NaN") {
+				t.Errorf("JSON holds a NaN: %s", b)
+			}
+		})
+	}
+	// Among lines with drafts, a zero-draft line adds nothing and keeps
+	// k: the total equals the other line's counts.
+	withDrafts := "INFO SpecDecoding metrics: Mean acceptance length: 2.93, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%"
+	zero := "INFO SpecDecoding metrics: Mean acceptance length: nan, Accepted throughput: 0.00 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 0 tokens, Drafted: 0 tokens, Per-position acceptance rate: nan, nan, Avg Draft acceptance rate: nan%"
+	res := Parse(withDrafts + "\n" + zero + "\n")
+	if len(res.Problems) != 0 || len(res.Entries) != 2 {
+		t.Fatalf("problems %+v, %d entries; want two entries", res.Problems, len(res.Entries))
+	}
+	if got, want := res.Total, res.Entries[0].Counts; got.Drafts != want.Drafts || got.AcceptedTokens != 419 || got.DraftTokens != 434 || !slices.Equal(got.AcceptedPerPosition, want.AcceptedPerPosition) {
+		t.Errorf("total %+v, want the first line's counts %+v", got, want)
+	}
+	// nan beside drafted tokens is not vLLM's: refused, saying why.
+	for _, line := range []string{
+		"INFO SpecDecoding metrics: Mean acceptance length: nan, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%",
+		"INFO Speculative metrics: Draft acceptance rate: nan, System efficiency: 0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 1.",
+	} {
+		res := Parse(line + "\n")
+		if len(res.Entries) != 0 || len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Reason, "is nan with") {
+			t.Errorf("%q: entries %d, problems %+v; want one problem saying nan with drafted tokens", line, len(res.Entries), res.Problems)
+		}
+	}
 }

@@ -109,8 +109,9 @@ func LooksLikeScrape(text string) bool {
 // difference of two scrapes is a window. A parse error stops the parser:
 // what was read before it is kept and the error is a Problem with its line.
 // Samples that are not finite and >= 0, or per-position samples with a
-// missing or bad position label, are Problems and are skipped. No group at
-// all gives a Problem naming the metrics looked for.
+// missing or bad position label, are Problems and are skipped, as are
+// values over 2^53. No group at all gives a Problem naming the metrics
+// looked for.
 func ParseScrape(text string) Scrape {
 	out := Scrape{Groups: []ScrapeGroup{}, Problems: []Problem{}, Total: compute.Counts{AcceptedPerPosition: []float64{}}}
 	p := expfmt.NewTextParser(model.UTF8Validation)
@@ -156,6 +157,11 @@ func ParseScrape(text string) Scrape {
 			desc := name + describeLabels(labels)
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				out.Problems = append(out.Problems, Problem{Reason: fmt.Sprintf("%s = %v: counters must be finite and >= 0; skipped", desc, v)})
+				continue
+			}
+			if v > maxCount {
+				// Two near math.MaxFloat64 summed to +Inf (fuzzing found it).
+				out.Problems = append(out.Problems, Problem{Reason: fmt.Sprintf("%s = %v: over 2^53, where float64 no longer holds whole token counts; skipped", desc, v)})
 				continue
 			}
 			k := key{prefix, labels["model_name"], labels["engine"]}
@@ -222,6 +228,10 @@ func ParseScrape(text string) Scrape {
 	}
 	return out
 }
+
+// maxCount is the largest count ParseScrape takes: 2^53, the end of the
+// whole numbers float64 holds exactly. Sums of such counts stay finite.
+const maxCount = 1 << 53
 
 // describeLabels prints labels as {a="x", b="y"}, sorted by name ("" for
 // none).

@@ -1,7 +1,10 @@
 package logparse
 
 import (
+	"encoding/json"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,6 +78,68 @@ func TestParseScrapeProblems(t *testing.T) {
 		sc = ParseScrape(text)
 		if len(sc.Groups) != 0 || len(sc.Problems) == 0 || !strings.Contains(sc.Problems[len(sc.Problems)-1].Reason, "no speculative-decoding counter") {
 			t.Errorf("%q: %+v", text, sc)
+		}
+	}
+}
+
+// FuzzParseScrape: `report --from-log` of a raw scrape on hostile input
+// never panics; every count it gives is finite and >= 0, the total is the
+// sum of the groups (a ratio of sums downstream), no group means a
+// Problem that says so, and the answer encodes as JSON.
+func FuzzParseScrape(f *testing.F) {
+	f.Add(readTestdata(f, "scrape.txt"))
+	const drafts = "# TYPE vllm:spec_decode_num_drafts_total counter\n"
+	for _, s := range []string{
+		// A huge label value.
+		drafts + `vllm:spec_decode_num_drafts_total{model_name="` + strings.Repeat("x", 5<<10) + "\"} 5\n",
+		drafts + "vllm:spec_decode_num_drafts_total NaN\nvllm:spec_decode_num_drafts_total{engine=\"1\"} +Inf\n",
+		drafts + "vllm:spec_decode_num_drafts_total -5\n",
+		// Duplicate series, and two whose sum overflows float64.
+		drafts + "vllm:spec_decode_num_drafts_total 5\nvllm:spec_decode_num_drafts_total 5\n",
+		drafts + "vllm:spec_decode_num_drafts_total{engine=\"0\"} 1.7e308\nvllm:spec_decode_num_drafts_total{engine=\"0\",x=\"1\"} 1.7e308\n",
+		// OpenMetrics, which the text parser does not read.
+		"# TYPE vllm:spec_decode_num_drafts counter\nvllm:spec_decode_num_drafts_total 5 1700000000.5\n# EOF\n",
+		// Without _total (an old prometheus_client).
+		"# TYPE vllm:spec_decode_num_drafts counter\nvllm:spec_decode_num_drafts 5\n",
+		// Broken UTF-8 in a value and a name.
+		"vllm:spec_decode_num_drafts_total{model_name=\"\xff\xfe\"} 1\n\xffvllm:spec_decode_num_drafts_total 2\n",
+		"vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"99999999999\"} 1\n" +
+			"vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"-1\"} 1\n" +
+			"vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"" + strconv.Itoa(compute.MaxPosition) + "\"} 1\n",
+		"# TYPE vllm:spec_decode_num_drafts_total histogram\nvllm:spec_decode_num_drafts_total_bucket{le=\"+Inf\"} 1\n",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sc := ParseScrape(s)
+		if _, err := json.Marshal(sc); err != nil {
+			t.Fatal(err)
+		}
+		if len(sc.Groups) == 0 && len(sc.Problems) == 0 {
+			t.Fatal("no group and no problem")
+		}
+		sum := compute.Counts{AcceptedPerPosition: []float64{}}
+		for _, g := range sc.Groups {
+			checkCounts(t, g.Counts)
+			if len(g.Counts.AcceptedPerPosition) > compute.MaxPosition+1 {
+				t.Fatalf("%d positions", len(g.Counts.AcceptedPerPosition))
+			}
+			sum = sum.Add(g.Counts)
+		}
+		checkCounts(t, sc.Total)
+		if sum.Drafts != sc.Total.Drafts || sum.DraftTokens != sc.Total.DraftTokens || sum.AcceptedTokens != sc.Total.AcceptedTokens ||
+			!slices.Equal(sum.AcceptedPerPosition, sc.Total.AcceptedPerPosition) {
+			t.Fatalf("total %+v, groups sum to %+v", sc.Total, sum)
+		}
+	})
+}
+
+func checkCounts(t *testing.T, c compute.Counts) {
+	t.Helper()
+	for _, v := range append([]float64{c.Drafts, c.DraftTokens, c.AcceptedTokens}, c.AcceptedPerPosition...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			t.Fatalf("count %v in %+v", v, c)
 		}
 	}
 }

@@ -53,9 +53,13 @@ type Config struct {
 // concurrent use.
 type Client struct {
 	api     v1.API
+	raw     api.Client // the same client, for queryRangeMatrix
 	address string
 	scrape  time.Duration
 	schema  Schema
+	// clock is the server's clock seen through its answers (shared by
+	// WithSchema's copies).
+	clock *serverClock
 }
 
 // New returns a Client for cfg. Errors: an empty or unparsable Address, or one
@@ -86,7 +90,8 @@ func New(cfg Config) (*Client, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c, err := api.NewClient(api.Config{Address: addr, RoundTripper: rt})
+	clock := &serverClock{now: time.Now}
+	c, err := api.NewClient(api.Config{Address: addr, RoundTripper: clockTransport{rt: rt, c: clock}})
 	if err != nil {
 		return nil, fmt.Errorf("invalid Prometheus address %q: %v", addr, err)
 	}
@@ -98,7 +103,7 @@ func New(cfg Config) (*Client, error) {
 	if len(schema.Metrics) == 0 && len(schema.Extra) == 0 {
 		schema = VLLMV1
 	}
-	return &Client{api: v1.NewAPI(c), address: addr, scrape: scrape, schema: schema}, nil
+	return &Client{api: v1.NewAPI(c), raw: c, address: addr, scrape: scrape, schema: schema, clock: clock}, nil
 }
 
 // Address returns the configured Prometheus address.

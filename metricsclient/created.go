@@ -134,6 +134,10 @@ func fallbackWarning(step time.Duration) string {
 
 // queryMatrix runs a range query that must return a matrix.
 func (c *Client) queryMatrix(ctx context.Context, q string, r v1.Range) (model.Matrix, []string, error) {
+	// One pass over the answer (rangedecode.go); v1.API for anything else.
+	if m, warns, ok, err := c.queryRangeOnePass(ctx, q, r); ok {
+		return m, warns, err
+	}
 	val, warns, _, err := c.api.QueryRange(ctx, q, r)
 	warnings := append([]string(nil), warns...)
 	if err != nil {

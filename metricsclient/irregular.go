@@ -417,11 +417,14 @@ func batchHolds(f []Filter, l map[string]string) bool {
 // starts at the series' first grid point (so first-bucket logic sees what
 // the raw path sees), ends at its last, and has Created g.Start+1 when it
 // starts after g.Start (so that compute counts its first value, the
-// increases up to there, in full).
-func (d *irregularData) exactSeries(s Schema, g compute.Grid) []compute.Series {
+// increases up to there, in full). The restarts found (a decrease, or a
+// changed _created value) are returned as compute.Resets finds decreases,
+// one Reset per series, with the bucket of each.
+func (d *irregularData) exactSeries(s Schema, g compute.Grid) ([]compute.Series, []compute.Reset) {
 	if d == nil {
-		return nil
+		return nil, nil
 	}
+	var resets []compute.Reset
 	type raw struct {
 		pts     []model.SamplePair
 		created map[int64]float64
@@ -480,6 +483,7 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) []compute.Series {
 		first := (st.Points[0].T - g.Start) / g.Step
 		last := (st.Points[len(st.Points)-1].T - g.Start) / g.Step
 		inc := make([]float64, n)
+		var restarts []int
 		// prev: the last value seen (a grid value or a sample), with its
 		// _created value when known.
 		var prev, prevC float64
@@ -514,6 +518,7 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) []compute.Series {
 					dv := v - prev
 					if v < prev || (hc && haveC && c != prevC) {
 						dv = v
+						restarts = append(restarts, j)
 					}
 					inc[j] += dv
 				}
@@ -542,6 +547,10 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) []compute.Series {
 			}
 		}
 		out = append(out, cs)
+		if len(restarts) > 0 {
+			resets = append(resets, compute.Reset{Labels: st.Labels, Family: st.Family, Position: st.Position, Count: len(restarts), Buckets: restarts})
+		}
 	}
-	return out
+	compute.SortResets(resets)
+	return out, resets
 }

@@ -8,6 +8,13 @@ import (
 	"github.com/prometheus/common/model"
 )
 
+// SchemaLabels is SeriesLabels of schema s without filters: the label
+// names and values of s's series between start and end (the filter menus
+// when the filters exclude every series).
+func (c *Client) SchemaLabels(ctx context.Context, s Schema, start, end time.Time) (map[string][]string, error) {
+	return c.WithSchema(s).SeriesLabels(ctx, nil, start, end)
+}
+
 // SeriesLabels returns the labels found on the schema's series that match
 // filters and have samples between start and end: a map from label name to
 // its distinct values, sorted, without __name__ and without the schema's

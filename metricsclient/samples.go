@@ -64,3 +64,9 @@ func (c *Client) SampleCounts(ctx context.Context, g compute.Grid, filters []Fil
 	}
 	return out, warnings, nil
 }
+
+// SchemaSampleCounts is SampleCounts of schema s's selection (for a
+// client whose schema was detected per load).
+func (c *Client) SchemaSampleCounts(ctx context.Context, s Schema, g compute.Grid, filters []Filter) ([]float64, []string, error) {
+	return c.WithSchema(s).SampleCounts(ctx, g, filters)
+}

@@ -58,8 +58,20 @@ type Shaped struct {
 	// SourceSeries is the number of the source's counter series the
 	// Series stand for (len(Series) of the raw path).
 	SourceSeries int
+	// Resets are the restarts and decreases of the source's counter
+	// series inside the grid, as compute.Resets reports them: found in the
+	// irregular series' samples (a decrease, or a changed _created value:
+	// a restart whose first value is above the old one), or, when Raw, by
+	// compute.Resets of the raw series (decreases between grid points).
+	// Steady series have none (the detection query finds every series
+	// that reset or restarted).
+	Resets []compute.Reset
 
 	groupBy []string
+	// kLabel and kByLabel are the label that decides k, and its values'
+	// k, when no group-by label does (kByLabel).
+	kLabel   string
+	kByLabel []compute.LabelK
 	// engines is the number of label sets (engines) per group key.
 	engines map[string]int
 }
@@ -89,6 +101,9 @@ func (s *Shaped) KMix() compute.KMix {
 	m := compute.DistinctK(s.Series)
 	if m.Label == KLabel {
 		m.Label, m.ByLabel = "", nil
+	}
+	if m.Mixed() && m.Label == "" && s.kLabel != "" {
+		m.Label, m.ByLabel = s.kLabel, slices.Clone(s.kByLabel)
 	}
 	return m
 }
@@ -169,6 +184,11 @@ func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filt
 			sel, _ := c.schema.CounterSelector(filters)
 			return nil, c.diagnose(ctx, c.schema.Names(), sel, filters, time.UnixMilli(g.Start), time.UnixMilli(g.End))
 		}
+		if err := r.kByLabel(ctx, out); err != nil {
+			// Only the label named in the mixed-k warning is missing.
+			out.Warnings = append(out.Warnings, "which model_name has which k could not be read: "+err.Error())
+		}
+		out.Queries = r.queries
 		return out, nil
 	}
 	series, warns, err := c.FetchSeries(ctx, g, filters)
@@ -177,6 +197,7 @@ func (c *Client) FetchShaped(ctx context.Context, g compute.Grid, filters []Filt
 	}
 	return &Shaped{
 		Series:       series,
+		Resets:       compute.Resets(series, g),
 		Warnings:     append(warns, "every series was read one by one (the raw path, whose cost grows with the number of engines) because "+reason),
 		Raw:          true,
 		Queries:      r.queries + 1,
@@ -841,7 +862,8 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 	}
 
 	// The irregular series, exact from their samples.
-	exact := data.exactSeries(r.s, g)
+	exact, resets := data.exactSeries(r.s, g)
+	out.Resets = resets
 	for _, s := range exact {
 		seen[s.Family] = true
 	}

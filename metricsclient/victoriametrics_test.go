@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/testwait"
 )
 
 // vmBinary is VictoriaMetrics single node (Debian package victoria-metrics).
@@ -54,20 +55,19 @@ func startVictoriaMetrics(t *testing.T) string {
 		}
 	})
 	base := "http://" + addr
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
+	var herr error
+	if !testwait.Until(2*time.Minute, func() bool {
+		var resp *http.Response
+		resp, herr = http.Get(base + "/health")
+		if herr != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("victoria-metrics did not become healthy within 60 s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("victoria-metrics did not become healthy within 2 min: %v", herr)
 	}
+	return base
 }
 
 // importOM loads OpenMetrics text (timestamps in seconds) into
@@ -132,16 +132,15 @@ func TestShapedFleetVictoriaMetrics(t *testing.T) {
 	g := fleetGrid(gs)
 	truth := fleetTruthSeries(engines, gs)
 	// Imported data becomes searchable after a moment.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		s, _, err := c.FetchSeries(ctx, g, nil)
-		if err == nil && len(s) == len(truth) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("VictoriaMetrics has not all series 60 s after import: %d series, %v", len(s), err)
-		}
-		time.Sleep(500 * time.Millisecond)
+	var n int
+	var ferr error
+	if !testwait.Until(2*time.Minute, func() bool {
+		var s []compute.Series
+		s, _, ferr = c.FetchSeries(ctx, g, nil)
+		n = len(s)
+		return ferr == nil && n == len(truth)
+	}) {
+		t.Fatalf("VictoriaMetrics has not all series 2 min after import: %d series, %v", n, ferr)
 	}
 	for _, groupBy := range [][]string{nil, {"model_name"}, {"instance", "engine"}} {
 		name := fmt.Sprintf("by %v", groupBy)

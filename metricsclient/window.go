@@ -21,13 +21,17 @@ type FetchRequest struct {
 	// Grid and Filters as for FetchAuto.
 	Grid    compute.Grid
 	Filters []Filter
+	// GroupBy are the labels the caller groups the series by (the view
+	// model's request). Fetch reads every series today; a fetch of
+	// per-group sums may use it.
+	GroupBy []string
 	// Prev is the Window of the previous successful Fetch of this view, or
 	// nil. When the new grid continues it (see Window.ContinuesAt), Fetch
 	// re-reads only the newest points and takes the rest from Prev.
 	Prev *Window
 	// Settled is the time up to which stored samples are final: a grid
 	// point at or before it will not change any more (for a live source,
-	// now minus the scrape interval and a margin; app.IncompleteLag). The
+	// now minus the scrape interval and a margin; model.IncompleteLag). The
 	// returned Window remembers the last grid point at or before it. The
 	// zero time means no point is final (the next Fetch is a full one).
 	Settled time.Time
@@ -140,7 +144,9 @@ func (w *Window) ContinuesAt(c *Client, g compute.Grid, filters []Filter) (int64
 // Fetched.Incremental says which it was.
 //
 // Full fetch: Detect, then the counters' query, the Extra metrics' query
-// and the label look-up concurrently.
+// and the label look-up concurrently; without a Prev, those of the client's
+// schema (Config.Schema) run alongside Detect, and again for the detected
+// schema only when it differs.
 //
 // Errors: those of FetchAuto. The label look-up's failure is not an error
 // of the fetch: it is in Fetched.LabelsErr.
@@ -201,17 +207,40 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 		}
 		det = &d // a full fetch follows, with this detection
 	}
+	var (
+		raw    rawFetch
+		labels *labelsAnswer
+		have   bool // raw and labels are of det's schema
+	)
 	if det == nil {
-		d, err := c.Detect(ctx, r.Filters, start, end)
-		if err != nil {
-			return nil, nil, err
+		// A first load: the series of the client's schema are asked while
+		// Detect runs (a round trip less), and kept when Detect finds that
+		// schema.
+		var (
+			wg     sync.WaitGroup
+			d      Detection
+			detErr error
+		)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, detErr = c.Detect(ctx, r.Filters, start, end)
+		}()
+		labels = c.startLabels(ctx, &wg, c.schema, r.Labels, start, end)
+		raw = c.fetchRaw(ctx, c.schema, g, r.Filters)
+		wg.Wait()
+		if detErr != nil {
+			return nil, nil, detErr
 		}
 		det = &d
+		have = d.Schema.ID == c.schema.ID
 	}
-	var wg sync.WaitGroup
-	labels := c.startLabels(ctx, &wg, det.Schema, r.Labels, start, end)
-	raw := c.fetchRaw(ctx, det.Schema, g, r.Filters)
-	wg.Wait()
+	if !have {
+		var wg sync.WaitGroup
+		labels = c.startLabels(ctx, &wg, det.Schema, r.Labels, start, end)
+		raw = c.fetchRaw(ctx, det.Schema, g, r.Filters)
+		wg.Wait()
+	}
 	if raw.err != nil {
 		return nil, nil, raw.err
 	}

@@ -18,10 +18,10 @@ import (
 // TestFetchIncrementalLive: the simulator scraped every second by a real
 // Prometheus; a live window (2 min at 1 s) is read at the live edge (its
 // end 3 s ahead of the clock, so its newest points are certainly
-// incomplete) and, 5 s later, read again both incrementally (continuing
-// the live read) and fully, at an end 1.5 s behind the clock (stored data
-// that no longer changes: samples are stored within milliseconds of their
-// scrape). Both must be identical while an engine restarts
+// incomplete) and, once every target has been scraped past an end 0.5 s
+// after the live read's, read again at that end both incrementally
+// (continuing the live read) and fully (stored data that no longer
+// changes). Both must be identical while an engine restarts
 // (counter reset) and a second server (another model) appears, and the
 // incremental read must have replaced points that had changed since the
 // live read (the live read's points 1 and 2 s ahead of the clock always
@@ -48,7 +48,7 @@ func TestFetchIncrementalLive(t *testing.T) {
 		Targets:        []string{strings.TrimPrefix(hsA.URL, "http://"), hsB.Listener.Addr().String()},
 		ScrapeInterval: time.Second,
 	})
-	srv.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 2`, nil, 30*time.Second)
+	srv.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 2`, nil, 2*time.Minute)
 
 	const scrape = time.Second
 	lag := scrape + 5*time.Second // app.IncompleteLag
@@ -77,9 +77,13 @@ func TestFetchIncrementalLive(t *testing.T) {
 		case 3:
 			hsB.Start()
 		}
-		_, live := read(time.Now().Add(3*time.Second), prev)
-		time.Sleep(5 * time.Second)
-		now := time.Now().Add(-1500 * time.Millisecond)
+		liveAt := time.Now().Add(3 * time.Second)
+		_, live := read(liveAt, prev)
+		// The second read ends just past the live one, once every target
+		// has been scraped after that end (up is written with each
+		// scrape's samples): its points are final, on any machine.
+		now := liveAt.Add(500 * time.Millisecond)
+		srv.WaitFor(t, fmt.Sprintf(`min(timestamp(up)) > %.3f`, float64(now.UnixMilli())/1000), nil, 2*time.Minute)
 		full, fw := read(now, nil)
 		inc, w := read(now, live)
 		what := fmt.Sprintf("read %d at %s", i, now.Format(time.TimeOnly))

@@ -42,7 +42,8 @@ func buildCLI(t *testing.T) string {
 			return
 		}
 		cliPath = filepath.Join(dir, "specdash")
-		out, err := exec.Command(goBin, "build", "-o", cliPath, "specdash/cmd/specdash").CombinedOutput()
+		// make build's flags: its compiled packages are reused.
+		out, err := exec.Command(goBin, "build", "-trimpath", "-o", cliPath, "specdash/cmd/specdash").CombinedOutput()
 		if err != nil {
 			cliErr = fmt.Errorf("go build specdash/cmd/specdash: %v\n%s", err, out)
 		}

@@ -171,3 +171,64 @@ func TestFromLogGroupsByK(t *testing.T) {
 		t.Errorf("one named source: %d metrics lines:\n%s", n, b.String())
 	}
 }
+
+// TestFromLogWindowNull: a log without throughputs has no known window:
+// window_seconds is null in JSON (undefined values are null), not 0; a
+// current-form line's throughputs give it (drafted 434 tokens /
+// 43.40 tokens/s = 10 s).
+func TestFromLogWindowNull(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want any
+	}{
+		{"INFO SpecDecoding metrics: Draft acceptance rate: 28.8%, Mean acceptance length: 1.15, Accepted: 686 tokens, Drafted: 2384 tokens, Per-position acceptance probabilities: 0.576, 0.327, 0.159, 0.089", nil},
+		{"INFO SpecDecoding metrics: Mean acceptance length: 2.93, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%", 10.0},
+	} {
+		r := ParseInput("x.log", c.line+"\n", compute.WithBonus, nil)
+		var b strings.Builder
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+			t.Fatal(err)
+		}
+		w, ok := got["window_seconds"]
+		if !ok || w != c.want {
+			t.Errorf("%.40s...: window_seconds %v (present %v), want %v", c.line, w, ok, c.want)
+		}
+		if got["input"] != "log" || got["total"] == nil || got["groups"] == nil {
+			t.Errorf("the other fields are gone: %s", b.String())
+		}
+	}
+}
+
+// TestFromLogIdleWindow: a line of a window without drafts (nan ratios,
+// 0 tokens/s) adds no counts and does not make the window unknown: the
+// window is the other line's 10 s, and a warning says the idle window's
+// length is not counted.
+func TestFromLogIdleWindow(t *testing.T) {
+	text := "INFO SpecDecoding metrics: Mean acceptance length: 2.93, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%\n" +
+		"INFO SpecDecoding metrics: Mean acceptance length: nan, Accepted throughput: 0.00 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 0 tokens, Drafted: 0 tokens, Per-position acceptance rate: nan, nan, Avg Draft acceptance rate: nan%\n"
+	r := ParseInput("x.log", text, compute.WithBonus, nil)
+	if r.Entries != 2 || len(r.Problems) != 0 || len(r.Groups) != 1 {
+		t.Fatalf("entries %d, problems %+v, groups %d; want 2 entries in one group", r.Entries, r.Problems, len(r.Groups))
+	}
+	if r.WindowSeconds != 10 || r.Total.Drafts != 217 || r.Total.AcceptedTokens != 419 {
+		t.Errorf("window %v s, drafts %v, accepted %v; want 10 s, 434/2 = 217, 419", r.WindowSeconds, r.Total.Drafts, r.Total.AcceptedTokens)
+	}
+	if v := r.Total.DraftedThroughput; !v.OK || v.V != 43.4 {
+		t.Errorf("drafted throughput %v, want 43.4 tokens/s", v)
+	}
+	if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "1 line without drafts") {
+		t.Errorf("warnings %q, want the idle-window one", r.Warnings)
+	}
+	// In the other convention: the line with drafts is named, the idle one
+	// (no mean printed) is not.
+	r = ParseInput("x.log", text, compute.WithoutBonus, nil)
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "1 lines (first: line 1) printed the mean acceptance length")
+	}) {
+		t.Errorf("warnings %q, want the convention one for line 1 only", r.Warnings)
+	}
+}

@@ -351,3 +351,29 @@ func TestFromLogProblemsAndScrape(t *testing.T) {
 		t.Errorf("scrape JSON %v: %s", err, b.String())
 	}
 }
+
+// TestIntervalsMixedK: a total over series of k = 4 (611 drafts) and k = 3
+// (858 drafts) has 1469 drafts at positions 1-3 but 611 at position 4; the
+// text names each position's own denominator instead of "of 1469 drafts".
+func TestIntervalsMixedK(t *testing.T) {
+	a := compute.Counts{Drafts: 611, DraftTokens: 611 * 4, AcceptedTokens: 900, AcceptedPerPosition: []float64{450, 250, 150, 50}}
+	b := compute.Counts{Drafts: 858, DraftTokens: 858 * 3, AcceptedTokens: 1000, AcceptedPerPosition: []float64{550, 300, 150}}
+	total := a.Add(b)
+	if got := total.PositionDrafts(3); got != 611 {
+		t.Fatalf("position 4's drafts %v, want 611 (the k = 4 series only)", got)
+	}
+	var out strings.Builder
+	if err := WriteInsightsText(&out, ComputeInsights(total, 0.05)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	// pos 1 = 1000 / 1469 = 68.1 %; pos 4 = 50 / 611 = 8.2 %.
+	for _, want := range []string{"; pos 1 68.1 % [", "] of 1469, pos 2 ", "pos 4 8.2 % [", "] of 611 drafts (each position of the drafts that reach it)\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "] of 1469 drafts") {
+		t.Errorf("text gives one denominator for every position:\n%s", text)
+	}
+}

@@ -24,6 +24,10 @@ import (
 // the fixture's hand-computed answers: counts exactly, ratios to 1e-12.
 // mixedKWarning is report's warning for the known-answer fixture, whose
 // model A drafts k=3 and model B k=4 (compute.KMix.Warning).
+// restartNote is the note of the fixture's one counter reset (one engine
+// restarted once; compute.ResetNotes).
+const restartNote = "1 counter restart(s) in 1 engine(s) in this window: each restart's new value is counted as its increase (marked on the charts)"
+
 const mixedKWarning = `the selected series mix k = 3 and 4 (model_name: "Llama 3 \"chat\" 8B" k=3, "org/model-b" k=4): summed per-position rates from pos 4 on cover only the series that draft that far (each divided by their drafts), while the conditional rates, geometric fit and speedup still mix series of different k; group by model_name or filter to one k`
 
 func TestKnownAnswers(t *testing.T) {
@@ -66,8 +70,9 @@ func TestKnownAnswers(t *testing.T) {
 				t.Errorf("%s: automatic step %v s, want %d s", name, res.StepSeconds, w.Step)
 			}
 			// Model A drafts k=3, model B k=4: the total's pos 4 is
-			// diluted, and the report says so (once, whatever the grouping).
-			if !slices.Equal(res.Warnings, []string{mixedKWarning}) {
+			// diluted, and the report says so (once, whatever the grouping);
+			// the restart is named too.
+			if !slices.Equal(res.Warnings, []string{mixedKWarning, restartNote}) {
 				t.Errorf("%s: warnings %q, want the mixed-k one", name, res.Warnings)
 			}
 			if len(res.Groups) != len(w.Series) {
@@ -169,7 +174,7 @@ func TestKnownAnswers(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(doc.Warnings, []string{mixedKWarning}) {
+		if !slices.Equal(doc.Warnings, []string{mixedKWarning, restartNote}) {
 			t.Errorf("%s CLI JSON warnings %q, want the mixed-k one", w.Name, doc.Warnings)
 		}
 		for _, g := range doc.Groups {

@@ -51,10 +51,11 @@ func TestLiveSimulator(t *testing.T) {
 		ScrapeInterval: time.Second,
 	})
 	// Every series scraped at least once while paused (all zero).
-	srv.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, nil, 30*time.Second)
+	srv.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, nil, 2*time.Minute)
 
 	sim.Resume()
-	time.Sleep(3 * time.Second)
+	// Every series scraped moving at least twice.
+	srv.WaitFor(t, `min(changes(vllm:spec_decode_num_drafts_total[1m])) >= 2`, nil, 2*time.Minute)
 	sim.Pause()
 	truth := sim.Truth()
 	var want int64

@@ -45,8 +45,9 @@ func TestLiveSimulatorLongRange(t *testing.T) {
 		ScrapeInterval: time.Second,
 	})
 	// First scrape in: the series already hold counts.
-	first := srv.WaitFor(t, `sum(vllm:spec_decode_num_drafts_total) > 0`, nil, 30*time.Second)
-	time.Sleep(2 * time.Second)
+	first := srv.WaitFor(t, `sum(vllm:spec_decode_num_drafts_total) > 0`, nil, 2*time.Minute)
+	// Every series scraped moving at least twice more.
+	srv.WaitFor(t, `min(changes(vllm:spec_decode_num_drafts_total[1m])) >= 2`, nil, 2*time.Minute)
 	sim.Pause()
 	truth := sim.Truth()
 	var total simulate.Counts

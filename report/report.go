@@ -5,10 +5,9 @@
 // It builds for the host and for js/wasm (no os, no syscall/js), so the
 // browser end-to-end test can call Build and compare.
 //
-// Data flow: metricsclient.AlignGrid -> Client.FetchAuto (Detect the schema,
-// then one query_range of its raw metrics) -> compute.Aggregate (exact increases, summed per
-// group) -> compute.Sum (total) -> compute.Derive (ratios of sums). Formulas
-// and metric names: docs/METRICS.md.
+// Data flow: metricsclient.AlignGrid -> model.Compute (the view model the
+// dashboard renders too) -> text or JSON. Formulas and metric
+// names: docs/METRICS.md.
 package report
 
 import (
@@ -22,6 +21,7 @@ import (
 
 	"specdash/compute"
 	"specdash/metricsclient"
+	"specdash/model"
 )
 
 // Options selects the window and the grouping of a report.
@@ -104,6 +104,9 @@ type Result struct {
 	TextInsights  bool      `json:"-"`
 	// SchemaInfo says which schema was detected and read (schema.go).
 	SchemaInfo
+	// Latency is the inter-token latency, output and load numbers
+	// (latency_text.go); absent for log input.
+	Latency *LatencyInfo `json:"latency,omitempty"`
 }
 
 // Validate checks o without querying: Range > 0, Step >= 0 and a whole
@@ -139,10 +142,11 @@ func (o Options) Validate() error {
 
 // Build queries c for the window of o and computes the report, for whichever
 // schema metricsclient.Detect finds (Result.SchemaInfo names it; gauge
-// schemas such as SGLang give time averages, see GaugeStats). Errors:
-// invalid options, and those of Client.FetchAuto (*metricsclient.APIError,
-// *metricsclient.MissingMetricsError when no spec-decode series match: never
-// an empty success).
+// schemas such as SGLang give time averages, see GaugeStats): the view
+// model (model.Compute) written as a report. Errors: invalid options, and
+// those of Client.FetchAuto (*metricsclient.APIError,
+// *metricsclient.MissingMetricsError when no spec-decode series match:
+// never an empty success).
 func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, error) {
 	if c == nil {
 		return nil, errors.New("no Prometheus client")
@@ -162,54 +166,54 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 		warnings = append(warnings, fmt.Sprintf("step %s is below the scrape interval %s: some steps hold no new sample", step, c.ScrapeInterval()))
 	}
 	g := metricsclient.AlignGrid(end, o.Range, step)
-	fetched, err := c.FetchAuto(ctx, g, o.Filters)
+	m, err := model.Compute(ctx, c, model.Request{Grid: g, Filters: o.Filters, GroupBy: o.GroupBy,
+		Convention: o.Convention, Insights: true, DraftCost: o.DraftCost, K: o.K})
 	if err != nil {
 		return nil, err
 	}
-	warnings = append(warnings, fetched.Warnings...)
-	series := fetched.Series
-	groups := compute.Aggregate(series, o.GroupBy, g)
-	total := compute.Sum(groups)
-	warnings = append(warnings, total.Skipped...)
-	if w := compute.DistinctK(series).Warning(); w != "" {
-		warnings = append(warnings, w)
-	}
-	if note := compute.CoverageOf(series, g).Note(g); note != "" {
-		// As the dashboard's note: throughputs below are per window second.
-		warnings = append(warnings, note)
-	}
+	return FromModel(m, warnings), nil
+}
+
+// FromModel writes m (model.Compute) as a report; warnings go before the
+// model's notes.
+func FromModel(m *model.Model, warnings []string) *Result {
+	g := m.Grid
 	r := &Result{
 		WindowSeconds: g.Seconds(),
 		Start:         time.UnixMilli(g.Start).UTC(),
 		End:           time.UnixMilli(g.End).UTC(),
 		StepSeconds:   g.StepSeconds(),
-		Convention:    ConventionName(o.Convention),
-		Groups:        make([]Group, len(groups)),
-		Total:         total.TotalStats(g, o.Convention),
-		Warnings:      warnings,
-		GroupBy:       append([]string(nil), o.GroupBy...),
+		Convention:    ConventionName(m.Request.Convention),
+		Total:         m.Stats,
+		TotalInsights: m.Insights,
+		Warnings:      append(warnings, m.Notes...),
+		GroupBy:       append([]string(nil), m.Request.GroupBy...),
 		Grid:          g,
+		Latency:       latencyInfo(m),
 	}
-	for i, gr := range groups {
-		labels := gr.Labels
-		if labels == nil {
-			labels = map[string]string{}
+	groups := m.Groups
+	if sn := m.Schema; sn != nil {
+		r.Schema, r.SchemaID = sn.Schema.Name, sn.Schema.ID
+		r.OtherSchemas = sn.OtherSchemas
+		r.AveragedOverTime = sn.AveragedOverTime
+		r.Unavailable = sn.Unavailable
+		r.Limits = append([]string(nil), sn.Schema.Limits...)
+		r.TotalV0 = sn.V0
+		if av := sn.Averaged; av != nil {
+			groups = av.Groups
+			r.Total, r.TotalInsights, r.TotalAveraged = av.Total.Stats, av.Total.Insights, av.Total.Averaged
 		}
-		r.Groups[i] = Group{Labels: labels, Stats: gr.TotalStats(g, o.Convention)}
 	}
-	r.applySchema(fetched, o)
-	r.AddInsights(o.DraftCost)
-	return r, nil
+	r.Groups = make([]Group, len(groups))
+	for i, gr := range groups {
+		r.Groups[i] = Group{Labels: gr.Labels, Stats: gr.Stats, Insights: gr.Insights, V0: gr.V0, Averaged: gr.Averaged}
+	}
+	return r
 }
 
 // ConventionName returns "bonus" for compute.WithBonus and "no-bonus" for
-// compute.WithoutBonus (the --convention values).
-func ConventionName(c compute.Convention) string {
-	if c == compute.WithoutBonus {
-		return "no-bonus"
-	}
-	return "bonus"
-}
+// compute.WithoutBonus (the --convention values): model.ConventionName.
+func ConventionName(c compute.Convention) string { return model.ConventionName(c) }
 
 // ParseConvention parses "bonus" (1 + accepted/drafts, vLLM since PR 17908)
 // or "no-bonus" (accepted/drafts, PR 16665 until 17908).
@@ -290,6 +294,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.TextInsights {
 		WriteInsightsText(&b, r.TotalInsights)
 	}
+	r.writeLatencyText(&b)
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}

@@ -10,6 +10,10 @@ need_apt=()
 command -v prometheus >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# Node and npm: ECharts and esbuild (npm ci), the chartsvg parity tests
+# (ECharts in Node) and the js/wasm tests (go's wasm_exec_node.js).
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 # VictoriaMetrics single node: the server's known-answer test beyond Prometheus.
 [ -x /usr/bin/victoria-metrics ] || need_apt+=(victoria-metrics)
 if [ ${#need_apt[@]} -gt 0 ]; then

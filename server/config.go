@@ -35,6 +35,8 @@ import (
 //	      retention: 6h
 //	      storage_path: ""               # "" = temporary directory
 //	      series_limit: 100000
+//	      body_size_limit: 10MiB         # scrape and query limits
+//	      query_timeout: 20s             # (docs/CONFIG.md)
 //	web:
 //	  listen_address: ":8080"
 //	  upstream_timeout: 30s
@@ -71,6 +73,15 @@ type EmbeddedConfig struct {
 	Retention      model.Duration `yaml:"retention,omitempty"`
 	StoragePath    string         `yaml:"storage_path,omitempty"`
 	SeriesLimit    int            `yaml:"series_limit,omitempty"`
+	// Scrape and query limits (0: the flag's value; see docs/CONFIG.md).
+	BodySizeLimit         units.Base2Bytes `yaml:"body_size_limit,omitempty"`
+	SampleLimit           int              `yaml:"sample_limit,omitempty"`
+	LabelLimit            int              `yaml:"label_limit,omitempty"`
+	LabelNameLengthLimit  int              `yaml:"label_name_length_limit,omitempty"`
+	LabelValueLengthLimit int              `yaml:"label_value_length_limit,omitempty"`
+	QueryMaxConcurrency   int              `yaml:"query_max_concurrency,omitempty"`
+	QueryMaxSamples       int              `yaml:"query_max_samples,omitempty"`
+	QueryTimeout          model.Duration   `yaml:"query_timeout,omitempty"`
 }
 
 // WebConfig is the server part of FileConfig.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"specdash/internal/fixtures"
+	"specdash/internal/testwait"
 )
 
 // The dashboard page's head goes out before the pre-render's load is done:
@@ -75,11 +76,7 @@ func TestPageHeadBeforeLoad(t *testing.T) {
 	}
 	// The load is under way and cannot finish before unblock: the head came
 	// first.
-	for deadline := time.Now().Add(20 * time.Second); waiting.Load() == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the pre-render's load never queried the upstream")
-		}
-	}
+	testwait.For(t, "the pre-render's load to query the upstream", 0, func() bool { return waiting.Load() != 0 })
 	for _, want := range []string{"/app.js", "echarts.min.js", "preview.js", "specdash.css", "<title>specdash</title>"} {
 		if !strings.Contains(head.String(), want) {
 			t.Errorf("head lacks %q:\n%s", want, head.String())

@@ -305,7 +305,8 @@ func (p *proxy) roundTrip(ctx context.Context, src *upstream, api, method, rawQu
 }
 
 // finish turns an upstream status and body into the browser's answer. Only
-// what the dashboard can use passes: JSON (application/json) in the
+// what the dashboard can use passes: JSON (application/json, or
+// VictoriaMetrics' application/stream+json) in the
 // Prometheus API's shape (apiShape). Anything else, an HTML or SVG page
 // above all (it would run its scripts on specdash's origin), becomes a
 // Prometheus API error that names the source and what it sent but quotes
@@ -327,7 +328,11 @@ func (p *proxy) finish(src *upstream, status int, ctype string, body []byte) (*a
 		}
 		return fmt.Sprintf("%d %s (%d bytes)", status, t, len(body))
 	}
-	if perr != nil || mt != "application/json" {
+	// VictoriaMetrics labels its answer to an instant query of a range
+	// selector (the raw samples the shaped read takes for restarted
+	// engines, metricsclient/irregular.go) application/stream+json; its
+	// body is an ordinary API answer (apiShape checks it).
+	if perr != nil || (mt != "application/json" && mt != "application/stream+json") {
 		if status >= 400 {
 			return nil, &refusedError{status: status, errorType: "bad_response", msg: fmt.Sprintf(
 				"source %s answered HTTP %d %s without an API error body (a wrong path prefix, or a proxy or load balancer in front of it?)",
@@ -598,7 +603,11 @@ func (p *proxy) describeUpstreamError(src *upstream, err error) string {
 	case errors.Is(err, errRedirect):
 		return "Prometheus answered with a redirect, which specdash does not follow: check the source URL (it must be the API root, e.g. http://host:9090)"
 	case errors.Is(err, errTooLarge):
-		return "Prometheus' answer is larger than the proxy's limit of " + p.maxBytes + ": choose a shorter range or a narrower filter"
+		// The dashboard reads per-group sums (docs/ARCHITECTURE.md, "Query
+		// plan"): what grows is points x groups, and the engines read one
+		// by one (restarted ones, or all when the source lacks the
+		// shaped queries' functions).
+		return "Prometheus' answer is larger than the proxy's limit of " + p.maxBytes + ": choose a shorter range (or a longer step), a narrower filter (fewer models or engines), or group by fewer labels (grouping by engine or instance reads one series per engine)"
 	case errors.Is(err, ErrForbiddenAddress):
 		return "the source's address is refused: specdash never connects to link-local or cloud metadata addresses"
 	case errors.As(err, &maxErr):

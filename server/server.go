@@ -81,6 +81,9 @@ type Config struct {
 	Transport http.RoundTripper
 	// Assets replaces the embedded web.FS (dist/ and static/). For tests.
 	Assets fs.FS
+	// now is the clock of the proxy's cache (default time.Now); tests set a
+	// fake one so that cache lifetimes do not depend on the machine's speed.
+	now func() time.Time
 }
 
 // EChartsPath is the URL path of the ECharts bundle (web/dist); the page
@@ -170,10 +173,13 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	assets := newAssets(fsys)
 	proxy := newProxy(sources, def, cfg, m)
+	if cfg.now != nil {
+		proxy.now = cfg.now
+	}
 
 	specapp.Register()
 	specapp.SetPreRenderClient(preRenderClients(proxy, order, def, cfg.PreRenderTimeout))
-	specapp.SetPreRenderChart(chartsvg.Draw) // charts in the first paint, before ECharts
+	specapp.SetPreRenderChart(chartsvg.DrawOption) // charts in the first paint, before ECharts
 	var list []specapp.SourceInfo
 	for _, u := range order {
 		list = append(list, specapp.SourceInfo{
@@ -214,10 +220,10 @@ func New(cfg Config) (http.Handler, error) {
 		// the first frame (docs/PERFORMANCE.md). preview.js then draws the
 		// pre-rendered charts with ECharts before the wasm runs
 		// (app/prerender.go); app/chart.go waits for ECharts when it has not
-		// run yet. No <link rel=preload> of the wasm: its download and
-		// compile competed for the CPU with the first chart, and did not
-		// make the live dashboard ready sooner (docs/PERFORMANCE.md).
-		RawHeaders:        []string{`<link rel="preload" as="script" href="` + html.EscapeString(hashResolver{assets}.Resolve(EChartsPath)) + `">`},
+		// run yet. boot.js (rawHeaders) fetches and compiles the wasm from
+		// the head, while the body is on its way, and hands the module to
+		// go-app's app.js (docs/PERFORMANCE.md, "Live dashboard").
+		RawHeaders:        rawHeaders(assets),
 		Scripts:           []string{"/web/preview.js defer"},
 		Styles:            []string{"/web/specdash.css"},
 		Env:               env,
@@ -300,6 +306,25 @@ func (h health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprintln(w, "specdash is Healthy.")
+}
+
+// BootPath is the URL path of web/static/boot.js: run from the page's head,
+// it fetches and compiles the wasm while the body is still on its way and
+// hands the module to go-app's app.js (docs/PERFORMANCE.md).
+const BootPath = "/web/boot.js"
+
+// rawHeaders are the page head's own tags: the preload of ECharts and,
+// unless the wasm is missing, boot.js with the wasm's URL (a classic
+// script: it runs before go-app's deferred app.js, while the server still
+// renders the body; async, it sometimes ran after app.js; no inline
+// script, for the page's script-src 'self').
+func rawHeaders(a *assets) []string {
+	res := hashResolver{a}
+	h := []string{`<link rel="preload" as="script" href="` + html.EscapeString(res.Resolve(EChartsPath)) + `">`}
+	if _, err := a.file(strings.TrimPrefix(BootPath, "/web/")); err == nil && !a.wasmMissing {
+		h = append(h, `<script src="`+html.EscapeString(res.Resolve(BootPath))+`" data-wasm="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`"></script>`)
+	}
+	return h
 }
 
 // hashResolver gives go-app content-hashed URLs for the embedded assets

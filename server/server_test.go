@@ -392,7 +392,7 @@ func TestProxyFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, _, err = mc.FetchSeries(ctx, compute.Grid{Start: 0, End: 60_000, Step: 15_000}, nil)
 	if err == nil || !strings.Contains(err.Error(), "source default answered 200 application/json (70 bytes) that is not a Prometheus API answer: invalid JSON") {

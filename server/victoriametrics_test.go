@@ -16,6 +16,7 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/fixtures"
+	"specdash/internal/testwait"
 	"specdash/metricsclient"
 	"specdash/report"
 )
@@ -29,6 +30,9 @@ const vmBinary = "/usr/bin/victoria-metrics"
 // the source's nocache=1 parameter. It returns the base URL.
 func startVictoriaMetrics(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real VictoriaMetrics (skipped under -short; make test runs it)")
+	}
 	if _, err := os.Stat(vmBinary); err != nil {
 		t.Fatalf("%s not found (%v): install it with `make deps` (Debian package victoria-metrics)", vmBinary, err)
 	}
@@ -58,20 +62,20 @@ func startVictoriaMetrics(t *testing.T) string {
 		}
 	})
 	base := "http://" + addr
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var last error
+	if !testwait.Until(0, func() bool {
 		resp, err := http.Get(base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return base
-			}
+		if err != nil {
+			last = err
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("victoria-metrics did not become healthy within 30 s: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		resp.Body.Close()
+		last = fmt.Errorf("/health answered %s", resp.Status)
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("victoria-metrics did not become healthy within %s: %v", testwait.Timeout, last)
 	}
+	return base
 }
 
 // importFixture loads the known-answer counters (not the _created gauges)
@@ -142,16 +146,12 @@ sources:
 	ctx := t.Context()
 
 	// Imported data becomes searchable after a moment.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := report.Build(ctx, c, report.Options{Range: time.Duration(fx.Whole.End-fx.Whole.Start) * time.Second, End: fx.Whole.EndTime()})
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("VictoriaMetrics has no searchable data 30 s after import: %v", err)
-		}
-		time.Sleep(500 * time.Millisecond)
+	var last error
+	if !testwait.Until(0, func() bool {
+		_, last = report.Build(ctx, c, report.Options{Range: time.Duration(fx.Whole.End-fx.Whole.Start) * time.Second, End: fx.Whole.EndTime()})
+		return last == nil
+	}) {
+		t.Fatalf("VictoriaMetrics has no searchable data %s after import: %v", testwait.Timeout, last)
 	}
 
 	for _, w := range []fixtures.Window{fx.Whole, fx.Sub} {

@@ -14,6 +14,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"specdash/internal/testwait"
 )
 
 // goldenState builds a tiny fixed state: two models, one engine, acceptance
@@ -498,13 +500,7 @@ func TestRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for s.Truth().Series[0].Total.Drafts == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("Run produced no drafts in 30 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.For(t, "Run to produce drafts", 0, func() bool { return s.Truth().Series[0].Total.Drafts > 0 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run returned %v", err)

@@ -6,6 +6,7 @@ package main
 
 import (
 	"runtime/debug"
+	"syscall/js"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -24,8 +25,19 @@ const (
 )
 
 func main() {
+	mark("specdash:main")
 	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(memoryLimit)
 	specapp.Register()
 	app.RunWhenOnBrowser()
+}
+
+// mark sets a performance mark in the page: "specdash:main" is when the Go
+// program's main starts, after the runtime and every package's init
+// (bench/ BenchmarkInteractive reads it; docs/PERFORMANCE.md).
+func mark(name string) {
+	defer func() { recover() }() // JS: never let it stop the app
+	if p := js.Global().Get("performance"); p.Truthy() {
+		p.Call("mark", name)
+	}
 }

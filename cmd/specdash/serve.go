@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/alecthomas/units"
 
 	"specdash/embedded"
 	"specdash/server"
@@ -41,6 +43,7 @@ type serveFlags struct {
 	retention     time.Duration
 	blockDuration time.Duration
 	seriesLimit   int
+	limits        embeddedLimits
 	listen        string
 	timeout       time.Duration
 	cacheTTL      time.Duration
@@ -49,10 +52,56 @@ type serveFlags struct {
 	promScrapeSet bool
 }
 
+// embeddedLimits are the scrape and query limits of embedded mode (flags
+// and config file keys of the same names; embedded.Config's fields).
+type embeddedLimits struct {
+	bodySizeLimit         units.Base2Bytes
+	sampleLimit           int
+	labelLimit            int
+	labelNameLengthLimit  int
+	labelValueLengthLimit int
+	queryConcurrency      int
+	queryMaxSamples       int
+	queryTimeout          time.Duration
+}
+
+// apply sets the limits in c; a config file's non-zero values win over
+// the flags.
+func (l embeddedLimits) apply(c *embedded.Config, file *server.EmbeddedConfig) {
+	c.BodySizeLimit = int64(l.bodySizeLimit)
+	c.SampleLimit = l.sampleLimit
+	c.LabelLimit = l.labelLimit
+	c.LabelNameLengthLimit = l.labelNameLengthLimit
+	c.LabelValueLengthLimit = l.labelValueLengthLimit
+	c.QueryConcurrency = l.queryConcurrency
+	c.QueryMaxSamples = l.queryMaxSamples
+	c.QueryTimeout = l.queryTimeout
+	if file == nil {
+		return
+	}
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	if file.BodySizeLimit != 0 {
+		c.BodySizeLimit = int64(file.BodySizeLimit)
+	}
+	set(&c.SampleLimit, file.SampleLimit)
+	set(&c.LabelLimit, file.LabelLimit)
+	set(&c.LabelNameLengthLimit, file.LabelNameLengthLimit)
+	set(&c.LabelValueLengthLimit, file.LabelValueLengthLimit)
+	set(&c.QueryConcurrency, file.QueryMaxConcurrency)
+	set(&c.QueryMaxSamples, file.QueryMaxSamples)
+	if file.QueryTimeout != 0 {
+		c.QueryTimeout = time.Duration(file.QueryTimeout)
+	}
+}
+
 // registerServe adds the "serve" command: the web UI and the same-origin
 // read-only proxy to Prometheus, to named sources of a config file, or to
 // an embedded Prometheus that scrapes vLLM itself.
-func registerServe(a *kingpin.Application, cmds map[string]func() error) {
+func registerServe(a *kingpin.Application, cmds map[string]func() error) *serveFlags {
 	cmd := a.Command("serve", "Serve the dashboard (web UI and a read-only proxy). Without --prometheus.url or --config.file it runs an embedded Prometheus that scrapes --scrape.target (or, with no target, a built-in vLLM simulator).")
 	f := &serveFlags{}
 	cmd.Flag("config.file", "YAML file with named sources (Prometheus, Thanos, Mimir, VictoriaMetrics, embedded), HTTP client settings and access control; see docs/CONFIG.md.").StringVar(&f.configFile)
@@ -64,7 +113,16 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) {
 	cmd.Flag("storage.retention", "Embedded mode: how long data is kept.").Default("6h").DurationVar(&f.retention)
 	cmd.Flag("storage.block-duration", "Embedded mode: time range of one TSDB block; the in-memory head is compacted into a block once it spans 1.5 of them (Prometheus' hidden --storage.tsdb.min-block-duration). For tests and soaks.").Default("2h").Hidden().DurationVar(&f.blockDuration)
 	cmd.Flag("storage.series-limit", "Embedded mode: most series held in memory (bounds memory; a scrape adding more fails, its target shows the error).").Default(fmt.Sprint(embedded.DefaultSeriesLimit)).IntVar(&f.seriesLimit)
-	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default :8080, or web.listen_address of the config file).").StringVar(&f.listen)
+	l := &f.limits
+	cmd.Flag("scrape.body-size-limit", "Embedded mode: largest uncompressed body of one scrape (at most 15MiB); a larger one fails the scrape (Prometheus' body_size_limit).").Default(units.Base2Bytes(embedded.DefaultBodySizeLimit).String()).BytesVar(&l.bodySizeLimit)
+	cmd.Flag("scrape.sample-limit", "Embedded mode: most samples of one scrape; more fail the scrape (Prometheus' sample_limit; never above --storage.series-limit).").Default(fmt.Sprint(embedded.DefaultSampleLimit)).IntVar(&l.sampleLimit)
+	cmd.Flag("scrape.label-limit", "Embedded mode: most labels of one series, job and instance included (Prometheus' label_limit).").Default(fmt.Sprint(embedded.DefaultLabelLimit)).IntVar(&l.labelLimit)
+	cmd.Flag("scrape.label-name-length-limit", "Embedded mode: longest label name in bytes (Prometheus' label_name_length_limit).").Default(fmt.Sprint(embedded.DefaultLabelNameLengthLimit)).IntVar(&l.labelNameLengthLimit)
+	cmd.Flag("scrape.label-value-length-limit", "Embedded mode: longest label value in bytes (Prometheus' label_value_length_limit).").Default(fmt.Sprint(embedded.DefaultLabelValueLengthLimit)).IntVar(&l.labelValueLengthLimit)
+	cmd.Flag("query.max-concurrency", "Embedded mode: most queries evaluated at once; more wait for a slot within --query.timeout.").Default(fmt.Sprint(embedded.DefaultQueryConcurrency)).IntVar(&l.queryConcurrency)
+	cmd.Flag("query.max-samples", "Embedded mode: most samples one query may hold in memory at once; past it the query fails.").Default(fmt.Sprint(embedded.DefaultQueryMaxSamples)).IntVar(&l.queryMaxSamples)
+	cmd.Flag("query.timeout", "Embedded mode: longest a query may take, its wait for a slot included (keep it below --web.upstream-timeout so that the query's own error reaches the page).").Default(embedded.DefaultQueryTimeout.String()).DurationVar(&l.queryTimeout)
+	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default web.listen_address of the config file, else :$SPECDASH_PORT when set, else :8080).").StringVar(&f.listen)
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
 	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
@@ -74,6 +132,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) {
 		defer stop()
 		return runServe(ctx, f, nil)
 	}
+	return f
 }
 
 func newLogger(level, format string) *slog.Logger {
@@ -99,12 +158,16 @@ func newEngines(log *slog.Logger) *engines {
 	return &engines{log: log, cancel: func() {}}
 }
 
-// start creates and runs one engine; its handler serves the proxy.
-func (es *engines) start(ctx context.Context, cfg embedded.Config) (*embedded.Engine, error) {
+// start creates and runs one engine; its handler serves the proxy, whose
+// upstream timeout should be longer than the engine's query timeout.
+func (es *engines) start(ctx context.Context, cfg embedded.Config, upstreamTimeout time.Duration) (*embedded.Engine, error) {
 	cfg.Logger = es.log.With("component", "embedded")
 	e, err := embedded.New(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if qt := cfg.QueryTimeout; qt >= upstreamTimeout {
+		es.log.Warn("the embedded query timeout is not below the upstream timeout: a slow query ends in the proxy's 502 instead of its own timeout error", "query.timeout", qt, "web.upstream-timeout", upstreamTimeout)
 	}
 	es.engines = append(es.engines, e)
 	es.wg.Add(1)
@@ -162,6 +225,10 @@ func (es *engines) startSimulator(ctx context.Context) (string, error) {
 func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	log := newLogger(f.logLevel, f.logFormat)
 	slog.SetDefault(log)
+	defListen, err := defaultListen(os.Getenv)
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
 		Version:         version,
 		Logger:          log,
@@ -206,14 +273,16 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 				cfg.Sources = append(cfg.Sources, s.Source())
 				continue
 			}
-			e, err := es.start(ectx, embedded.Config{
+			ec := embedded.Config{
 				Targets:        s.Embedded.Targets,
 				ScrapeInterval: time.Duration(s.Embedded.ScrapeInterval),
 				StoragePath:    s.Embedded.StoragePath,
 				Retention:      time.Duration(s.Embedded.Retention),
 				SeriesLimit:    s.Embedded.SeriesLimit,
 				JobName:        s.Name,
-			})
+			}
+			f.limits.apply(&ec, s.Embedded)
+			e, err := es.start(ectx, ec, cfg.UpstreamTimeout)
 			if err != nil {
 				return fmt.Errorf("serve: source %s: %w", s.Name, err)
 			}
@@ -246,14 +315,16 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 			targets = []string{u}
 			log.Info("no --scrape.target: scraping the built-in vLLM simulator", "target", u)
 		}
-		e, err := es.start(ectx, embedded.Config{
+		ec := embedded.Config{
 			Targets:        targets,
 			ScrapeInterval: f.scrape,
 			StoragePath:    f.storagePath,
 			Retention:      f.retention,
 			BlockDuration:  f.blockDuration,
 			SeriesLimit:    f.seriesLimit,
-		})
+		}
+		f.limits.apply(&ec, nil)
+		e, err := es.start(ectx, ec, cfg.UpstreamTimeout)
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -263,13 +334,27 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		}}
 	}
 	if listen == "" {
-		listen = ":8080"
+		listen = defListen
 	}
 	h, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
 	return runServer(ctx, log, listen, h, ready)
+}
+
+// defaultListen is the listen address when neither --web.listen-address
+// nor the config file gives one: ":$SPECDASH_PORT" when that is set (the
+// port `make run` uses too), else ":8080".
+func defaultListen(getenv func(string) string) (string, error) {
+	p := getenv("SPECDASH_PORT")
+	if p == "" {
+		return ":8080", nil
+	}
+	if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+		return "", fmt.Errorf("serve: SPECDASH_PORT=%q is not a port number (0-65535)", p)
+	}
+	return ":" + p, nil
 }
 
 // embeddedLabel is the source line of an embedded source.
@@ -298,7 +383,9 @@ func runServer(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	url := "http://" + displayAddr(ln.Addr())
-	log.Info("specdash serving", "address", url, "live view", url+"/?range=15m&refresh=5s", "version", version)
+	// "/" opens with auto-refresh off (app.DefaultQuery): say so rather
+	// than print a link that behaves otherwise.
+	log.Info("specdash serving", "address", url, "auto-refresh", "off at /: choose it in the page, or open /?refresh=5s", "version", version)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

@@ -30,7 +30,9 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	models := cmd.Flag("model", "model_name label value (repeatable; any text, spaces and quotes included).").Default("meta-llama/Llama-3.1-8B-Instruct", `Llama 3 "chat" 8B`).Strings()
 	engines := cmd.Flag("engines", "Engines (data-parallel ranks) per model: engine labels 0..N-1.").Default("2").Int()
 	k := cmd.Flag("k", "num_speculative_tokens: draft tokens per draft.").Default("4").Int()
-	acceptance := cmd.Flag("acceptance", "Acceptance model: one per-token probability, or k comma-separated conditional probabilities P(position i accepted | 0..i-1 accepted).").Default("0.8,0.7,0.6,0.5").String()
+	var acceptanceSet bool
+	acceptance := cmd.Flag("acceptance", "Acceptance model: one per-token probability, or k comma-separated conditional probabilities P(position i accepted | 0..i-1 accepted) (default: 0.8,0.7,0.6,0.5 cut to k, or continued past k = 4 with the ratio of its last two).").
+		Default("0.8,0.7,0.6,0.5").IsSetByUser(&acceptanceSet).String()
 	perModel := cmd.Flag("model-acceptance", "Per-model acceptance model NAME=P[,P...] (repeatable); a list of n > 1 values sets that model's k to n.").Strings()
 	rate := cmd.Flag("drafts-per-second", "Drafts per second for each (model, engine).").Default("20").Float64()
 	seed := cmd.Flag("seed", "Random seed (same seed, same draws).").Default("1").Int64()
@@ -46,6 +48,9 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		acc, err := parseProbs(*acceptance)
 		if err != nil {
 			return fmt.Errorf("--acceptance: %w", err)
+		}
+		if !acceptanceSet {
+			acc = defaultAcceptance(*k)
 		}
 		pat, err := simulate.ParsePattern(*pattern)
 		if err != nil {
@@ -87,6 +92,27 @@ func formatNames() []string {
 	out := make([]string, len(simulate.Formats))
 	for i, f := range simulate.Formats {
 		out[i] = string(f)
+	}
+	return out
+}
+
+// defaultAcceptance is --acceptance's default for k positions: the
+// conditional probabilities 0.8, 0.7, 0.6, 0.5 cut to k, or continued past
+// the fourth by the ratio of the last two (0.5 / 0.6, each position a
+// sixth less likely than the one before), so that any --k runs without an
+// --acceptance of its own. k < 1 gives the four (simulate.New names the
+// bad k).
+func defaultAcceptance(k int) []float64 {
+	out := []float64{0.8, 0.7, 0.6, 0.5}
+	if k < 1 {
+		return out
+	}
+	if k <= len(out) {
+		return out[:k]
+	}
+	r := out[3] / out[2]
+	for len(out) < k {
+		out = append(out, out[len(out)-1]*r)
 	}
 	return out
 }

@@ -46,7 +46,7 @@ import (
 const DefaultScrapeInterval = time.Second
 
 // readyTimeout bounds the wait for /-/ready after start.
-const readyTimeout = 60 * time.Second
+const readyTimeout = 2 * time.Minute // generous: a busy machine
 
 // Options configures a test Prometheus.
 type Options struct {
@@ -115,9 +115,12 @@ func freeAddr() (string, error) {
 // Start runs Prometheus for the duration of the test: free loopback port,
 // config written to a temp dir, waits until /-/ready answers 200. It fails the
 // test (t.Fatal) if the binary is missing or the server does not become
-// ready within 60 s; the log is printed on any test failure.
+// ready within readyTimeout; the log is printed on any test failure. Under
+// `go test -short` it skips the test: every test that needs a real
+// Prometheus goes through here (make test runs them).
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
+	skipShort(t)
 	if o.ScrapeInterval <= 0 {
 		o.ScrapeInterval = DefaultScrapeInterval
 	}
@@ -356,9 +359,11 @@ func configYAML(o Options) string {
 // timestamps in seconds) to a file and runs
 // `promtool tsdb create-blocks-from openmetrics FILE DIR`. It returns DIR, a
 // fresh directory to pass as Options.DataDir. It fails the test with
-// promtool's output on error.
+// promtool's output on error. Under `go test -short` it skips the test,
+// like Start.
 func Backfill(t testing.TB, openMetrics string) string {
 	t.Helper()
+	skipShort(t)
 	bin := binary(t, "promtool")
 	work := t.TempDir()
 	in := filepath.Join(work, "input.om")
@@ -377,4 +382,12 @@ func Backfill(t testing.TB, openMetrics string) string {
 		t.Fatalf("promtest: %s failed: %v\n%s", strings.Join(cmd.Args, " "), err, out.String())
 	}
 	return dir
+}
+
+// skipShort skips a test that needs a real Prometheus under -short.
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real Prometheus (skipped under -short; make test runs it)")
+	}
 }

@@ -83,7 +83,7 @@ func TestScrapeTarget(t *testing.T) {
 	t.Cleanup(func() { hs.Shutdown(context.Background()) })
 
 	s := Start(t, Options{Targets: []string{l.Addr().String()}, ScrapeInterval: 500 * time.Millisecond})
-	vec := s.WaitFor(t, `x_total{job="vllm"}`, nil, 30*time.Second)
+	vec := s.WaitFor(t, `x_total{job="vllm"}`, nil, 2*time.Minute)
 	if len(vec) != 1 || vec[0].Value != 42 || vec[0].Metric["a"] != "b" {
 		t.Fatalf("scraped: %v", vec)
 	}

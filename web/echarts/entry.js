@@ -14,7 +14,9 @@
 //   title              go-echarts always writes title: {}
 //   toolbox + brush    zoomable charts (brush lineX, toolbox brush feature,
 //                      takeGlobalCursor in app/chart.go)
-//   markArea           the incomplete buckets' band
+//   markArea           the incomplete buckets' band; data gaps and the
+//                      bucket after each (chartopt/marks.go)
+//   markLine           counter restarts (chartopt/marks.go)
 //   canvas renderer    echarts.init(..., {renderer: "canvas"}); PNG export
 //                      uses getDataURL (app/export.go)
 // e2e/echarts_bundle_test.go draws every chart with this build and with the
@@ -27,6 +29,7 @@ import {
   GridComponent,
   LegendComponent,
   MarkAreaComponent,
+  MarkLineComponent,
   TitleComponent,
   ToolboxComponent,
   TooltipComponent,
@@ -45,6 +48,7 @@ echarts.use([
   ToolboxComponent,
   BrushComponent,
   MarkAreaComponent,
+  MarkLineComponent,
   VisualMapContinuousComponent,
   CanvasRenderer,
 ]);

@@ -18,7 +18,8 @@
 //     and then marks the body data-preview="skipped" (the full-page loader
 //     comes back over the old numbers);
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
-//     same layout, inert and pointer-events: none, with a "starting" hint)
+//     same layout, pointer-events: none but on its charts, its controls
+//     inert, with a "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
@@ -98,8 +99,14 @@
     var overlay = document.createElement("div");
     overlay.id = "specdash-preview";
     overlay.setAttribute("aria-busy", "true");
-    overlay.inert = true; // no focus, no clicks: its controls have no handlers
+    // Pointers pass through the overlay except on its charts, which answer
+    // hovers (ECharts' tooltips) once preview.js has drawn them; its
+    // controls have no handlers before the wasm runs: inert (no focus, no
+    // clicks).
     overlay.style.cssText = "position:absolute;top:0;left:0;right:0;z-index:900;pointer-events:none;";
+    var controls = root.querySelectorAll("input,select,button,textarea,summary,a[href],[tabindex]");
+    for (var c = 0; c < controls.length; c++) controls[c].inert = true;
+    for (var h = 0; h < charts.length; h++) charts[h].style.pointerEvents = "auto";
     body.insertBefore(document.createElement("div"), root);
     overlay.appendChild(root);
     body.appendChild(overlay);

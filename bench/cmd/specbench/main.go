@@ -34,7 +34,7 @@ var (
 	retainFlag   = flag.Duration("embedded-retention", 0, "embedded run: --storage.retention (0: the default 6h); e.g. 30m to delete blocks within the run")
 	loadFlag     = flag.Int("load-seconds", 60, "duration of the 200-viewer load test in seconds")
 	outFlag      = flag.String("out", "docs/PERFORMANCE.md", "file whose bench:begin/bench:end section receives the table (\"\": print only)")
-	onlyFlag     = flag.String("only", "", "comma-separated subset: size,load,refresh,decode,compute,proxy,viewers,embedded,scale (default all); the file keeps the other parts' rows")
+	onlyFlag     = flag.String("only", "", "comma-separated subset: size,load,interactive,refresh,decode,compute,proxy,viewers,embedded,scale (default all); the file keeps the other parts' rows")
 )
 
 // row is one line of the table; part is the -only name that produces it.
@@ -43,7 +43,7 @@ type row struct {
 }
 
 // parts in table order.
-var parts = []string{"size", "load", "refresh", "decode", "compute", "proxy", "viewers", "embedded", "scale"}
+var parts = []string{"size", "load", "interactive", "refresh", "decode", "compute", "proxy", "viewers", "embedded", "scale"}
 
 func main() {
 	flag.Parse()
@@ -78,6 +78,7 @@ func main() {
 
 	add("size", sizes)
 	add("load", func() ([]row, error) { return firstChart(env) })
+	add("interactive", func() ([]row, error) { return interactive(env) })
 	add("refresh", func() ([]row, error) { return refresh(env) })
 	add("decode", decodeBench)
 	add("compute", computeBench)
@@ -355,6 +356,45 @@ func firstChart(env []string) ([]row, error) {
 					fmt.Sprintf("first chart drawn by ECharts (interactive), %s, %s window: specdash / Prometheus UI", kind, rng),
 					fmt.Sprintf("%.0f ms / %.0f ms = %.2f×", e, p, e/p), "", cmd})
 			}
+		}
+	}
+	return rows, nil
+}
+
+// interactive: BenchmarkInteractive, a fresh browser per cold run; the
+// live dashboard's budgets are docs/PERFORMANCE.md's ("Live dashboard for
+// a new user"): cold no slower than the Prometheus UI, warm at most half.
+func interactive(env []string) ([]row, error) {
+	args := []string{"-run", "^$", "-bench", "^BenchmarkInteractive$", "-benchtime=1x", "-timeout", "60m", "./bench/"}
+	out, err := goTest(env, args...)
+	if err != nil {
+		return nil, err
+	}
+	m := metrics(out)
+	cmd := "SPECDASH_BENCH_RUNS=" + strconv.Itoa(*runsFlag) + " go test " + shellJoin(args)
+	var rows []row
+	for _, kind := range []string{"cold", "warm"} {
+		for _, moment := range []struct{ name, what string }{
+			{"paint", "first chart with numbers"},
+			{"hover", "first chart answering a hover (tooltip)"},
+			{"live", "live dashboard ready (filters, refresh; Prometheus UI: its graph drawn and hoverable)"},
+		} {
+			s, err1 := get(m, "BenchmarkInteractive/specdash/6h", kind+"-"+moment.name+"-ms")
+			p, err2 := get(m, "BenchmarkInteractive/prometheus/6h", kind+"-"+moment.name+"-ms")
+			if err1 != nil || err2 != nil {
+				return rows, fmt.Errorf("%v %v", err1, err2)
+			}
+			budget := ""
+			if moment.name == "live" {
+				limit := 1.0
+				if kind == "warm" {
+					limit = 0.5
+				}
+				budget = fmt.Sprintf("≤ %.1f× Prometheus UI: %s", limit, ok(s <= limit*p))
+			}
+			rows = append(rows, row{"",
+				fmt.Sprintf("%s, %s (fresh browser process per run), 6h window: specdash / Prometheus UI", moment.what, kind),
+				fmt.Sprintf("%.0f ms / %.0f ms = **%.2f×**", s, p, s/p), budget, cmd})
 		}
 	}
 	return rows, nil

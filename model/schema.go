@@ -1,42 +1,46 @@
-package report
+package model
 
 import (
 	"fmt"
-	"io"
 	"sort"
-	"strconv"
-	"strings"
 
 	"specdash/compute"
 	"specdash/metricsclient"
 )
 
-// SchemaInfo is the schema part of a Result (embedded: its JSON fields sit
-// at the top level). Build detects the schema (metricsclient.Detect) and
-// reads it; see metricsclient.Schemas for the schemas and their limits.
-type SchemaInfo struct {
-	// Schema is the human name of the schema read, e.g. "vLLM V1",
-	// "vLLM (Ray Serve)", "llama.cpp", "vLLM V0", "SGLang".
-	Schema string `json:"schema,omitempty"`
-	// SchemaID is its stable ID, e.g. "vllm-v1" (metricsclient.SchemaByID).
-	SchemaID string `json:"schema_id,omitempty"`
-	// OtherSchemas are the names of other schemas with series in the window
-	// (not read).
-	OtherSchemas []string `json:"other_schemas,omitempty"`
+// SchemaNumbers is the detected schema and what it adds to the counter
+// numbers (metricsclient.Schemas): its limits, the fields it cannot fill,
+// and the numbers only it has, from the fetch's Extra series.
+type SchemaNumbers struct {
+	// Schema is the schema read; OtherSchemas are the names of other
+	// schemas with series in the window (not read).
+	Schema       metricsclient.Schema
+	OtherSchemas []string
 	// AveragedOverTime is true for a gauge schema (SGLang): the acceptance
 	// rate and mean acceptance length are averages over time (and series)
 	// of gauges that each cover one logging window, not ratios of sums.
-	AveragedOverTime bool `json:"averaged_over_time,omitempty"`
-	// Unavailable are the JSON fields of "groups" and "total" that the
-	// schema cannot provide: they hold 0 (counts) or null (derived values)
-	// and must not be shown as numbers.
-	Unavailable []string `json:"unavailable,omitempty"`
-	// Limits say what cannot be computed and why (metricsclient.Schema.Limits).
-	Limits []string `json:"limits,omitempty"`
-	// TotalV0 are vLLM V0's extra numbers over all series.
-	TotalV0 *V0Stats `json:"total_v0,omitempty"`
-	// TotalAveraged are the time-averaged gauges over all series (SGLang).
-	TotalAveraged *GaugeStats `json:"total_averaged,omitempty"`
+	AveragedOverTime bool
+	// Unavailable are the JSON fields of compute.Stats that the schema
+	// cannot provide: they hold 0 (counts) or null (derived values) and
+	// must not be shown as numbers.
+	Unavailable []string
+	// Averaged are a gauge schema's numbers (SGLang): Total over all
+	// series, Groups one per label set of the gauges under the request's
+	// group-by labels, sorted as compute.Aggregate's groups. Their Stats
+	// hold the averages where the counter schemas' ratios go (the mean
+	// acceptance length in the request's convention); Averaged the
+	// averages themselves (bonus token included, as SGLang exports it).
+	// Nil for counter schemas.
+	Averaged *Averaged
+	// V0 are vLLM V0's numbers over all series (the groups' are on
+	// Group.V0); nil for other schemas.
+	V0 *V0Stats
+}
+
+// Averaged are a gauge schema's time-averaged numbers.
+type Averaged struct {
+	Total  Group
+	Groups []Group
 }
 
 // V0Stats are vLLM V0's numbers beyond the acceptance rate, for one group.
@@ -48,7 +52,7 @@ type V0Stats struct {
 	EmittedThroughput compute.Value `json:"emitted_throughput"`
 	// SystemEfficiency is emitted / ((draft tokens / k) * (k + 1)) over the
 	// window (compute.SystemEfficiency, ratio 0..1); null unless
-	// Options.K is given, since V0 does not export k.
+	// Request.K is given, since V0 does not export k.
 	SystemEfficiency compute.Value `json:"system_efficiency"`
 	// K is the k used for SystemEfficiency (0: unknown).
 	K int `json:"k_given,omitempty"`
@@ -111,19 +115,6 @@ func compactStrings(s []string) []string {
 	return out
 }
 
-// groupKey is the key of a label set's group under groupBy (a missing
-// label counts as "", as in compute.Aggregate).
-func groupKey(labels map[string]string, groupBy []string) string {
-	var b strings.Builder
-	for _, l := range groupBy {
-		v := labels[l]
-		b.WriteString(strconv.Itoa(len(v)))
-		b.WriteByte(':')
-		b.WriteString(v)
-	}
-	return b.String()
-}
-
 // clearUnavailable sets the derived values the schema cannot give to
 // undefined (a rate of a count that does not exist is not 0).
 func clearUnavailable(s *compute.Stats, schema metricsclient.Schema) {
@@ -136,29 +127,30 @@ func clearUnavailable(s *compute.Stats, schema metricsclient.Schema) {
 	}
 }
 
-// applySchema records the detected schema in r and computes the schema's
-// own numbers: V0's emitted tokens and lifetime gauges, a gauge schema's
-// time averages (which then replace the groups and total).
-func (r *Result) applySchema(f *metricsclient.Fetched, o Options) {
+// applySchema records the detected schema and computes its own numbers:
+// V0's emitted tokens and lifetime gauges, a gauge schema's time averages;
+// and clears the derived values the schema cannot give: a rate of a count
+// the engine does not export is undefined, not 0 (drafts/s without a
+// drafts counter; every throughput of a gauge schema).
+func (m *Model) applySchema(f *metricsclient.Fetched) {
 	s := f.Schema()
-	r.Schema, r.SchemaID = s.Name, s.ID
-	r.OtherSchemas = f.Detection.OtherNames()
-	r.AveragedOverTime = f.AveragedOverTime
-	r.Unavailable = unavailableFields(s)
-	r.Limits = append([]string(nil), s.Limits...)
+	groupBy := m.Request.GroupBy
+	sn := &SchemaNumbers{Schema: s, OtherSchemas: f.Detection.OtherNames(), AveragedOverTime: f.AveragedOverTime,
+		Unavailable: unavailableFields(s)}
+	m.Schema = sn
 
 	byRole := map[metricsclient.Role]map[string][]metricsclient.ExtraSeries{}
 	var order []string
 	groupLabels := map[string]map[string]string{}
 	for _, es := range f.Extra {
-		k := groupKey(es.Labels, o.GroupBy)
+		k := compute.GroupKey(es.Labels, groupBy)
 		if byRole[es.Role] == nil {
 			byRole[es.Role] = map[string][]metricsclient.ExtraSeries{}
 		}
 		byRole[es.Role][k] = append(byRole[es.Role][k], es)
 		if _, ok := groupLabels[k]; !ok {
 			gl := map[string]string{}
-			for _, l := range o.GroupBy {
+			for _, l := range groupBy {
 				gl[l] = es.Labels[l]
 			}
 			groupLabels[k] = gl
@@ -179,32 +171,43 @@ func (r *Result) applySchema(f *metricsclient.Fetched, o Options) {
 		// gauges, sorted like compute.Aggregate's.
 		sort.Slice(order, func(i, j int) bool {
 			a, b := groupLabels[order[i]], groupLabels[order[j]]
-			for _, l := range o.GroupBy {
+			for _, l := range groupBy {
 				if a[l] != b[l] {
 					return a[l] < b[l]
 				}
 			}
 			return false
 		})
-		r.Groups = make([]Group, 0, len(order))
+		av := &Averaged{Groups: make([]Group, 0, len(order))}
 		for _, k := range order {
-			gs := r.gaugeStats(byRole[metricsclient.WindowAcceptLength][k], byRole[metricsclient.WindowAcceptRate][k])
-			r.Groups = append(r.Groups, Group{Labels: groupLabels[k], Stats: gaugeAsStats(gs, o.Convention, s), Averaged: gs})
+			gs := m.gaugeStats(byRole[metricsclient.WindowAcceptLength][k], byRole[metricsclient.WindowAcceptRate][k])
+			av.Groups = append(av.Groups, Group{Key: k, Name: GroupName(groupLabels[k], groupBy), Labels: groupLabels[k],
+				Stats: gaugeAsStats(gs, m.Request.Convention), Averaged: gs})
 		}
-		r.TotalAveraged = r.gaugeStats(all(metricsclient.WindowAcceptLength), all(metricsclient.WindowAcceptRate))
-		r.Total = gaugeAsStats(r.TotalAveraged, o.Convention, s)
+		gs := m.gaugeStats(all(metricsclient.WindowAcceptLength), all(metricsclient.WindowAcceptRate))
+		av.Total = Group{Name: GroupName(nil, nil), Stats: gaugeAsStats(gs, m.Request.Convention), Averaged: gs}
+		for i := range av.Groups {
+			clearUnavailable(&av.Groups[i].Stats, s)
+		}
+		clearUnavailable(&av.Total.Stats, s)
+		sn.Averaged = av
 	case s.ID == metricsclient.VLLMV0.ID:
-		for i := range r.Groups {
-			k := groupKey(r.Groups[i].Labels, o.GroupBy)
-			r.Groups[i].V0 = r.v0Stats(r.Groups[i].Stats, o.K, byRole, k)
+		for i := range m.Groups {
+			m.Groups[i].V0 = m.v0Stats(m.Groups[i].Stats, m.Request.K, byRole, m.Groups[i].Key)
 		}
-		r.TotalV0 = r.v0StatsOf(r.Total, o.K, all(metricsclient.EmittedTokens),
+		sn.V0 = m.v0StatsOf(m.Stats, m.Request.K, all(metricsclient.EmittedTokens),
 			all(metricsclient.LifetimeAcceptanceRate), all(metricsclient.LifetimeEfficiency))
 	}
-	for i := range r.Groups {
-		clearUnavailable(&r.Groups[i].Stats, s)
+	clearUnavailable(&m.Stats, s)
+	for i := range m.Buckets {
+		clearUnavailable(&m.Buckets[i], s)
 	}
-	clearUnavailable(&r.Total, s)
+	for i := range m.Groups {
+		clearUnavailable(&m.Groups[i].Stats, s)
+		for j := range m.Groups[i].Buckets {
+			clearUnavailable(&m.Groups[i].Buckets[j], s)
+		}
+	}
 }
 
 func points(ss []metricsclient.ExtraSeries) [][]compute.Point {
@@ -215,18 +218,18 @@ func points(ss []metricsclient.ExtraSeries) [][]compute.Point {
 	return out
 }
 
-func (r *Result) gaugeStats(length, rate []metricsclient.ExtraSeries) *GaugeStats {
+func (m *Model) gaugeStats(length, rate []metricsclient.ExtraSeries) *GaugeStats {
 	return &GaugeStats{
 		AveragedOverTime:     true,
-		MeanAcceptanceLength: compute.AverageGauge(points(length), r.Grid.Start, r.Grid.End),
-		AcceptanceRate:       compute.AverageGauge(points(rate), r.Grid.Start, r.Grid.End),
+		MeanAcceptanceLength: compute.AverageGauge(points(length), m.Grid.Start, m.Grid.End),
+		AcceptanceRate:       compute.AverageGauge(points(rate), m.Grid.Start, m.Grid.End),
 	}
 }
 
 // gaugeAsStats puts the averages where the counter schemas' ratios go, so
-// that a reader of Stats sees them (Result.AveragedOverTime says what they
+// that a reader of Stats sees them (SchemaNumbers.AveragedOverTime says what they
 // are). SGLang's length includes the bonus token; WithoutBonus subtracts it.
-func gaugeAsStats(gs *GaugeStats, conv compute.Convention, s metricsclient.Schema) compute.Stats {
+func gaugeAsStats(gs *GaugeStats, conv compute.Convention) compute.Stats {
 	st := compute.Derive(compute.Counts{}, 0, conv)
 	st.AcceptanceRate = gs.AcceptanceRate.Value
 	st.MeanAcceptanceLength = gs.MeanAcceptanceLength.Value
@@ -236,20 +239,20 @@ func gaugeAsStats(gs *GaugeStats, conv compute.Convention, s metricsclient.Schem
 	return st
 }
 
-func (r *Result) v0Stats(st compute.Stats, k int, byRole map[metricsclient.Role]map[string][]metricsclient.ExtraSeries, key string) *V0Stats {
-	return r.v0StatsOf(st, k, byRole[metricsclient.EmittedTokens][key],
+func (m *Model) v0Stats(st compute.Stats, k int, byRole map[metricsclient.Role]map[string][]metricsclient.ExtraSeries, key string) *V0Stats {
+	return m.v0StatsOf(st, k, byRole[metricsclient.EmittedTokens][key],
 		byRole[metricsclient.LifetimeAcceptanceRate][key], byRole[metricsclient.LifetimeEfficiency][key])
 }
 
-func (r *Result) v0StatsOf(st compute.Stats, k int, emitted, rate, eff []metricsclient.ExtraSeries) *V0Stats {
+func (m *Model) v0StatsOf(st compute.Stats, k int, emitted, rate, eff []metricsclient.ExtraSeries) *V0Stats {
 	v := &V0Stats{K: k, Reasons: map[string]string{}}
 	for _, es := range emitted {
-		v.EmittedTokens += compute.Increase(es.Points, r.Grid.Start, r.Grid.End)
+		v.EmittedTokens += compute.Increase(es.Points, m.Grid.Start, m.Grid.End)
 	}
 	if len(emitted) == 0 {
 		v.Reasons["emitted_throughput"] = "no vllm:spec_decode_num_emitted_tokens_total series"
-	} else if r.WindowSeconds > 0 {
-		v.EmittedThroughput = compute.Defined(v.EmittedTokens / r.WindowSeconds)
+	} else if m.WindowSeconds > 0 {
+		v.EmittedThroughput = compute.Defined(v.EmittedTokens / m.WindowSeconds)
 	}
 	switch {
 	case k < 1:
@@ -262,8 +265,8 @@ func (r *Result) v0StatsOf(st compute.Stats, k int, emitted, rate, eff []metrics
 			v.Reasons["system_efficiency"] = "no draft tokens in the window"
 		}
 	}
-	v.LifetimeAcceptanceRate = r.lastValue(rate, "lifetime_acceptance_rate", v.Reasons)
-	v.LifetimeSystemEfficiency = r.lastValue(eff, "lifetime_system_efficiency", v.Reasons)
+	v.LifetimeAcceptanceRate = m.lastValue(rate, "lifetime_acceptance_rate", v.Reasons)
+	v.LifetimeSystemEfficiency = m.lastValue(eff, "lifetime_system_efficiency", v.Reasons)
 	if len(v.Reasons) == 0 {
 		v.Reasons = nil
 	}
@@ -271,7 +274,7 @@ func (r *Result) v0StatsOf(st compute.Stats, k int, emitted, rate, eff []metrics
 }
 
 // lastValue is the last value in (Start, End] of the only series of ss.
-func (r *Result) lastValue(ss []metricsclient.ExtraSeries, field string, reasons map[string]string) compute.Value {
+func (m *Model) lastValue(ss []metricsclient.ExtraSeries, field string, reasons map[string]string) compute.Value {
 	if len(ss) != 1 {
 		if len(ss) == 0 {
 			reasons[field] = "no series of this lifetime gauge"
@@ -282,7 +285,7 @@ func (r *Result) lastValue(ss []metricsclient.ExtraSeries, field string, reasons
 	}
 	var out compute.Value
 	for _, p := range ss[0].Points {
-		if p.T > r.Grid.Start && p.T <= r.Grid.End {
+		if p.T > m.Grid.Start && p.T <= m.Grid.End {
 			out = compute.Defined(p.V)
 		}
 	}
@@ -292,46 +295,11 @@ func (r *Result) lastValue(ss []metricsclient.ExtraSeries, field string, reasons
 	return out
 }
 
-// writeSchemaText prints the schema line (when it is not plain vLLM V1)
-// and its limits.
-func (r *Result) writeSchemaText(w io.Writer) {
-	if r.Schema == "" || (r.SchemaID == metricsclient.VLLMV1.ID && len(r.OtherSchemas) == 0) {
-		return
+// SchemaName is the name of the schema read ("vLLM V1", ...), "" before
+// any was detected.
+func (m *Model) SchemaName() string {
+	if m.Schema == nil {
+		return ""
 	}
-	fmt.Fprintf(w, "schema: %s", r.Schema)
-	if len(r.OtherSchemas) > 0 {
-		fmt.Fprintf(w, " (also present, not read: %s)", strings.Join(r.OtherSchemas, ", "))
-	}
-	fmt.Fprintln(w)
-	for _, l := range r.Limits {
-		fmt.Fprintf(w, "  limit: %s\n", l)
-	}
-}
-
-// statsLine is vLLM's log line for counter schemas, and the averaged
-// gauges for a gauge schema.
-func (r *Result) statsLine(s compute.Stats, gs *GaugeStats) string {
-	if gs == nil {
-		return compute.FormatLogLine(s)
-	}
-	length := "n/a"
-	if gs.MeanAcceptanceLength.Value.OK {
-		length = strconv.FormatFloat(gs.MeanAcceptanceLength.Value.V, 'f', 2, 64)
-	}
-	return fmt.Sprintf("%s gauges averaged over time: mean acceptance length %s tokens/draft (bonus token included; %d values), acceptance rate %s (%d values)",
-		r.Schema, length, gs.MeanAcceptanceLength.Samples, compute.FormatPercent(gs.AcceptanceRate.Value, 1), gs.AcceptanceRate.Samples)
-}
-
-// writeV0Text prints V0's extra numbers on an indented line.
-func writeV0Text(w io.Writer, v *V0Stats) {
-	if v == nil {
-		return
-	}
-	eff := compute.FormatRatio(v.SystemEfficiency)
-	if why := v.Reasons["system_efficiency"]; why != "" {
-		eff += " (" + why + ")"
-	}
-	fmt.Fprintf(w, "  vLLM V0: emitted %s (%s), system efficiency %s, lifetime acceptance rate %s, lifetime system efficiency %s\n",
-		compute.FormatCount(v.EmittedTokens, "tokens"), compute.FormatRate(v.EmittedThroughput, "tokens/s"), eff,
-		compute.FormatRatio(v.LifetimeAcceptanceRate), compute.FormatRatio(v.LifetimeSystemEfficiency))
+	return m.Schema.Schema.Name
 }

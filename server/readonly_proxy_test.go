@@ -6,17 +6,21 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/crypto/bcrypt"
+
+	"specdash/internal/testwait"
 )
 
 // TestSSRF: every way to make the proxy reach something else is refused,
@@ -236,7 +240,16 @@ func TestCoalescingCacheGzipMetrics(t *testing.T) {
 		io.WriteString(w, big)
 	})
 	reg := prometheus.NewRegistry()
-	s := newServer(t, Config{PrometheusURL: rec.srv.URL, Registry: reg, CacheTTL: time.Hour})
+	h, err := New(Config{PrometheusURL: rec.srv.URL, Registry: reg, CacheTTL: time.Hour, Assets: testAssets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arrived atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	defer s.Close()
 	const n = 50
 	var wg sync.WaitGroup
 	bodies := make([][]byte, n)
@@ -261,7 +274,12 @@ func TestCoalescingCacheGzipMetrics(t *testing.T) {
 			resp.Body.Close()
 		}(i)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// The upstream answers once all n requests reached the server (any
+	// that has not joined the flight by then is a cache hit: the counts
+	// below hold either way).
+	testwait.For(t, "all requests at the server and one upstream", 0, func() bool {
+		return arrived.Load() == n && len(rec.requests()) == 1
+	})
 	close(release)
 	wg.Wait()
 	for i, b := range bodies {
@@ -291,7 +309,7 @@ func TestCoalescingCacheGzipMetrics(t *testing.T) {
 	// gzip for clients that take it.
 	req, _ := http.NewRequest("GET", s.URL+"/prom/api/v1/query_range?query=up&start=60&end=120&step=15", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	resp, err = (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

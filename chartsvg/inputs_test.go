@@ -12,6 +12,7 @@ import (
 	"specdash/app"
 	"specdash/chartsvg"
 	"specdash/compute"
+	"specdash/model"
 )
 
 // hostile are label values an unlucky or hostile source could carry (a
@@ -96,7 +97,7 @@ func vals(f ...float64) []compute.Value {
 
 // Hostile names in every builder: the drawing stays well formed and the
 // text is there, escaped.
-func TestBreakHostileNames(t *testing.T) {
+func TestHostileNames(t *testing.T) {
 	p := app.PaletteFor(app.ThemeLight)
 	for _, h := range hostile {
 		g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
@@ -119,7 +120,7 @@ func TestBreakHostileNames(t *testing.T) {
 }
 
 // Odd numbers: the drawing is either "" or sound (drawOK), never a panic.
-func TestBreakOddNumbers(t *testing.T) {
+func TestOddNumbers(t *testing.T) {
 	p := app.PaletteFor(app.ThemeDark)
 	series := map[string][]float64{
 		"negative":  {-5, -1, -3},
@@ -162,7 +163,7 @@ func TestBreakOddNumbers(t *testing.T) {
 
 // Shapes: gaps, series longer or shorter than the categories, many
 // categories, k = 1, the heatmap's odd cells and colours.
-func TestBreakShapes(t *testing.T) {
+func TestOddShapes(t *testing.T) {
 	p := app.PaletteFor(app.ThemeLight)
 	// k = 1 per-position chart, and k = 0.
 	for k := 0; k <= 2; k++ {
@@ -247,7 +248,7 @@ func TestBreakShapes(t *testing.T) {
 
 // Ticks, for any finite input: returns, increasing strictly, and nil or at
 // least two finite ticks that hold the fixed ends.
-func TestBreakTicksProperty(t *testing.T) {
+func TestTicksProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	pick := func() float64 {
 		switch r.Intn(6) {
@@ -308,7 +309,7 @@ func FuzzDraw(f *testing.F) {
 
 // Labels as ECharts writes numbers (JavaScript's String after rounding):
 // no "-0", exponent forms from 1e21 and below 1e-6, not hundreds of digits.
-func TestBreakLabels(t *testing.T) {
+func TestLabelInputs(t *testing.T) {
 	for _, c := range []struct {
 		data, y string
 		want    []string
@@ -347,10 +348,10 @@ func TestBreakLabels(t *testing.T) {
 
 // The dashboard's heatmap (HeatmapColumns: at most app.HeatmapMaxColumns
 // columns) over a day of minutes at k = 1, 5 and 10: its size in the page.
-func TestBreakHeatmapColumnsSize(t *testing.T) {
+func TestHeatmapColumnsSize(t *testing.T) {
 	for _, k := range []int{1, 5, 10} {
 		n := 1440
-		r := &app.Result{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}
+		r := &app.Result{Model: model.Model{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}}
 		r.Stats.K = k
 		r.Buckets = make([]compute.Stats, n)
 		r.Total.Buckets = make([]compute.Counts, n)
@@ -376,7 +377,7 @@ func TestBreakHeatmapColumnsSize(t *testing.T) {
 
 // A visualMap without min/max: ECharts' defaults 0..200 (checked in Node:
 // 100 and 50 over #000..#fff are rgb(128,128,128) and rgb(64,64,64)).
-func TestBreakHeatmapDefaultRange(t *testing.T) {
+func TestHeatmapDefaultRange(t *testing.T) {
 	out := drawOK(t, "default range", `{"xAxis":[{"type":"category","data":["a","b"]}],"yAxis":[{"type":"category","data":["p"]}],"visualMap":[{"inRange":{"color":["#000000","#ffffff"]}}],"series":[{"type":"heatmap","data":[[0,0,100],[1,0,50]]}]}`)
 	for _, want := range []string{`fill="rgba(128,128,128,1)"`, `fill="rgba(64,64,64,1)"`} {
 		if !strings.Contains(out, want) {

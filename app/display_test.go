@@ -7,11 +7,12 @@ import (
 
 	"encoding/csv"
 	"encoding/json"
-	"github.com/maxence-charriere/go-app/v10/pkg/app"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
 )
@@ -44,15 +45,6 @@ func TestPercentLabelsMatchChips(t *testing.T) {
 	}
 	if got := strconv.FormatFloat(h.Series[0].Data[0][2], 'f', -1, 64); got != want {
 		t.Errorf("heatmap label %s %%, chip %s", got, chip)
-	}
-	for _, c := range []struct {
-		v    float64
-		d    int
-		want float64
-	}{{34.25, 1, 34.2}, {0.125, 2, 0.12}, {2.675, 2, 2.67}, {-0.0001, 2, 0}} {
-		if got := round(c.v, c.d); got != c.want {
-			t.Errorf("round(%v, %d) = %v, want %v (as strconv.FormatFloat)", c.v, c.d, got, c.want)
-		}
 	}
 }
 

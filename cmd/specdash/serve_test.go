@@ -1,0 +1,95 @@
+//go:build !wasm
+
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"specdash/embedded"
+	"specdash/server"
+)
+
+// TestDefaultListen: the listen address without --web.listen-address or a
+// config file honours SPECDASH_PORT (as `make run` does), else :8080; a
+// value that is not a port is refused, naming it.
+func TestDefaultListen(t *testing.T) {
+	for _, c := range []struct {
+		env, want string
+		bad       bool
+	}{
+		{"", ":8080", false},
+		{"9000", ":9000", false},
+		{"0", ":0", false},
+		{"65536", "", true},
+		{"80a", "", true},
+		{":9000", "", true},
+	} {
+		got, err := defaultListen(func(k string) string {
+			if k == "SPECDASH_PORT" {
+				return c.env
+			}
+			return ""
+		})
+		if got != c.want || (err != nil) != c.bad {
+			t.Errorf("SPECDASH_PORT=%q: %q, %v; want %q (error %v)", c.env, got, err, c.want, c.bad)
+		}
+		if c.bad && err != nil && !strings.Contains(err.Error(), `SPECDASH_PORT="`+c.env+`"`) {
+			t.Errorf("SPECDASH_PORT=%q: error %q does not name the value", c.env, err)
+		}
+	}
+}
+
+// TestEmbeddedLimits: the limit flags' defaults are embedded's, given
+// flags reach embedded.Config, and an embedded source's keys win over them.
+func TestEmbeddedLimits(t *testing.T) {
+	parse := func(args ...string) *serveFlags {
+		t.Helper()
+		a := kingpin.New("specdash", "")
+		cmds := map[string]func() error{}
+		f := registerServe(a, cmds)
+		if _, err := a.Parse(append([]string{"serve"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	var c embedded.Config
+	parse().limits.apply(&c, nil)
+	want := embedded.Config{BodySizeLimit: embedded.DefaultBodySizeLimit, SampleLimit: embedded.DefaultSampleLimit,
+		LabelLimit: embedded.DefaultLabelLimit, LabelNameLengthLimit: embedded.DefaultLabelNameLengthLimit,
+		LabelValueLengthLimit: embedded.DefaultLabelValueLengthLimit, QueryConcurrency: embedded.DefaultQueryConcurrency,
+		QueryMaxSamples: embedded.DefaultQueryMaxSamples, QueryTimeout: embedded.DefaultQueryTimeout}
+	if c.BodySizeLimit != want.BodySizeLimit || c.SampleLimit != want.SampleLimit || c.LabelLimit != want.LabelLimit ||
+		c.LabelNameLengthLimit != want.LabelNameLengthLimit || c.LabelValueLengthLimit != want.LabelValueLengthLimit ||
+		c.QueryConcurrency != want.QueryConcurrency || c.QueryMaxSamples != want.QueryMaxSamples || c.QueryTimeout != want.QueryTimeout {
+		t.Errorf("defaults %+v, want %+v", c, want)
+	}
+	f := parse("--scrape.body-size-limit=2MiB", "--scrape.sample-limit=7", "--scrape.label-limit=9",
+		"--scrape.label-name-length-limit=11", "--scrape.label-value-length-limit=13",
+		"--query.max-concurrency=2", "--query.max-samples=1000", "--query.timeout=3s")
+	c = embedded.Config{}
+	f.limits.apply(&c, nil)
+	if c.BodySizeLimit != 2<<20 || c.SampleLimit != 7 || c.LabelLimit != 9 || c.LabelNameLengthLimit != 11 ||
+		c.LabelValueLengthLimit != 13 || c.QueryConcurrency != 2 || c.QueryMaxSamples != 1000 || c.QueryTimeout != 3*time.Second {
+		t.Errorf("flags gave %+v", c)
+	}
+	fc, err := server.ParseConfig([]byte(`sources:
+  - name: lab
+    embedded:
+      targets: [http://a:1/metrics]
+      body_size_limit: 1MiB
+      label_value_length_limit: 100
+      query_timeout: 5s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = embedded.Config{}
+	f.limits.apply(&c, fc.Sources[0].Embedded)
+	if c.BodySizeLimit != 1<<20 || c.LabelValueLengthLimit != 100 || c.QueryTimeout != 5*time.Second || c.SampleLimit != 7 {
+		t.Errorf("config file over flags gave %+v", c)
+	}
+}

@@ -1,0 +1,170 @@
+// specdash: start the wasm at once (docs/PERFORMANCE.md, "Live dashboard").
+//
+// go-app's app.js runs deferred, after the whole page (its body waits for the
+// server's pre-render load) has been parsed, and then reads app.wasm through
+// a progress stream before compiling it. This script runs from the page's
+// head, which the server sends before the body (server/pagestream.go): from
+// when the page's body starts to arrive, it requests the wasm named by its
+// data-wasm attribute and compiles it while it streams
+// (WebAssembly.compileStreaming), in the background, while the body is
+// parsed and painted. When app.js then asks for the wasm,
+// it gets the compiled module:
+//
+//   - its fetch of that URL (once) answers at once with an empty body (the
+//     bytes are already being compiled here);
+//   - its WebAssembly.instantiateStreaming (once) instantiates the module
+//     compiled here; if the early fetch or compile failed, it fetches and
+//     compiles the wasm as go-app would, so the page starts either way.
+//
+// It also holds go-app's service worker registration back until the live
+// dashboard is ready or failed (data-state "ready"/"error"), or 20 s at most:
+// the worker's install caches "/" (the server renders the page again, with a
+// load) and every asset, which competed with the start for the CPU.
+//
+// The module is handed over after the page's next painted frame: go-app then
+// runs the Go program on the main thread.
+//
+// Performance marks: specdash:wasm:compile when the request and compile start,
+// specdash:wasm:compiled when the module is compiled.
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var url = script && script.getAttribute("data-wasm");
+  if (!url || typeof WebAssembly !== "object" || !WebAssembly.compileStreaming || !window.fetch) return;
+  // A classic script in the head runs before go-app's deferred app.js; if
+  // app.js ever ran first (it declares goappInitWebAssembly), it has
+  // started the wasm itself: leave it alone. (Loaded async, this script
+  // lost that race in 2 of 10 cold loads, when the body came quickly.)
+  if (typeof window.goappInitWebAssembly === "function") return;
+
+  var mark = function (name) {
+    try { performance.mark(name); } catch (e) { }
+  };
+
+  var origFetch = window.fetch;
+  var origInstantiate = WebAssembly.instantiateStreaming;
+  // The wasm is requested and compiled from when the page's body starts to
+  // arrive: before that the server is still rendering the page (its load is
+  // bounded), and on a machine it shares with the browser the decoding and
+  // compiling slowed that render past its bound (then the page came without
+  // numbers).
+  var compiled = null;
+  var compile = function () {
+    if (compiled) return compiled;
+    mark("specdash:wasm:compile");
+    var response = origFetch(url, { credentials: "same-origin" }).then(function (resp) {
+      if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+      return resp;
+    });
+    compiled = WebAssembly.compileStreaming(response).then(function (m) {
+      mark("specdash:wasm:compiled");
+      return m;
+    });
+    compiled.catch(function () { }); // handled when app.js asks
+    return compiled;
+  };
+  var bodyArrived = function () {
+    return !!(document.body && document.body.firstElementChild);
+  };
+  if (bodyArrived()) {
+    compile();
+  } else {
+    try {
+      var bodyWatch = new MutationObserver(function () {
+        if (bodyArrived()) {
+          bodyWatch.disconnect();
+          compile();
+        }
+      });
+      bodyWatch.observe(document, { childList: true, subtree: true });
+    } catch (e) {
+      compile();
+    }
+  }
+
+  var fetchTaken = false;
+  window.fetch = function (input, init) {
+    if (!fetchTaken && input === url) {
+      fetchTaken = true;
+      window.fetch = origFetch;
+      return Promise.resolve(new Response(new Uint8Array(0), { status: 200, headers: { "Content-Type": "application/wasm" } }));
+    }
+    return origFetch.apply(this, arguments);
+  };
+
+  // After the next painted frame (a timer set in an animation frame runs
+  // after that frame), or 100 ms at most (no frames in a hidden tab).
+  var afterPaint = function () {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, 100);
+      try {
+        requestAnimationFrame(function () { setTimeout(resolve, 0); });
+      } catch (e) {
+        resolve();
+      }
+    });
+  };
+
+  // DOMContentLoaded comes after every deferred script has run, preview.js
+  // included: go-app must not mount (replacing the body's first child)
+  // before preview.js has moved the pre-rendered page into its overlay.
+  var parsed = new Promise(function (resolve) {
+    document.addEventListener("DOMContentLoaded", function () { resolve(); });
+  });
+
+  WebAssembly.instantiateStreaming = function (source, imports) {
+    WebAssembly.instantiateStreaming = origInstantiate;
+    if (!fetchTaken) return origInstantiate.call(WebAssembly, source, imports); // not go-app's wasm
+    // go-app runs the Go program (runtime and package init, its first
+    // render: a few hundred ms of main thread) as soon as this resolves:
+    // after the deferred scripts (preview.js) and the next painted frame.
+    // With a compiled module ready early, go-app otherwise mounted before
+    // preview.js ran (the pre-rendered page was replaced by the empty live
+    // one) or held up the first paint.
+    return Promise.all([compile(), parsed.then(afterPaint)]).then(function (r) {
+      var m = r[0];
+      return WebAssembly.instantiate(m, imports).then(function (instance) {
+        return { module: m, instance: instance };
+      });
+    }, function () {
+      return origInstantiate.call(WebAssembly, origFetch(url, { credentials: "same-origin" }), imports);
+    });
+  };
+
+  // go-app's service worker: registered once the live dashboard is up.
+  var sw = navigator.serviceWorker;
+  if (sw && sw.register) {
+    var origRegister = sw.register;
+    var released = false;
+    var waiting = [];
+    var release = function () {
+      if (released) return;
+      released = true;
+      if (observer) observer.disconnect();
+      for (var i = 0; i < waiting.length; i++) waiting[i]();
+    };
+    var observer = null;
+    var check = function () {
+      var root = document.body && document.body.firstElementChild;
+      var state = root && root.getAttribute("data-state");
+      if (state === "ready" || state === "error") release();
+    };
+    try {
+      observer = new MutationObserver(check);
+      observer.observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+    } catch (e) {
+      released = true;
+    }
+    setTimeout(release, 20000);
+    sw.register = function () {
+      var self = this, args = arguments;
+      sw.register = origRegister;
+      if (released) return origRegister.apply(self, args);
+      return new Promise(function (resolve) {
+        waiting.push(resolve);
+      }).then(function () {
+        return origRegister.apply(self, args);
+      });
+    };
+  }
+})();
