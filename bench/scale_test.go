@@ -116,29 +116,38 @@ const (
 
 // scaleLoadJS reads, after the page is done, the bytes of the requests
 // whose URL holds the path fragment and, for specdash, the parts of its
-// first load from the page's marks (app/load.go, app/dashboard.go; as in
-// refreshJS): query = wall time with a matching request in flight between
-// specdash:load:start and :end, decode = the rest of start..fetched and
-// computed..end, compute = fetched..computed, render = end..rendered.
+// first load from the page's marks (model.Compute's trace, app/load.go,
+// app/dashboard.go): query = wall time with a matching request in flight
+// between specdash:load:start and :end; decode = the rest of
+// start..fetched and computed..end; compute = the rest of
+// fetched..computed (model.Compute also queries there: the irregular
+// engines' reads); render = end..rendered.
 const scaleLoadJS = `((frag) => {
 	const mark = (n) => { const e = performance.getEntriesByName('specdash:load:' + n, 'mark'); return e.length ? e[0].startTime : NaN; };
 	const start = mark('start'), fetched = mark('fetched'), computed = mark('computed'), end = mark('end'), rendered = mark('rendered');
 	const rs = performance.getEntriesByType('resource').filter(e => e.name.includes(frag));
 	let transfer = 0, encoded = 0, decoded = 0;
 	for (const e of rs) { transfer += e.transferSize; encoded += e.encodedBodySize; decoded += e.decodedBodySize; }
-	const iv = rs.filter(e => e.startTime >= start && e.responseEnd <= end).map(e => [e.startTime, e.responseEnd]).sort((a, b) => a[0] - b[0]);
-	let query = 0, cur = null;
-	for (const [s, f] of iv) {
-		if (cur && s <= cur[1]) { cur[1] = Math.max(cur[1], f); continue; }
-		if (cur) query += cur[1] - cur[0];
-		cur = [s, f];
-	}
-	if (cur) query += cur[1] - cur[0];
+	const iv = rs.map(e => [e.startTime, e.responseEnd]);
+	// Wall time within [a, b] with a request in flight.
+	const inflight = (a, b) => {
+		const cl = iv.map(([s, f]) => [Math.max(s, a), Math.min(f, b)]).filter(([s, f]) => f > s).sort((x, y) => x[0] - y[0]);
+		let t = 0, cur = null;
+		for (const [s, f] of cl) {
+			if (cur && s <= cur[1]) { cur[1] = Math.max(cur[1], f); continue; }
+			if (cur) t += cur[1] - cur[0];
+			cur = [s, f];
+		}
+		if (cur) t += cur[1] - cur[0];
+		return t;
+	};
+	const query = inflight(start, end);
 	const nav = performance.getEntriesByType('navigation')[0];
 	const ok = !isNaN(start + fetched + computed + end + rendered);
 	return {Requests: rs.length, Transfer: transfer, Encoded: encoded, Decoded: decoded, Doc: nav ? nav.transferSize : 0,
-		HasMarks: ok, Query: ok ? query : 0, Decode: ok ? (fetched - start) + (end - computed) - query : 0,
-		Compute: ok ? computed - fetched : 0, Render: ok ? rendered - end : 0};
+		HasMarks: ok, Query: ok ? query : 0,
+		Decode: ok ? (fetched - start - inflight(start, fetched)) + (end - computed - inflight(computed, end)) : 0,
+		Compute: ok ? computed - fetched - inflight(fetched, computed) : 0, Render: ok ? rendered - end : 0};
 })`
 
 type scaleLoad struct {
