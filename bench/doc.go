@@ -19,6 +19,9 @@
 //     reported);
 //   - SPECDASH_BENCH_EMBEDDED: duration of the embedded-mode run (Go
 //     duration, default 10m);
+//   - SPECDASH_BENCH_SCALE and SPECDASH_BENCH_SCALE_WINDOWS: the fleet
+//     sizes and windows of BenchmarkScale (default 16,256,1024,4096 and
+//     6h,7d; its data sets are described in scaledata_test.go);
 //   - SPECDASH_BENCH_WEB: a directory with dist/ and static/ to serve
 //     instead of the embedded web.FS (to compare two builds of the wasm).
 package bench

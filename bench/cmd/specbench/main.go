@@ -34,7 +34,7 @@ var (
 	retainFlag   = flag.Duration("embedded-retention", 0, "embedded run: --storage.retention (0: the default 6h); e.g. 30m to delete blocks within the run")
 	loadFlag     = flag.Int("load-seconds", 60, "duration of the 200-viewer load test in seconds")
 	outFlag      = flag.String("out", "docs/PERFORMANCE.md", "file whose bench:begin/bench:end section receives the table (\"\": print only)")
-	onlyFlag     = flag.String("only", "", "comma-separated subset: size,load,interactive,refresh,decode,compute,proxy,viewers,embedded (default all); the file keeps the other parts' rows")
+	onlyFlag     = flag.String("only", "", "comma-separated subset: size,load,interactive,refresh,decode,compute,proxy,viewers,embedded,scale (default all); the file keeps the other parts' rows")
 )
 
 // row is one line of the table; part is the -only name that produces it.
@@ -43,7 +43,7 @@ type row struct {
 }
 
 // parts in table order.
-var parts = []string{"size", "load", "interactive", "refresh", "decode", "compute", "proxy", "viewers", "embedded"}
+var parts = []string{"size", "load", "interactive", "refresh", "decode", "compute", "proxy", "viewers", "embedded", "scale"}
 
 func main() {
 	flag.Parse()
@@ -85,6 +85,7 @@ func main() {
 	add("proxy", func() ([]row, error) { return proxy(env) })
 	add("viewers", viewers)
 	add("embedded", func() ([]row, error) { return embedded(env) })
+	add("scale", func() ([]row, error) { return scaleBench(env) })
 
 	header := fmt.Sprintf("Measured %s on %s (%d CPUs, %s, shared with other work: figures are medians of %d runs unless said otherwise).\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), cpuModel(), runtime.NumCPU(), runtime.Version(), *runsFlag)
