@@ -15,6 +15,7 @@
 //   toolbox + brush    zoomable charts (brush lineX, toolbox brush feature,
 //                      takeGlobalCursor in app/chart.go)
 //   markArea           the incomplete buckets' band
+//   markLine           changes of the acceptance rate (chartopt.MarkChanges)
 //   canvas renderer    echarts.init(..., {renderer: "canvas"}); PNG export
 //                      uses getDataURL (app/export.go)
 // e2e/echarts_bundle_test.go draws every chart with this build and with the
@@ -27,6 +28,7 @@ import {
   GridComponent,
   LegendComponent,
   MarkAreaComponent,
+  MarkLineComponent,
   TitleComponent,
   ToolboxComponent,
   TooltipComponent,
@@ -45,6 +47,7 @@ echarts.use([
   ToolboxComponent,
   BrushComponent,
   MarkAreaComponent,
+  MarkLineComponent,
   VisualMapContinuousComponent,
   CanvasRenderer,
 ]);
