@@ -78,7 +78,9 @@ func (d *Dashboard) prepare() *view {
 		h := r.Heatmap()
 		v.heatFirst = h.First
 		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
-		v.set(ChartAcceptanceRate, chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p))
+		rate := chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
+		markRateChanges(rate, r, v.rate[:v.drawn], single) // health.go
+		v.set(ChartAcceptanceRate, rate)
 		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
 		v.set(ChartThroughput, chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p))
 		v.set(ChartDrafts, chartopt.Lines(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
@@ -152,6 +154,7 @@ func (d *Dashboard) Render() app.UI {
 	return root.Body(
 		app.Div().Class("wrap").Body(
 			d.renderHeader(),
+			d.renderHealth(),
 			&SourceStatus{},
 			d.renderControls(v),
 			d.renderFilters(),
@@ -176,7 +179,7 @@ func (d *Dashboard) Render() app.UI {
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
 					d.bucketNote(grid, "accepted / draft tokens")+lineNote, true,
-					chart(ChartAcceptanceRate, 240, true)),
+					chart(ChartAcceptanceRate, 240, true), d.renderChanges(v)),
 				d.panel(ChartAcceptanceLength, "Mean acceptance length over time",
 					d.bucketNote(grid, lengthFormula(d.q.Convention))+lineNote, true,
 					chart(ChartAcceptanceLength, 240, true)),
