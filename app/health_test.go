@@ -68,3 +68,25 @@ func TestChangeSeries(t *testing.T) {
 		t.Errorf("change time")
 	}
 }
+
+// TestHealthURLThresholds: health.<name> parameters set the thresholds of
+// the view model's request, survive Values, make a different view
+// (SameData), and bad values are named in Warn.
+func TestHealthURLThresholds(t *testing.T) {
+	now := time.Date(2026, 12, 1, 14, 30, 0, 0, time.UTC)
+	q := ParseQueryAt(url.Values{"range": {"1h"}, "health.collapse_rate": {"0.1"}, "health.min_drafts": {"zero"}}, now)
+	if q.Health.CollapseRate != 0.1 || q.Health.MinDrafts != 0 || !strings.Contains(q.Warn, `health.min_drafts="zero"`) {
+		t.Errorf("parsed %+v, warn %q", q.Health, q.Warn)
+	}
+	if v := q.Values(); v.Get("health.collapse_rate") != "0.1" || v.Has("health.min_drafts") {
+		t.Errorf("values %v", v)
+	}
+	plain := q
+	plain.Health = compute.HealthThresholds{}
+	if q.SameData(plain) || !q.SameData(q) {
+		t.Errorf("SameData ignores the thresholds")
+	}
+	if r := request(q, 15*time.Second, now, nil); r.Health.Thresholds.CollapseRate != 0.1 {
+		t.Errorf("request thresholds %+v", r.Health.Thresholds)
+	}
+}

@@ -169,8 +169,8 @@ const HealthParamPrefix = "health."
 // ParseHealthThresholds reads threshold overrides from URL parameters
 // health.<name> (names as in compute.HealthThresholds' JSON, e.g.
 // health.collapse_rate=0.1); fields not given stay zero (the defaults).
-// Values that are not positive numbers are skipped and named in the
-// returned warnings.
+// Values that are not positive numbers are skipped and listed in the
+// result as name="value".
 func ParseHealthThresholds(v url.Values) (compute.HealthThresholds, []string) {
 	var th compute.HealthThresholds
 	var warn []string
@@ -181,10 +181,20 @@ func ParseHealthThresholds(v url.Values) (compute.HealthThresholds, []string) {
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(f > 0) || f > 1e12 {
-			warn = append(warn, fmt.Sprintf("health threshold %s%s=%q ignored: want a positive number", HealthParamPrefix, p.name, s))
+			warn = append(warn, HealthParamPrefix+p.name+"="+strconv.Quote(s))
 			continue
 		}
 		*p.ptr(&th) = f
 	}
 	return th, warn
+}
+
+// HealthValues encodes th's non-zero fields as ParseHealthThresholds'
+// URL parameters.
+func HealthValues(th compute.HealthThresholds, v url.Values) {
+	for _, p := range healthURLParams {
+		if f := *p.ptr(&th); f > 0 {
+			v.Set(HealthParamPrefix+p.name, strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
 }

@@ -1,0 +1,124 @@
+//go:build !js
+
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"specdash/internal/promtest"
+	"specdash/server"
+	"specdash/simulate"
+)
+
+// healthTile is one tile of the health row, read from the page.
+type healthTile struct {
+	Group   string `json:"group"`
+	State   string `json:"state"`
+	Name    string `json:"name"`
+	Label   string `json:"label"`
+	Summary string `json:"summary"`
+	Details string `json:"details"`
+	Sign    string `json:"sign"`
+	Role    string `json:"role"`
+}
+
+const readHealthJS = `(() => {
+  const row = document.querySelector('.health-row');
+  const t = (el, sel) => ((el.querySelector(sel) || {}).textContent || '').trim();
+  return Array.from(document.querySelectorAll('.health-tile')).map(el => ({
+    group: el.dataset.healthGroup || '', state: el.dataset.healthState || '',
+    name: t(el, '.health-name'), label: t(el, '.health-label'), summary: t(el, '.health-summary'),
+    details: t(el, '.health-details'), sign: t(el, '.health-sign'), role: row ? (row.getAttribute('role') || '') : '',
+  }));
+})()`
+
+// TestHealthRowCollapse: the simulator's collapse pattern for one model
+// (switched on with POST /control/pattern), scraped by a real Prometheus,
+// makes that model's tile in the health row say "collapsed" with its
+// evidence and usual cause, while the other model's tile says "healthy";
+// the breakdown's health column agrees.
+func TestHealthRowCollapse(t *testing.T) {
+	needAssets(t)
+	sim, err := simulate.New(simulate.Config{
+		Models: []string{modelA, modelB}, Engines: 1, K: 3,
+		Acceptance: []float64{0.8, 0.7, 0.6}, DraftsPerSecond: 20, Seed: 11,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	simSrv := httptest.NewServer(sim)
+	t.Cleanup(simSrv.Close)
+	resp, err := http.Post(simSrv.URL+"/control/pattern?"+url.Values{"mode": {"collapse"}, "model": {modelB}}.Encode(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /control/pattern: %s", resp.Status)
+	}
+	simCtx, stopSim := context.WithCancel(context.Background())
+	t.Cleanup(stopSim)
+	go sim.Run(simCtx)
+
+	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv.URL, "http://")}, ScrapeInterval: scrapeInterval})
+	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 2`, promtest.NonEmpty, 60*time.Second)
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+
+	browser := newTab(t)
+	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/?range=5m&refresh=5s&group=model_name"))
+	waitReady(t, browser, 120*time.Second)
+	// Until both models have enough drafts to be judged (50 drafts each;
+	// 20 drafts/s): the row then shows one collapsed and one healthy tile.
+	waitJS(t, browser, 180*time.Second, `(() => {
+	  const s = Array.from(document.querySelectorAll('.health-tile')).map(el => el.dataset.healthState).sort().join(',');
+	  return s === 'collapsed,healthy';
+	})()`)
+	tiles := run(t, browser, 10*time.Second, chromedp.Evaluate[[]healthTile](readHealthJS))
+	t.Logf("health tiles: %+v", tiles)
+	byName := map[string]healthTile{}
+	for _, tl := range tiles {
+		byName[tl.Name] = tl
+	}
+	bad, good := byName[modelB], byName[modelA]
+	if bad.State != "collapsed" || bad.Label != "collapsed" || bad.Sign != "✕" || bad.Role != "status" {
+		t.Errorf("%s tile: %+v, want collapsed with its sign, in a status row", modelB, bad)
+	}
+	if !strings.HasPrefix(bad.Summary, "drafts ") || !strings.Contains(bad.Summary, "/s but mean acceptance length 1.0") ||
+		!strings.HasSuffix(bad.Summary, ": drafted tokens are almost all rejected") {
+		t.Errorf("%s summary %q: want drafts/s and a mean acceptance length of about 1.0", modelB, bad.Summary)
+	}
+	if !strings.Contains(bad.Details, "below the collapse threshold 5.0 %") || !strings.Contains(bad.Details, "draft tokens)") ||
+		!strings.Contains(bad.Details, "Usual cause: the drafter's proposals never match the target") {
+		t.Errorf("%s evidence %q", modelB, bad.Details)
+	}
+	if good.State != "healthy" || good.Label != "healthy" || good.Sign != "✓" ||
+		!strings.HasPrefix(good.Summary, "acceptance rate ") || !strings.Contains(good.Summary, ", mean acceptance length ") ||
+		!strings.Contains(good.Details, "95 % interval") {
+		t.Errorf("%s tile: %+v, want healthy with its rate and interval", modelA, good)
+	}
+
+	// The breakdown's health column: the same verdicts, by row.
+	cells := run(t, browser, 10*time.Second, chromedp.Evaluate[map[string]string](`(() => {
+	  const out = {};
+	  for (const tr of document.querySelectorAll('table.breakdown tbody tr')) {
+	    const l = tr.querySelector('[data-label="model_name"]'), h = tr.querySelector('[data-cell="health"]');
+	    if (l && h) out[l.textContent] = h.dataset.state + '|' + h.textContent.trim();
+	  }
+	  return out;
+	})()`))
+	if cells[modelB] != "collapsed|✕ collapsed" || cells[modelA] != "healthy|✓ healthy" {
+		t.Errorf("breakdown health column %q", cells)
+	}
+}
