@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +100,13 @@ func TestHealthRowCollapse(t *testing.T) {
 	if !strings.HasPrefix(bad.Summary, "drafts ") || !strings.Contains(bad.Summary, "/s but mean acceptance length 1.0") ||
 		!strings.HasSuffix(bad.Summary, ": drafted tokens are almost all rejected") {
 		t.Errorf("%s summary %q: want drafts/s and a mean acceptance length of about 1.0", modelB, bad.Summary)
+	}
+	// 20 drafts/s from one engine, over the part of the window with data
+	// (not the whole 5m: the simulator started seconds ago).
+	if m := regexp.MustCompile(`^drafts ([0-9.]+)/s `).FindStringSubmatch(bad.Summary); m == nil {
+		t.Errorf("%s summary %q has no drafts/s", modelB, bad.Summary)
+	} else if r, _ := strconv.ParseFloat(m[1], 64); r < 2 || r > 60 {
+		t.Errorf("%s: %v drafts/s, want about 20 (the simulator's rate)", modelB, r)
 	}
 	if !strings.Contains(bad.Details, "below the collapse threshold 5.0 %") || !strings.Contains(bad.Details, "draft tokens)") ||
 		!strings.Contains(bad.Details, "Usual cause: the drafter's proposals never match the target") {

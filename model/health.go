@@ -52,9 +52,8 @@ func (m *Model) AddHealth() {
 		return
 	}
 	th, co := m.Request.Health.Thresholds, m.Request.Health.Changes
-	window := m.WindowSeconds
-	verdict := func(c compute.Group) *compute.Verdict {
-		v := compute.Health(c.Total, window, m.healthK(c.Total), th)
+	verdict := func(c compute.Group, first int) *compute.Verdict {
+		v := compute.Health(c.Total, m.coveredSeconds(first), m.healthK(c.Total), th)
 		return &v
 	}
 	changes := func(c compute.Group) []compute.ChangePoint {
@@ -63,11 +62,24 @@ func (m *Model) AddHealth() {
 		}
 		return compute.GroupChangePoints(compute.Group{Buckets: m.changeBuckets(c.Buckets)}, co)
 	}
-	m.Health, m.Changes = verdict(m.Total), changes(m.Total)
+	m.Health, m.Changes = verdict(m.Total, m.FirstBucket), changes(m.Total)
 	for i := range m.Groups {
 		g := &m.Groups[i]
-		g.Health, g.Changes = verdict(g.Counts), changes(g.Counts)
+		g.Health, g.Changes = verdict(g.Counts, g.FirstBucket), changes(g.Counts)
 	}
+}
+
+// coveredSeconds is the part of the window the verdict's rates (drafts/s)
+// and "over the last ..." cover: from the start of bucket first (the
+// first with data) to the window's end, so that a series that started a
+// minute ago in a 1h window is not judged at 1/60 of its drafts/s. The
+// whole window when first is 0 or out of range (log input: WindowSeconds).
+func (m *Model) coveredSeconds(first int) float64 {
+	g := m.Grid
+	if g.Step <= 0 || first <= 0 || first >= g.Buckets() {
+		return m.WindowSeconds
+	}
+	return float64(g.End-g.BucketStart(first)) / 1000
 }
 
 // HealthRow is one tile of the health row: a group (or the selection) and

@@ -163,7 +163,8 @@ func TestHealthChanges(t *testing.T) {
 
 // TestHealthIncompleteBuckets: buckets that may still grow are left out
 // of the change detection (a drop in the newest bucket only is not yet a
-// change), and an idle selection is idle, not collapsed.
+// change); a group whose data starts late is judged over the part of the
+// window its data covers; an idle selection is idle, not collapsed.
 func TestHealthIncompleteBuckets(t *testing.T) {
 	m := healthFixture([]string{"model_name"})
 	m.Complete = 10
@@ -172,6 +173,14 @@ func TestHealthIncompleteBuckets(t *testing.T) {
 		if len(g.Changes) != 0 {
 			t.Errorf("%s: changes %v within the first 10 buckets", g.Name, g.Changes)
 		}
+	}
+	// Data in the last 5 of 20 buckets only: rates and "over the last"
+	// cover those 5m, not the 20m window.
+	m.Groups[0].FirstBucket = 15
+	m.Request.GroupBy = []string{"model_name"}
+	m.AddHealth()
+	if v := m.Groups[0].Health; v.Summary != "drafts 4/s but mean acceptance length 1.00 over the last 5m: drafted tokens are almost all rejected" {
+		t.Errorf("covered window: %q", v.Summary)
 	}
 	idle := FromSeries(nil, Request{Grid: compute.Grid{Start: 0, End: 600_000, Step: 60_000}})
 	if idle.Health == nil || idle.Health.State != compute.Idle {
