@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/promtest"
+	"specdash/metricsclient"
+	"specdash/report"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -116,6 +118,19 @@ func TestHealthRowCollapse(t *testing.T) {
 		!strings.HasPrefix(good.Summary, "acceptance rate ") || !strings.Contains(good.Summary, ", mean acceptance length ") ||
 		!strings.Contains(good.Details, "95 % interval") {
 		t.Errorf("%s tile: %+v, want healthy with its rate and interval", modelA, good)
+	}
+
+	// specdash report over the page's window: the same verdicts.
+	client, err := metricsclient.New(metricsclient.Config{Address: prom.URL, ScrapeInterval: scrapeInterval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := buildReport(t, client, readTable(t, browser), report.Options{GroupBy: []string{"model_name"}})
+	for _, g := range rep.Groups {
+		name := g.Labels["model_name"]
+		if g.Health == nil || string(g.Health.State) != byName[name].State {
+			t.Errorf("report's verdict of %s: %+v, page %q", name, g.Health, byName[name].State)
+		}
 	}
 
 	// The breakdown's health column: the same verdicts, by row.
