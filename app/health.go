@@ -72,10 +72,10 @@ func healthTile(r model.HealthRow) app.UI {
 				app.Span().Class("health-sign").Aria("hidden", "true").Text(sign),
 				app.Span().Class("health-name").Text(r.Name),
 				app.Span().Class("health-label").Text(v.State.Label()),
-			),
-			app.P().Class("health-summary").Text(v.Summary),
-			app.Details().Class("health-details").Body(
-				append([]app.UI{app.Summary().Text("Evidence and usual cause")}, why...)...,
+				app.P().Class("health-summary").Text(v.Summary),
+				app.Details().Class("health-details").Body(
+					append([]app.UI{app.Summary().Text("Evidence and usual cause")}, why...)...,
+				),
 			),
 		)
 }
