@@ -146,3 +146,96 @@ func TestHealthRowCollapse(t *testing.T) {
 		t.Errorf("breakdown health column %q", cells)
 	}
 }
+
+// TestHealthChangeLink: a model that collapses while the page is open
+// (POST /control/pattern after some healthy traffic) gets a change point:
+// a line under the acceptance-rate chart with the rates before and after,
+// a markLine on its series, and a link that opens the compare view of the
+// windows before and after, where the drop is significant.
+func TestHealthChangeLink(t *testing.T) {
+	needAssets(t)
+	sim, err := simulate.New(simulate.Config{
+		Models: []string{modelA, modelB}, Engines: 1, K: 3,
+		Acceptance: []float64{0.8, 0.7, 0.6}, DraftsPerSecond: 20, Seed: 13,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	simSrv := httptest.NewServer(sim)
+	t.Cleanup(simSrv.Close)
+	simCtx, stopSim := context.WithCancel(context.Background())
+	t.Cleanup(stopSim)
+	go sim.Run(simCtx)
+	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv.URL, "http://")}, ScrapeInterval: scrapeInterval})
+	// 15 healthy scrapes of each model before the collapse.
+	prom.WaitFor(t, `min(count_over_time(vllm:spec_decode_num_drafts_total[5m])) >= 15`, promtest.NonEmpty, 120*time.Second)
+	resp, err := http.Post(simSrv.URL+"/control/pattern?"+url.Values{"mode": {"collapse"}, "model": {modelB}}.Encode(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /control/pattern: %s", resp.Status)
+	}
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	browser := newTab(t)
+	step(t, browser, 30*time.Second, chromedp.Navigate(base+"/?range=5m&refresh=5s&group=model_name&tz=utc"))
+	waitReady(t, browser, 120*time.Second)
+	wantLine := modelB + ": acceptance rate changed at "
+	// Until the change is listed and the segment after it holds only
+	// collapsed buckets (the bucket of the switch mixes both rates).
+	waitJS(t, browser, 240*time.Second, `Array.from(document.querySelectorAll('.rate-changes li')).some(li =>
+	  li.textContent.startsWith(`+strconv.Quote(wantLine)+`) && +((li.textContent.match(/ to ([0-9.]+) %/) || [])[1] ?? 100) < 5)`)
+	// The chart is drawn when in view (lazy redraw, app/chart.go).
+	run(t, browser, 10*time.Second, chromedp.Evaluate[bool](`(document.querySelector('[data-chart="acceptance-rate"]').scrollIntoView(), true)`))
+	waitJS(t, browser, 60*time.Second, `(() => {
+	  const el = document.querySelector('[data-chart="acceptance-rate"]');
+	  const inst = el && window.echarts ? window.echarts.getInstanceByDom(el) : null;
+	  const s = inst ? (inst.getOption().series || []).find(s => s.name === `+strconv.Quote(modelB)+`) : null;
+	  return !!s && !!s.markLine && (s.markLine.data || []).length > 0;
+	})()`)
+	type changeLine struct {
+		Text, Href string
+		Marks      int
+	}
+	got := run(t, browser, 10*time.Second, chromedp.Evaluate[changeLine](`(() => {
+	  const li = Array.from(document.querySelectorAll('.rate-changes li')).find(li => li.textContent.startsWith(`+strconv.Quote(wantLine)+`));
+	  const el = document.querySelector('[data-chart="acceptance-rate"]');
+	  const inst = el && window.echarts ? window.echarts.getInstanceByDom(el) : null;
+	  const s = inst ? (inst.getOption().series || []).find(s => s.name === `+strconv.Quote(modelB)+`) : null;
+	  return {Text: li.textContent, Href: li.querySelector('a').getAttribute('href'), Marks: s && s.markLine && s.markLine.data ? s.markLine.data.length : 0};
+	})()`))
+	t.Logf("change line: %+v", got)
+	m := regexp.MustCompile(`changed at \d\d:\d\d from ([0-9.]+) % to ([0-9.]+) % \(p < 0\.001\) — compare before/after$`).FindStringSubmatch(got.Text)
+	if m == nil {
+		t.Fatalf("change line %q", got.Text)
+	}
+	before, _ := strconv.ParseFloat(m[1], 64)
+	after, _ := strconv.ParseFloat(m[2], 64)
+	// Acceptance 0.8, 0.7, 0.6 conditional: about 57 % of draft tokens;
+	// collapse: 0.3 % per position.
+	if before < 40 || after > 5 {
+		t.Errorf("rates before %v %% after %v %%, want about 57 %% then under 5 %%", before, after)
+	}
+	if got.Marks < 1 {
+		t.Errorf("no markLine on %s's acceptance-rate series", modelB)
+	}
+	q, err := url.ParseQuery(strings.TrimPrefix(got.Href, "/?"))
+	if err != nil || q.Get("compare") != "window" || q.Get("base_to") == "" || q.Get("base_to") != q.Get("from") || q.Get("to") == "" || q.Get("refresh") != "" {
+		t.Errorf("compare link %q", got.Href)
+	}
+
+	// Following the link: the compare view of after (B) against before
+	// (A) finds the drop significant.
+	run(t, browser, 10*time.Second, chromedp.Evaluate[bool](`(Array.from(document.querySelectorAll('.rate-changes li a')).find(a => a.getAttribute('href') === `+strconv.Quote(got.Href)+`).click(), true)`))
+	waitJS(t, browser, 120*time.Second, `(() => {
+	  const r = document.querySelector('[data-dashboard]'), row = document.querySelector('tr[data-compare="acceptance-rate"]');
+	  return !!r && r.dataset.state === 'ready' && location.search.includes('compare=window') && !!row && row.dataset.significant === 'yes';
+	})()`)
+	shot := run(t, browser, 30*time.Second, chromedp.FullScreenshot(90))
+	saveScreenshot(t, shot)
+}
