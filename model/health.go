@@ -40,7 +40,8 @@ func (m *Model) changeBuckets(b []compute.Counts) []compute.Counts {
 
 // AddHealth computes the health verdict and the change points of every
 // group and of the total (Model.Health, Model.Changes, Group.Health,
-// Group.Changes) from the counts. A gauge schema (no counters:
+// Group.Changes) from the counts. With a change point the verdict judges
+// the buckets since the last change (a note gives the whole window's). A gauge schema (no counters:
 // SchemaNumbers.Averaged) gets none: its counts are empty, and an empty
 // window is not idle.
 func (m *Model) AddHealth() {
@@ -52,20 +53,40 @@ func (m *Model) AddHealth() {
 		return
 	}
 	th, co := m.Request.Health.Thresholds, m.Request.Health.Changes
-	verdict := func(c compute.Group, first int) *compute.Verdict {
-		v := compute.Health(c.Total, m.coveredSeconds(first), m.healthK(c.Total), th)
-		return &v
-	}
 	changes := func(c compute.Group) []compute.ChangePoint {
 		if m.Grid.Step <= 0 {
 			return nil
 		}
 		return compute.GroupChangePoints(compute.Group{Buckets: m.changeBuckets(c.Buckets)}, co)
 	}
-	m.Health, m.Changes = verdict(m.Total, m.FirstBucket), changes(m.Total)
+	verdict := func(c compute.Group, first int, cps []compute.ChangePoint) *compute.Verdict {
+		v := compute.Health(c.Total, m.coveredSeconds(first), m.healthK(c.Total), th)
+		if len(cps) == 0 {
+			return &v
+		}
+		// The rate is steady since the last change (that is what the
+		// change test says): judge that segment, so that a collapse a
+		// minute ago is not averaged away by the healthy minutes before.
+		last := cps[len(cps)-1]
+		var since compute.Counts
+		for _, b := range c.Buckets[last.Bucket:] {
+			since = since.Add(b)
+		}
+		at := last.Start(m.Grid)
+		sv := compute.Health(since, float64(m.Grid.End-at)/1000, m.healthK(since), th)
+		if sv.State == compute.Idle || sv.State == compute.NotEnoughData {
+			return &v
+		}
+		sv.Notes = append(sv.Notes, fmt.Sprintf("judged since the last change of the acceptance rate (from %s to %s, %s); over the whole window: %s",
+			compute.FormatPercent(last.Before.Estimate, 1), compute.FormatPercent(last.After.Estimate, 1), PText(last.PValue), v.Summary))
+		return &sv
+	}
+	m.Changes = changes(m.Total)
+	m.Health = verdict(m.Total, m.FirstBucket, m.Changes)
 	for i := range m.Groups {
 		g := &m.Groups[i]
-		g.Health, g.Changes = verdict(g.Counts, g.FirstBucket), changes(g.Counts)
+		g.Changes = changes(g.Counts)
+		g.Health = verdict(g.Counts, g.FirstBucket, g.Changes)
 	}
 }
 

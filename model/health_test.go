@@ -73,7 +73,8 @@ func TestHealthVerdicts(t *testing.T) {
 	}{
 		"good":    {compute.Healthy, "acceptance rate 50.0 % over the last 20m, mean acceptance length 3.00"},
 		"broken":  {compute.Collapsed, "drafts 1/s but mean acceptance length 1.00 over the last 20m: drafted tokens are almost all rejected"},
-		"dropped": {compute.Healthy, "acceptance rate 30.0 % over the last 20m, mean acceptance length 2.20"},
+		// Judged since its change at bucket 10: pos 1 at 40 %, pos 2 never.
+		"dropped": {compute.PositionCliff, "position cliff after pos 1: pos 1 accepts 40.0 % of drafts, pos 2 only 0.0 % over the last 10m (mean acceptance length 1.40)"},
 	}
 	for name, w := range want {
 		g, ok := byName[name]
@@ -88,8 +89,12 @@ func TestHealthVerdicts(t *testing.T) {
 		!strings.HasPrefix(b.Evidence[0], "acceptance rate 0.0 % (95 % interval 0.0 %-0.08 % of 4800 draft tokens)") {
 		t.Errorf("broken: cause %q evidence %q", b.Cause, b.Evidence)
 	}
-	// The selection: 2400 + 0 + 1440 accepted of 14400 draft tokens.
-	if m.Health == nil || m.Health.State != compute.Healthy || m.Health.Summary != "acceptance rate 26.7 % over the last 20m, mean acceptance length 2.07" {
+	if n := byName["dropped"].Health.Notes; len(n) != 1 || n[0] != "judged since the last change of the acceptance rate (from 50.0 % to 10.0 %, p < 0.001); over the whole window: acceptance rate 30.0 % over the last 20m, mean acceptance length 2.20" {
+		t.Errorf("dropped: notes %q", n)
+	}
+	// The selection changed too (33.3 % to 20.0 %): judged since then,
+	// 1200 + 0 + 240 accepted of 7200 draft tokens.
+	if m.Health == nil || m.Health.State != compute.Healthy || m.Health.Summary != "acceptance rate 20.0 % over the last 10m, mean acceptance length 1.80" {
 		t.Errorf("selection: %+v", m.Health)
 	}
 	rows := m.HealthRows()
@@ -97,7 +102,7 @@ func TestHealthVerdicts(t *testing.T) {
 	for _, r := range rows {
 		names = append(names, r.Name+"="+string(r.Verdict.State))
 	}
-	if !slices.Equal(names, []string{"broken=collapsed", "dropped=healthy", "good=healthy"}) {
+	if !slices.Equal(names, []string{"broken=collapsed", "dropped=position_cliff", "good=healthy"}) {
 		t.Errorf("health rows %q", names)
 	}
 	// Not grouped: one tile, the selection.
@@ -106,12 +111,12 @@ func TestHealthVerdicts(t *testing.T) {
 	}
 }
 
-// TestHealthThresholdsRequest: a collapse threshold of 40 %
-// (Request.Health) turns the 30 % group collapsed and leaves the 50 % one
-// healthy; bad URL overrides are named, good ones parsed.
+// TestHealthThresholdsRequest: a collapse threshold of 55 %
+// (Request.Health) turns the steady 50 % group collapsed; bad URL
+// overrides are named, good ones parsed.
 func TestHealthThresholdsRequest(t *testing.T) {
-	th, warn := ParseHealthThresholds(url.Values{"health.collapse_rate": {"0.4"}, "health.min_drafts": {"-3"}, "health.loop_rate": {"x"}})
-	if th.CollapseRate != 0.4 || th.MinDrafts != 0 || th.LoopRate != 0 || len(warn) != 2 ||
+	th, warn := ParseHealthThresholds(url.Values{"health.collapse_rate": {"0.55"}, "health.min_drafts": {"-3"}, "health.loop_rate": {"x"}})
+	if th.CollapseRate != 0.55 || th.MinDrafts != 0 || th.LoopRate != 0 || len(warn) != 2 ||
 		warn[0] != `health.min_drafts="-3"` || warn[1] != `health.loop_rate="x"` {
 		t.Fatalf("parsed %+v, warnings %q", th, warn)
 	}
@@ -119,12 +124,13 @@ func TestHealthThresholdsRequest(t *testing.T) {
 	m.Request.Health.Thresholds = th
 	m.AddHealth()
 	for _, g := range m.Groups {
-		want := compute.Collapsed
-		if g.Name == "good" {
-			want = compute.Healthy // 50 %: lower bound above 40 %
-		}
+		want := map[string]compute.HealthState{
+			"good":    compute.Collapsed,     // 50 %: upper bound below 55 %
+			"broken":  compute.Collapsed,     // 0 %
+			"dropped": compute.PositionCliff, // since its change: checked before collapse
+		}[g.Name]
 		if g.Health.State != want {
-			t.Errorf("%s at collapse rate 40 %%: %s %q", g.Name, g.Health.State, g.Health.Summary)
+			t.Errorf("%s at collapse rate 55 %%: %s %q", g.Name, g.Health.State, g.Health.Summary)
 		}
 	}
 }

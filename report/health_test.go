@@ -54,11 +54,13 @@ func TestHealthText(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"{model_name=\"broken\"}: SpecDecoding metrics: ",
-		"\n  health: healthy - acceptance rate 30.0 % over the last 20m, mean acceptance length 1.60\n" +
+		// Judged since its change: collapsed, the whole window in a note.
+		"\n  health: collapsed - drafts 1/s but mean acceptance length 1.00 over the last 10m: drafted tokens are almost all rejected\n",
+		"\n    note: judged since the last change of the acceptance rate (from 60.0 % to 0.0 %, p < 0.001); over the whole window: acceptance rate 30.0 % over the last 20m, mean acceptance length 1.60\n" +
 			"  change: acceptance rate changed at 2027-01-15T08:10:00Z from 60.0 % to 0.0 % (p < 0.001)\n{model_name=\"good\"}: ",
 		"\n  health: healthy - acceptance rate 60.0 % over the last 20m, mean acceptance length 2.20\ntotal: ",
-		"\n  health: healthy - acceptance rate 45.0 % over the last 20m, mean acceptance length 1.90\n" +
-			"  change: acceptance rate changed at 2027-01-15T08:10:00Z from 60.0 % to 30.0 % (p < 0.001)\n",
+		"\n  health: healthy - acceptance rate 30.0 % over the last 10m, mean acceptance length 1.60\n",
+		"\n  change: acceptance rate changed at 2027-01-15T08:10:00Z from 60.0 % to 30.0 % (p < 0.001)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
@@ -78,8 +80,8 @@ func TestHealthText(t *testing.T) {
 	}
 	out = b.String()
 	for _, want := range []string{
-		"\n  health: collapsed - drafts 2/s but mean acceptance length 1.90 over the last 20m: drafted tokens are almost all rejected\n",
-		"\n    evidence: acceptance rate 45.0 % (95 % interval 43.6 %-46.4 % of 4800 draft tokens), below the collapse threshold 50.0 %\n",
+		"\n  health: collapsed - drafts 2/s but mean acceptance length 1.60 over the last 10m: drafted tokens are almost all rejected\n",
+		"\n    evidence: acceptance rate 30.0 % (95 % interval 28.2 %-31.9 % of 2400 draft tokens), below the collapse threshold 50.0 %\n",
 		"\n    usual cause: " + compute.CauseCollapsed + "\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -135,8 +137,10 @@ func TestHealthJSON(t *testing.T) {
 		t.Fatalf("health missing:\n%s", b.String())
 	}
 	br, good := doc.Groups[0], doc.Groups[1]
-	if br.Labels["model_name"] != "broken" || br.Health.State != "healthy" || br.Health.K != 2 || br.Health.CliffPositon != -1 ||
-		br.Health.Rate.Estimate == nil || *br.Health.Rate.Estimate != 0.3 || br.Health.MeanLength == nil || *br.Health.MeanLength != 1.6 {
+	// Judged since its change: no token accepted.
+	if br.Labels["model_name"] != "broken" || br.Health.State != "collapsed" || br.Health.K != 2 || br.Health.CliffPositon != -1 ||
+		br.Health.Rate.Estimate == nil || *br.Health.Rate.Estimate != 0 || br.Health.MeanLength == nil || *br.Health.MeanLength != 1 ||
+		len(br.Health.Evidence) != 1 {
 		t.Errorf("broken: %+v", br.Health)
 	}
 	if len(br.Changes) != 1 || br.Changes[0].At != "2027-01-15T08:10:00Z" || br.Changes[0].Bucket != 10 || br.Changes[0].PValue >= 0.001 ||
