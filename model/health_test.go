@@ -71,8 +71,8 @@ func TestHealthVerdicts(t *testing.T) {
 		state   compute.HealthState
 		summary string
 	}{
-		"good":    {compute.Healthy, "acceptance rate 50.0 % over the last 20m, mean acceptance length 3.00"},
-		"broken":  {compute.Collapsed, "drafts 1/s but mean acceptance length 1.00 over the last 20m: drafted tokens are almost all rejected"},
+		"good":   {compute.Healthy, "acceptance rate 50.0 % over the last 20m, mean acceptance length 3.00"},
+		"broken": {compute.Collapsed, "drafts 1/s but mean acceptance length 1.00 over the last 20m: drafted tokens are almost all rejected"},
 		// Judged since its change at bucket 10: pos 1 at 40 %, pos 2 never.
 		"dropped": {compute.PositionCliff, "position cliff after pos 1: pos 1 accepts 40.0 % of drafts, pos 2 only 0.0 % over the last 10m (mean acceptance length 1.40)"},
 	}
