@@ -190,6 +190,11 @@ func TestHealthChangeLink(t *testing.T) {
 	// collapsed buckets (the bucket of the switch mixes both rates).
 	waitJS(t, browser, 240*time.Second, `Array.from(document.querySelectorAll('.rate-changes li')).some(li =>
 	  li.textContent.startsWith(`+strconv.Quote(wantLine)+`) && +((li.textContent.match(/ to ([0-9.]+) %/) || [])[1] ?? 100) < 5)`)
+	// The tile judges the model since its change: collapsed, with the
+	// whole window's verdict in a note.
+	waitJS(t, browser, 60*time.Second, `Array.from(document.querySelectorAll('.health-tile')).some(el =>
+	  el.querySelector('.health-name').textContent === `+strconv.Quote(modelB)+` && el.dataset.healthState === 'collapsed' &&
+	  el.querySelector('.health-details').textContent.includes('judged since the last change of the acceptance rate'))`)
 	// The chart is drawn when in view (lazy redraw, app/chart.go).
 	run(t, browser, 10*time.Second, chromedp.Evaluate[bool](`(document.querySelector('[data-chart="acceptance-rate"]').scrollIntoView(), true)`))
 	waitJS(t, browser, 60*time.Second, `(() => {
