@@ -53,6 +53,7 @@ import (
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
+	"specdash/model"
 )
 
 // Environment keys the server sets (go-app Handler.Env) and the page reads
@@ -158,6 +159,9 @@ type Query struct {
 	BaseFrom, BaseTo int64
 	// CompareA and CompareB are the group keys of CompareGroups.
 	CompareA, CompareB string
+	// Health are the health thresholds of the URL's health.<name>
+	// parameters (model.ParseHealthThresholds; zero fields: defaults).
+	Health compute.HealthThresholds
 	// Warn says why a window given in the URL was refused (not part of
 	// the view: never written back, ignored by SameData).
 	Warn string
@@ -366,6 +370,9 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		q.Compare = CompareGroups
 		q.CompareA, q.CompareB = v.Get("a"), v.Get("b")
 	}
+	var hw []string
+	q.Health, hw = model.ParseHealthThresholds(v) // health.go
+	ignored = append(ignored, hw...)
 	if len(ignored) > 0 {
 		q.Warn = strings.TrimSpace(q.Warn + " URL parameters not understood, ignored: " + strings.Join(ignored, ", ") + ".")
 	}
@@ -429,6 +436,7 @@ func (q Query) Values() url.Values {
 	if q.Sort != "" {
 		v.Set("sort", q.Sort)
 	}
+	model.HealthValues(q.Health, v)
 	switch q.Compare {
 	case CompareWindow:
 		v.Set("compare", CompareWindow)
@@ -553,7 +561,8 @@ func (q Query) Location() *time.Location {
 func (q Query) SameData(o Query) bool {
 	return q.Source == o.Source && q.Range == o.Range && q.From == o.From && q.To == o.To &&
 		sameFilter(q.Filter, o.Filter) && slices.Equal(q.GroupBy, o.GroupBy) && q.Convention == o.Convention &&
-		(q.Compare == CompareWindow) == (o.Compare == CompareWindow) && q.BaseFrom == o.BaseFrom && q.BaseTo == o.BaseTo
+		(q.Compare == CompareWindow) == (o.Compare == CompareWindow) && q.BaseFrom == o.BaseFrom && q.BaseTo == o.BaseTo &&
+		q.Health == o.Health
 }
 
 func sameFilter(a, b map[string][]string) bool {

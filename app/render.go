@@ -83,6 +83,7 @@ func (d *Dashboard) prepare() *view {
 		marks := chartopt.MarksOf(&r.Model)
 		rate := chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
 		rate.Mark(marks, len(r.Buckets), p)
+		markRateChanges(rate, r, v.rate[:v.drawn], single) // health.go
 		v.set(ChartAcceptanceRate, rate)
 		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
 		tput := chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
@@ -164,6 +165,7 @@ func (d *Dashboard) Render() app.UI {
 	return root.Body(
 		layout(
 			d.renderHeader(),
+			d.renderHealth(),
 			&SourceStatus{},
 			d.renderControls(v),
 			d.renderFilters(),
@@ -190,7 +192,7 @@ func (d *Dashboard) Render() app.UI {
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
 					d.bucketNote(grid, "accepted / draft tokens")+lineNote, true,
-					chart(ChartAcceptanceRate, 240, true)),
+					chart(ChartAcceptanceRate, 240, true), d.renderChanges(v)),
 				d.panel(ChartAcceptanceLength, "Mean acceptance length over time",
 					d.bucketNote(grid, lengthFormula(d.q.Convention))+lineNote, true,
 					chart(ChartAcceptanceLength, 240, true)),

@@ -145,6 +145,7 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 		head(ColK, "k", tipK),
 		head(ColDrafts, "drafts/s", tipDrafts),
 		head(ColAccepted, "accepted tokens/s", tipAccepted),
+		app.Th().Title(tipHealth).Text("health"), // health.go
 		app.Th().Title("Acceptance rate per bucket over the window (0–100 %).").Text("acceptance rate over time"),
 	)
 	note := "One row per group: ratio of sums within the group. Click a column header (or Tab to it and press Enter) to sort."
@@ -176,6 +177,7 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 			cell(ColK, compute.Value{V: float64(s.K), OK: s.K > 0}, kText),
 			cell(ColDrafts, s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s")),
 			cell(ColAccepted, s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s")),
+			healthCell(g.Health),
 			app.Td().Class("spark-cell").Body(app.Raw(Sparkline(spark, d.res.Complete))),
 		)
 		return app.Tr().DataSet("row", i).DataSet("group", encodeOption(g.Key)).Body(tds...)

@@ -109,6 +109,10 @@ func (o *Option) Mark(mk Marks, n int, p Palette) {
 	line(mk.Restarts, restartC, MarkRestartLabel)
 	line(mk.Backwards, backC, MarkBackwardsLabel)
 	if len(lines) > 0 {
-		o.Series[0].MarkLine = &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Data: lines}
+		s := &o.Series[0]
+		if s.MarkLine == nil {
+			s.MarkLine = &MarkLine{Silent: true, Symbol: []string{"none", "none"}}
+		}
+		s.MarkLine.Data = append(s.MarkLine.Data, lines...)
 	}
 }

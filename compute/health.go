@@ -197,19 +197,17 @@ func intervalText(in Interval, what string) string {
 	return fmt.Sprintf("%s (%s interval %s-%s of %s %s)", pct(in.Estimate.V), levelText(in.Z), pct(in.Lower.V), pct(in.Upper.V), num(in.Trials), what)
 }
 
-// expectedDraftTokens is the draft tokens the drafts would carry if every
-// draft had k tokens: the sum of the per-position denominators when
-// per-position data is present (this covers mixed k), else k x drafts; 0
-// when unknown.
-func expectedDraftTokens(c Counts, k int) float64 {
-	if n := len(c.AcceptedPerPosition); n > 0 {
-		s := 0.0
-		for i := range n {
-			s += c.PositionDrafts(i)
-		}
-		return s
+// draftLengths is CheckDraftLengths(c) (the one rule for variable draft
+// lengths); without per-position counts (vLLM V0, TensorRT-LLM) it
+// compares the draft tokens with k x drafts for the k given.
+func draftLengths(c Counts, k int) DraftLengths {
+	d := CheckDraftLengths(c)
+	if d.K == 0 && k > 0 && finite(c.Drafts) && finite(c.DraftTokens) {
+		d.K, d.Expected = k, float64(k)*c.Drafts
+		d.Shortfall = d.Expected - d.Actual
+		d.Variable = d.Shortfall != 0
 	}
-	return float64(k) * c.Drafts
+	return d
 }
 
 // Health judges one window of counts: c summed over the group, window its
@@ -231,7 +229,7 @@ func expectedDraftTokens(c Counts, k int) float64 {
 //  7. Healthy.
 //
 // Variable draft lengths (draft tokens below the k x drafts that fixed-k
-// drafts would carry) add a note: per-position rates are lower bounds. The
+// drafts would carry: CheckDraftLengths) add a note: per-position rates are lower bounds. The
 // function is pure and never panics; bad counts (NaN, negative) give
 // NotEnoughData with the reason.
 func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
@@ -285,7 +283,7 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 		v.Summary = "inconsistent counts: " + v.Rate.Reason
 		return v
 	}
-	if exp := expectedDraftTokens(c, k); hasDrafts && exp > 0 && c.DraftTokens < exp-0.5 {
+	if d := draftLengths(c, k); hasDrafts && d.Variable && d.Shortfall > 0 {
 		v.VariableLength = true
 		v.Notes = append(v.Notes, fmt.Sprintf("variable draft lengths: %s draft tokens in %s drafts, %.2f per draft, below k = %d: the drafter proposes fewer than k tokens at times (n-gram, suffix decoding), so the per-position rates are lower bounds and no position cliff is judged",
 			num(c.DraftTokens), num(c.Drafts), c.DraftTokens/c.Drafts, k))

@@ -87,6 +87,9 @@ type Request struct {
 	// K is num_speculative_tokens for vLLM V0's windowed system efficiency
 	// (V0 does not export it); 0: unknown.
 	K int
+	// Health are the thresholds of the health verdicts and the options of
+	// the change detection (zero fields: the defaults; model/health.go).
+	Health HealthOptions
 	// Trace, when set, is called at the stages of Compute ("start",
 	// "incremental", "fetched", "computed"): the browser's performance
 	// marks.
@@ -119,6 +122,12 @@ type Group struct {
 	// Per-group additions go here (computed in FromSeries or Compute):
 	// health verdicts and change points of the group's buckets, latency
 	// (ITL) numbers, per-model splits.
+
+	// Health is the group's verdict over the window and Changes the
+	// changes of its acceptance rate over the complete buckets
+	// (AddHealth); nil for a gauge schema.
+	Health  *compute.Verdict
+	Changes []compute.ChangePoint
 }
 
 // Baseline is the "before" window of a comparison (Request.Baseline).
@@ -215,6 +224,11 @@ type Model struct {
 	// Later additions have their place here and on Group: health
 	// verdicts and change points (compute/health.go), latency (ITL)
 	// panels, per-model splits.
+
+	// Health and Changes are the selection's verdict and changes
+	// (AddHealth; as on Group).
+	Health  *compute.Verdict
+	Changes []compute.ChangePoint
 }
 
 // IncompleteLag is how long after a bucket's end its numbers may still
@@ -332,6 +346,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	m.Notes = append(f.Warnings[:len(f.Warnings):len(f.Warnings)], m.Notes...)
 	m.addIrregular(ctx, src, f, sh)
 	m.applySchema(f)
+	m.AddHealth() // again: a gauge schema has none
 	if r.Insights {
 		m.AddInsights()
 	}
@@ -410,6 +425,7 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 		}
 	}
 	m.Complete = completeBuckets(g, r.Now, r.Scrape)
+	m.AddHealth()
 	return m
 }
 

@@ -29,19 +29,21 @@ func ParseCostRatios(args []string) (*CostRatios, error) { return model.ParseCos
 type totalJSON struct {
 	compute.Stats
 	*Insights
+	Health  *compute.Verdict `json:"health,omitempty"`
+	Changes []Change         `json:"changes,omitempty"`
 }
 
 // MarshalJSON encodes r as documented on Result; when TotalInsights is
 // set, "total" also carries the insight fields (see Insights).
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
-	if r.TotalInsights == nil {
+	if r.TotalInsights == nil && r.TotalHealth == nil {
 		return json.Marshal(plain(r))
 	}
 	return json.Marshal(struct {
 		plain
 		Total totalJSON `json:"total"`
-	}{plain(r), totalJSON{r.Total, r.TotalInsights}})
+	}{plain(r), totalJSON{Stats: r.Total, Insights: r.TotalInsights, Health: r.TotalHealth, Changes: r.TotalChanges}})
 }
 
 // times formats a speedup ratio: "2.43x".

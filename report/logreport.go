@@ -74,7 +74,7 @@ func FromScrape(file string, s logparse.Scrape, lines int, conv compute.Conventi
 func fromModel(file string, lines int, problems []logparse.Problem, m *model.Model) *LogReport {
 	r := &LogReport{Input: m.Log.Input, File: file, Lines: lines, Entries: m.Log.Entries, Formats: m.Log.Formats,
 		Convention: ConventionName(m.Request.Convention), WindowSeconds: m.WindowSeconds, Groups: []Group{},
-		Total: totalJSON{m.Stats, m.Insights}, Problems: problems, Warnings: m.Notes, GroupBy: m.Request.GroupBy}
+		Total: totalJSON{Stats: m.Stats, Insights: m.Insights}, Problems: problems, Warnings: m.Notes, GroupBy: m.Request.GroupBy}
 	if r.Problems == nil {
 		r.Problems = []logparse.Problem{}
 	}

@@ -61,6 +61,10 @@ type Group struct {
 	// emitted tokens and lifetime gauges, SGLang's time-averaged gauges.
 	V0       *V0Stats    `json:"v0,omitempty"`
 	Averaged *GaugeStats `json:"averaged,omitempty"`
+	// Health is the group's verdict (compute.Verdict) and Changes the
+	// changes of its acceptance rate (health_text.go).
+	Health  *compute.Verdict `json:"health,omitempty"`
+	Changes []Change         `json:"changes,omitempty"`
 }
 
 // Result is a report. JSON:
@@ -102,6 +106,10 @@ type Result struct {
 	// (insights.go); TextInsights makes WriteText print them.
 	TotalInsights *Insights `json:"-"`
 	TextInsights  bool      `json:"-"`
+	// TotalHealth and TotalChanges are the selection's verdict and
+	// changes, in JSON inside "total" (health_text.go).
+	TotalHealth  *compute.Verdict `json:"-"`
+	TotalChanges []Change         `json:"-"`
 	// SchemaInfo says which schema was detected and read (schema.go).
 	SchemaInfo
 	// Latency is the inter-token latency, output and load numbers
@@ -206,8 +214,10 @@ func FromModel(m *model.Model, warnings []string) *Result {
 	}
 	r.Groups = make([]Group, len(groups))
 	for i, gr := range groups {
-		r.Groups[i] = Group{Labels: gr.Labels, Stats: gr.Stats, Insights: gr.Insights, V0: gr.V0, Averaged: gr.Averaged}
+		r.Groups[i] = Group{Labels: gr.Labels, Stats: gr.Stats, Insights: gr.Insights, V0: gr.V0, Averaged: gr.Averaged,
+			Health: gr.Health, Changes: changesOf(m, gr.Changes)}
 	}
+	r.TotalHealth, r.TotalChanges = m.Health, changesOf(m, m.Changes)
 	return r
 }
 
@@ -284,6 +294,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			if r.TextInsights {
 				WriteInsightsText(&b, g.Insights)
 			}
+			writeHealthText(&b, g.Health, g.Changes)
 		}
 	}
 	fmt.Fprintf(&b, "total: %s\n", r.statsLine(r.Total, r.TotalAveraged))
@@ -294,6 +305,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.TextInsights {
 		WriteInsightsText(&b, r.TotalInsights)
 	}
+	writeHealthText(&b, r.TotalHealth, r.TotalChanges)
 	r.writeLatencyText(&b)
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)

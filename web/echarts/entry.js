@@ -16,7 +16,8 @@
 //                      takeGlobalCursor in app/chart.go)
 //   markArea           the incomplete buckets' band; data gaps and the
 //                      bucket after each (chartopt/marks.go)
-//   markLine           counter restarts (chartopt/marks.go)
+//   markLine           counter restarts (chartopt/marks.go) and changes of
+//                      the acceptance rate (chartopt.MarkChanges)
 //   canvas renderer    echarts.init(..., {renderer: "canvas"}); PNG export
 //                      uses getDataURL (app/export.go)
 // e2e/echarts_bundle_test.go draws every chart with this build and with the
