@@ -125,3 +125,29 @@ func TestNowIncompleteAndLongBuckets(t *testing.T) {
 		t.Errorf("spark %v", s)
 	}
 }
+
+// TestForGroup: one group's model has the group's counts, fit and first
+// bucket; an unknown key gives the model itself.
+func TestForGroup(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000}
+	a := nowSeries(g.End, g.End)
+	b := nowSeries(600_000, g.End)
+	for i := range b {
+		b[i].Labels = map[string]string{"model_name": "b"}
+		b[i].Points = b[i].Points[10:] // starts 100 s later
+	}
+	m := FromSeries(append(a, b...), Request{Grid: g, GroupBy: []string{"model_name"}, Now: time.UnixMilli(g.End + 40_000), Scrape: 30 * time.Second})
+	sub, ok := m.ForGroup(m.Groups[1].Key)
+	if !ok || sub.Stats.Drafts != m.Groups[1].Stats.Drafts || sub.Total.Total.Drafts != sub.Stats.Drafts || sub.FirstBucket != m.Groups[1].FirstBucket {
+		t.Fatalf("group b: ok %v drafts %v want %v, first %d want %d", ok, sub.Stats.Drafts, m.Groups[1].Stats.Drafts, sub.FirstBucket, m.Groups[1].FirstBucket)
+	}
+	if sub.Stats.Drafts == m.Stats.Drafts || m.Stats.Drafts != m.Groups[0].Stats.Drafts+m.Groups[1].Stats.Drafts {
+		t.Errorf("total %v, groups %v + %v", m.Stats.Drafts, m.Groups[0].Stats.Drafts, m.Groups[1].Stats.Drafts)
+	}
+	if n := sub.Now(); n.State != NowStopped {
+		t.Errorf("group b stopped at 600 s: now %s", n.State)
+	}
+	if same, ok := m.ForGroup("nope"); ok || same != m {
+		t.Errorf("unknown key: %v", ok)
+	}
+}
