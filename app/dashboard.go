@@ -55,7 +55,7 @@ type Dashboard struct {
 	// source); nil after a failed load, so the next one reads everything.
 	window *metricsclient.Window
 
-	view view // derived from res and q, see prepare
+	view view        // derived from res and q, see prepare
 	lay  layoutState // split group, kiosk, speedup card's cost (layout.go)
 
 	preview bool // res was loaded by the server's pre-render (prerender.go)

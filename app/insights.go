@@ -184,7 +184,9 @@ func (p *InsightsPanel) Render() app.UI {
 	return app.Section().Class("panel", "panel-wide", "insights").DataSet("insights", "specdash").
 		DataSet("cost", costText).Body(
 		app.H2().Text("Is speculation paying off?"),
-		app.If(p.Caption != "", func() app.UI { return app.P().Class("panel-note", "split-note").DataSet("split-note", "insights").Text(p.Caption) }),
+		app.If(p.Caption != "", func() app.UI {
+			return app.P().Class("panel-note", "split-note").DataSet("split-note", "insights").Text(p.Caption)
+		}),
 		app.P().Class("panel-note").Text("Estimated speedup for sequential drafting = mean acceptance length / (1 + c × k), c = draft step time / target step time (Leviathan et al., ICML 2023). The estimate ignores the extra cost of verifying k+1 tokens and other overheads."),
 		app.Div().Class("controls", "insights-controls").Body(
 			app.Label().Class("control").For("draft-cost-ratio").Body(

@@ -105,4 +105,3 @@ func TestRenderCards(t *testing.T) {
 		t.Errorf("NaN/Inf on screen: %s", html)
 	}
 }
-
