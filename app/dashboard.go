@@ -389,6 +389,11 @@ func (d *Dashboard) state() string {
 func (d *Dashboard) onSelect(field string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		v := ctx.JSSrc().Get("value").String()
+		field := handlerKey(ctx, "id", field) // go-app may keep another select's closure (layout.go)
+		if field == "split" {
+			d.onSplit(ctx, e)
+			return
+		}
 		q := d.q
 		switch field {
 		case "range":
@@ -428,6 +433,7 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 // on them.
 func (d *Dashboard) onFilter(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
+		label := handlerKey(ctx, "data-filter", label)
 		sel := ctx.JSSrc().Get("selectedOptions")
 		var vals []string
 		all := false
@@ -454,6 +460,7 @@ func (d *Dashboard) onFilter(label string) app.EventHandler {
 // onGroup toggles a group-by label.
 func (d *Dashboard) onGroup(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
+		label := handlerKey(ctx, "data-group", label)
 		q := d.q
 		on := ctx.JSSrc().Get("checked").Bool()
 		gb := slices.DeleteFunc(slices.Clone(d.grouping()), func(l string) bool { return l == label })

@@ -336,3 +336,28 @@ func (d *Dashboard) layoutClass() string {
 	}
 	return "normal"
 }
+
+// handlerKey is the field an event handler acts on, read from the event's
+// element (attribute attr) instead of trusting the closure: go-app
+// (v10.1.11, eventHandler.Equal) compares handlers by code pointer, so
+// when the controls shift (the Live button appears once the URL's
+// absolute window is read) an element keeps the closure of the element
+// that was there before, and the refresh select acted as the time zone.
+// fallback when the element has no such attribute.
+func handlerKey(ctx app.Context, attr, fallback string) (key string) {
+	defer func() {
+		if recover() != nil {
+			key = fallback
+		}
+	}()
+	if !app.IsClient {
+		return fallback
+	}
+	v := ctx.JSSrc().Call("getAttribute", attr)
+	if v.Truthy() {
+		if s := v.String(); s != "" {
+			return s
+		}
+	}
+	return fallback
+}
