@@ -563,11 +563,10 @@ func (d *Dashboard) renderMessages() app.UI {
 // for the dashboard (cards and charts), "" when the data covers (almost)
 // the whole window or there is none.
 func CoverageNote(res *Result) string {
-	note := res.Model.CoverageNote()
-	if note == "" {
+	if res.Model.CoverageNote() == "" {
 		return ""
 	}
-	return note + ", so they read lower than the charts' rates per bucket."
+	return coverageText(res) // cards.go: the cards' rates are per second of data
 }
 
 // plain is the data-value form of a number: a plain decimal that parses
