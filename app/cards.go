@@ -54,6 +54,10 @@ func (d *Dashboard) renderCards() app.UI {
 	covered := m.CoveredSeconds()
 	loc := d.q.Location()
 	nowLabel := d.nowLabel(now, loc)
+	nowTip := ""
+	if now.State != model.NowNone {
+		nowTip = "Now: the last complete interval, " + time.UnixMilli(now.From).In(loc).Format("15:04:05") + " – " + time.UnixMilli(now.To).In(loc).Format("15:04:05")
+	}
 	perData := "per s of data, " + durationText(covered)
 	rate := func(f func(compute.Stats) compute.Value) []compute.Value {
 		vals := make([]compute.Value, len(m.Buckets))
@@ -119,7 +123,7 @@ func (d *Dashboard) renderCards() app.UI {
 	}
 	out := make([]app.UI, len(cards))
 	for i, c := range cards {
-		out[i] = c.render(now, nowLabel)
+		out[i] = c.render(now, nowLabel, nowTip)
 	}
 	return app.Div().Class("cards", "cards-now").
 		DataSet("covered-seconds", plain(covered)).
@@ -139,10 +143,10 @@ func (d *Dashboard) nowLabel(n model.Now, loc *time.Location) string {
 		}
 		return "stale: no samples in the last " + durationText(float64(n.To-n.From)/1000)
 	}
-	return "last " + durationText(float64(n.To-n.From)/1000) + " (to " + time.UnixMilli(n.To).In(loc).Format("15:04:05") + ")"
+	return "last " + durationText(float64(n.To-n.From)/1000)
 }
 
-func (c headlineCard) render(n model.Now, nowLabel string) app.UI {
+func (c headlineCard) render(n model.Now, nowLabel, nowTip string) app.UI {
 	win := app.Div().Class("metric-value").DataSet("metric", c.name)
 	if c.window.OK {
 		win = win.DataSet("value", plain(c.window.V))
@@ -170,8 +174,8 @@ func (c headlineCard) render(n model.Now, nowLabel string) app.UI {
 	return app.Div().Class("card", "card-headline", state).DataSet("card", c.name).Title(c.tip).Body(
 		app.Div().Class("card-label").Text(c.label),
 		win,
-		app.Div().Class("card-sub").Text("window: "+c.sub),
-		app.Div().Class("card-now").Body(
+		app.Div().Class("card-sub").Title("window: "+c.sub).Text("window: "+c.sub),
+		app.Div().Class("card-now").Title(nowTip).Body(
 			app.Span().Class("now-label").Text(nowLabel+": "),
 			nowEl,
 			sparkline(c.spark, c.ratio),

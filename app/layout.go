@@ -111,22 +111,18 @@ func (d *Dashboard) grouping() []string {
 }
 
 // splitGroup is the group the split charts show: nil for the blend (one
-// group, or "all" chosen). The default is the busiest group (most drafts).
+// group, "all" chosen, or no choice: the default, captioned "all N
+// models blended"; kiosk mode rotates through the groups).
 func (d *Dashboard) splitGroup() *model.Group {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 || d.lay.split == SplitAll {
+	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 || d.lay.split == SplitAll || d.lay.split == "" {
 		return nil
 	}
-	var best *model.Group
 	for i := range d.res.Groups {
-		g := &d.res.Groups[i]
-		if g.Key == d.lay.split {
+		if g := &d.res.Groups[i]; g.Key == d.lay.split {
 			return g
 		}
-		if best == nil || g.Stats.Drafts > best.Stats.Drafts {
-			best = g
-		}
 	}
-	return best
+	return nil
 }
 
 // splitModel is the model the per-position, heatmap, token-flow and
@@ -161,10 +157,10 @@ func (d *Dashboard) renderSplit() app.UI {
 	}
 	n, noun := len(d.res.Groups), d.groupNoun()
 	g := d.splitGroup()
-	cur, caption, name := SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums over all of them)", ""
+	cur, caption, name := SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
 	if g != nil {
 		cur, name = encodeOption(g.Key), g.Name
-		caption = "showing " + g.Name + " (1 of " + strconv.Itoa(n) + " " + noun + "); choose \"all\" for the blend"
+		caption = "showing " + g.Name + " (1 of " + strconv.Itoa(n) + " " + noun + ")"
 	}
 	opts := []selectOpt{{SplitAll, "all " + strconv.Itoa(n) + " " + noun + " blended"}}
 	for _, gr := range SortGroups(d.res.Groups, "") {

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"net/url"
@@ -245,18 +246,24 @@ func TestLayoutNowCards(t *testing.T) {
 	if v.NowState != "stopped" || v.Now["acceptance-rate"] != "undefined" {
 		t.Errorf("now: state %q, acceptance %q; want stopped, undefined (no drafts)", v.NowState, v.Now["acceptance-rate"])
 	}
-	// Per model by default: the split charts show the busiest model.
-	if v.Split["mode"] != "groups" || v.Split["group"] != "model-a" || v.Split["blended"] != "false" || !strings.Contains(v.Insights, "model-a") {
-		t.Errorf("split %v, insights caption %q: want model-a shown", v.Split, v.Insights)
+	// Per model by default: two groups; the split charts blend them and
+	// say so.
+	if v.Split["mode"] != "groups" || v.Split["blended"] != "true" || !strings.Contains(v.Insights, "All 2 models blended") {
+		t.Errorf("default split %v, insights caption %q: want the blend of 2 models, said", v.Split, v.Insights)
 	}
-	// The blend says so.
+	// One model chosen (URL-shareable): its own per-position rates.
 	q := layoutWindow()
-	q.Set("split", "all")
+	q.Set("split", "v:"+base64.RawURLEncoding.EncodeToString([]byte(`["model-a"]`)))
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+q.Encode()))
 	waitReady(t, tab, 90*time.Second)
 	v = readLayout(t, tab)
-	if v.Split["blended"] != "true" || !strings.Contains(v.Insights, "All 2 models blended") {
-		t.Errorf("split=all: %v, caption %q", v.Split, v.Insights)
+	if v.Split["group"] != "model-a" || v.Split["blended"] != "false" || !strings.Contains(v.Insights, "model-a") {
+		t.Errorf("split=model-a: %v, caption %q", v.Split, v.Insights)
+	}
+	a := layoutModels[0]
+	pos1 := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-metric=per-position-acceptance-rate][data-position="1"]').dataset.value`))
+	if got, err := strconv.ParseFloat(pos1, 64); err != nil || !closeEnough(got, float64(a.pos[0])/float64(a.drafts)) {
+		t.Errorf("model-a pos 1: shows %q, want %v", pos1, float64(a.pos[0])/float64(a.drafts))
 	}
 	// group=none: one group, no selector.
 	q = layoutWindow()
