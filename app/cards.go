@@ -56,7 +56,8 @@ func (d *Dashboard) renderCards() app.UI {
 	nowLabel := d.nowLabel(now, loc)
 	nowTip := ""
 	if now.State != model.NowNone {
-		nowTip = "Now: the last complete interval, " + time.UnixMilli(now.From).In(loc).Format("15:04:05") + " – " + time.UnixMilli(now.To).In(loc).Format("15:04:05")
+		nowTip = "Now: the last complete " + durationText(float64(now.To-now.From)/1000) + ", " +
+			time.UnixMilli(now.From).In(loc).Format("15:04:05") + " – " + time.UnixMilli(now.To).In(loc).Format("15:04:05")
 	}
 	perData := "per s of data, " + durationText(covered)
 	rate := func(f func(compute.Stats) compute.Value) []compute.Value {
@@ -131,8 +132,8 @@ func (d *Dashboard) renderCards() app.UI {
 		Body(out...)
 }
 
-// nowLabel names the "now" interval: "last 1m (to 14:02)", or why there
-// is no now value.
+// nowLabel names the "now" value: "now" (the interval is in the title),
+// "stale since 14:02:10: ...", or why there is no now value.
 func (d *Dashboard) nowLabel(n model.Now, loc *time.Location) string {
 	switch n.State {
 	case model.NowNone:
@@ -143,7 +144,7 @@ func (d *Dashboard) nowLabel(n model.Now, loc *time.Location) string {
 		}
 		return "stale: no samples in the last " + durationText(float64(n.To-n.From)/1000)
 	}
-	return "last " + durationText(float64(n.To-n.From)/1000)
+	return "now" // the interval is in the line's title (nowTip)
 }
 
 func (c headlineCard) render(n model.Now, nowLabel, nowTip string) app.UI {
