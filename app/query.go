@@ -34,7 +34,12 @@
 //   - filters are <select multiple> #model, #engine and #f-<label>; group-by
 //     checkboxes input[data-group=<label>]; [data-schema] names the
 //     detected schema; compare rows [data-compare][data-significant=yes|no];
-//   - after "Copy link", input[data-link] holds the view's URL.
+//   - after "Copy link", input[data-link] holds the view's URL;
+//   - headline cards [data-card=<name>] (cards.go) hold the window value
+//     [data-metric=<name>] and the now value [data-now=<name>]
+//     (data-value, data-now-state live|stopped|stale|none, data-now-from,
+//     data-now-to); .cards-now carries data-covered-seconds; the split
+//     charts' selector [data-split] (data-split-group, data-blended).
 package app
 
 import (
