@@ -162,6 +162,11 @@ func (c headlineCard) render(n model.Now, nowLabel, nowTip string) app.UI {
 	nowEl := app.Span().Class("now-value").DataSet("now", c.name).DataSet("now-state", string(n.State)).
 		DataSet("now-from", n.From).DataSet("now-to", n.To)
 	text := c.nowText
+	if !c.window.OK {
+		// Undefined over the window (the schema lacks the family, or no
+		// drafts): never a number for now.
+		c.now, text = compute.Value{}, ""
+	}
 	if c.now.OK && text != "" {
 		nowEl = nowEl.DataSet("value", plain(c.now.V))
 	} else {

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"math"
+
 	"specdash/compute"
 )
 
@@ -131,12 +133,28 @@ func (m *Model) CoveredSeconds() float64 {
 	return float64(m.Grid.End-max(m.DataFrom, m.Grid.Start)) / 1000
 }
 
-// CoveredStats are the window's numbers with rates per second of data
-// (CoveredSeconds), not per window second: a window whose data starts
-// late does not read lower than its charts. Ratios are the window's
-// ratios of sums.
+// CoveredStats are the window's numbers (Stats, the schema's fix-ups
+// included) with the rates per second of data (CoveredSeconds), not per
+// window second: a window whose data starts late does not read lower than
+// its charts. Ratios are the window's ratios of sums; a rate the schema
+// leaves undefined stays undefined.
 func (m *Model) CoveredStats() compute.Stats {
-	return compute.Derive(m.Total.Total, m.CoveredSeconds(), m.Request.Convention)
+	s := m.Stats
+	sec := m.CoveredSeconds()
+	if !(sec > 0) || math.IsInf(sec, 0) {
+		return s
+	}
+	per := func(v compute.Value, n float64) compute.Value {
+		if !v.OK {
+			return v
+		}
+		return compute.Defined(n / sec)
+	}
+	s.DraftsPerSecond = per(s.DraftsPerSecond, s.Drafts)
+	s.AcceptedThroughput = per(s.AcceptedThroughput, s.AcceptedTokens)
+	s.DraftedThroughput = per(s.DraftedThroughput, s.DraftTokens)
+	s.WindowSeconds = sec
+	return s
 }
 
 // Spark is the last n complete buckets' values of one number (for a

@@ -61,6 +61,11 @@ func TestNowLive(t *testing.T) {
 	if !closeTo(cs.AcceptanceRate.V, 0.5) {
 		t.Errorf("window acceptance %v", cs.AcceptanceRate)
 	}
+	// A rate the schema leaves undefined (no drafts family) stays so.
+	m.Stats.DraftsPerSecond = compute.Value{}
+	if cs := m.CoveredStats(); cs.DraftsPerSecond.OK || !cs.DraftedThroughput.OK {
+		t.Errorf("undefined drafts/s became %v", cs.DraftsPerSecond)
+	}
 }
 
 // TestNowStopped: traffic stops 5 min before the end while the counters
