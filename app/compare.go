@@ -32,7 +32,7 @@ func Compare(res *Result, q Query) CompareResult {
 			out.AName = "before: " + windowText(res.Baseline.Grid.Start, res.Baseline.Grid.End, loc)
 			out.BName = "after: " + windowText(res.Grid.Start, res.Grid.End, loc)
 		}
-	case q.Compare == CompareGroups && len(res.Query.GroupBy) == 0:
+	case q.Compare == CompareGroups && len(res.Query.Grouping()) == 0:
 		out.Reason = "choose a group-by label with at least two groups to compare groups"
 	case q.Compare == CompareGroups:
 		out = res.CompareGroups(q.CompareA, q.CompareB)

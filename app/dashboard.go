@@ -56,7 +56,8 @@ type Dashboard struct {
 	// source); nil after a failed load, so the next one reads everything.
 	window *metricsclient.Window
 
-	view view // derived from res and q, see prepare
+	view view        // derived from res and q, see prepare
+	lay  layoutState // split group, kiosk, speedup card's cost (layout.go)
 
 	preview bool // res was loaded by the server's pre-render (prerender.go)
 
@@ -100,6 +101,7 @@ func (d *Dashboard) OnInit() {
 // (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
 	d.q = ParseQuery(ctx.Page().URL().Query())
+	d.readLayout(ctx.Page().URL())
 	d.preRenderLoad(ctx)
 }
 
@@ -136,11 +138,14 @@ func (d *Dashboard) OnNav(ctx app.Context) {
 		return
 	}
 	d.setup()
-	d.apply(ctx, ParseQuery(ctx.Page().URL().Query()), false, true)
+	u := ctx.Page().URL()
+	d.apply(ctx, d.withPrefs(ctx, u, ParseQuery(u.Query())), false, true)
+	d.layoutNav(ctx)
 }
 
 // OnDismount cancels every request and the refresh timer.
 func (d *Dashboard) OnDismount() {
+	d.stopLayout()
 	if d.stopRefresh != nil {
 		d.stopRefresh()
 	}
@@ -403,6 +408,11 @@ func (d *Dashboard) state() string {
 func (d *Dashboard) onSelect(field string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		v := ctx.JSSrc().Get("value").String()
+		field := handlerKey(ctx, "id", field) // go-app may keep another select's closure (layout.go)
+		if field == "split" {
+			d.onSplit(ctx, e)
+			return
+		}
 		q := d.q
 		switch field {
 		case "range":
@@ -412,6 +422,7 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 			q.Range, q.From, q.To = v, 0, 0
 		case "refresh":
 			q.Refresh = v
+			remember(ctx, storeRefresh, v)
 		case "tz":
 			q.TZ = TZLocal
 			if v == TZUTC {
@@ -439,11 +450,15 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 // onGroup toggles a group-by label.
 func (d *Dashboard) onGroup(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
+		label := handlerKey(ctx, "data-group", label)
 		q := d.q
 		on := ctx.JSSrc().Get("checked").Bool()
-		gb := slices.DeleteFunc(slices.Clone(q.GroupBy), func(l string) bool { return l == label })
+		gb := slices.DeleteFunc(slices.Clone(d.grouping()), func(l string) bool { return l == label })
 		if on {
 			gb = append(gb, label)
+		}
+		if gb == nil {
+			gb = []string{} // explicit: no grouping (nil is per model)
 		}
 		q.GroupBy = gb
 		q.CompareA, q.CompareB = "", ""
@@ -551,6 +566,7 @@ func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
 	if d.q.Theme == ThemeDark {
 		q.Theme = ThemeLight
 	}
+	remember(ctx, storeTheme, q.Theme)
 	d.apply(ctx, q, true, false)
 }
 

@@ -205,7 +205,7 @@ func TestPartialWindow(t *testing.T) {
 	if !res.Stats.DraftsPerSecond.OK || math.Abs(res.Stats.DraftsPerSecond.V-res.Total.Total.Drafts/900) > 1e-12 {
 		t.Errorf("drafts/s %v, want drafts %v / 900 s", res.Stats.DraftsPerSecond, res.Total.Total.Drafts)
 	}
-	want := "Data covers the last 1m 15s of this 15m window; rates (drafts/s, tokens/s) are averaged over the whole window"
+	want := "Data covers the last 1m 15s of this 15m window; the rates on the cards (drafts/s, tokens/s) are per second of data (1m 15s)"
 	if note := CoverageNote(res); !strings.HasPrefix(note, want) {
 		t.Errorf("note %q, want it to start with %q", note, want)
 	}

@@ -74,6 +74,8 @@ type InsightsPanel struct {
 	// drafts (model.Model.Measured); nil or undefined: the card shows the
 	// estimate, labelled so.
 	Measured *model.Measured
+	// Caption says which group the numbers are for ("" : say nothing).
+	Caption string
 
 	cost    float64
 	costSet bool
@@ -186,6 +188,9 @@ func (p *InsightsPanel) Render() app.UI {
 	return app.Section().Class("panel", "panel-wide", "insights").DataSet("insights", "specdash").
 		DataSet("cost", costText).Body(
 		app.H2().Text("Is speculation paying off?"),
+		app.If(p.Caption != "", func() app.UI {
+			return app.P().Class("panel-note", "split-note").DataSet("split-note", "insights").Text(p.Caption)
+		}),
 		app.P().Class("panel-note").Text("Estimated speedup for sequential drafting = mean acceptance length / (1 + c × k), c = draft step time / target step time (Leviathan et al., ICML 2023). The estimate ignores the extra cost of verifying k+1 tokens and other overheads."),
 		app.Div().Class("controls", "insights-controls").Body(
 			app.Label().Class("control").For("draft-cost-ratio").Body(

@@ -54,7 +54,7 @@ func request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 	if q.Absolute() {
 		prev = nil
 	}
-	r := model.Request{Grid: g, Filters: q.Filters(), GroupBy: q.GroupBy, Convention: q.Convention,
+	r := model.Request{Grid: g, Filters: q.Filters(), GroupBy: q.Grouping(), Convention: q.Convention,
 		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax, Trace: perfMark}
 	r.Health.Thresholds = q.Health
 	if q.Compare == CompareWindow {

@@ -37,7 +37,12 @@
 //     #<id>-menu; the summary line [data-filter-summary]; group-by
 //     checkboxes input[data-group=<label>]; [data-schema] names the
 //     detected schema; compare rows [data-compare][data-significant=yes|no];
-//   - after "Copy link", input[data-link] holds the view's URL.
+//   - after "Copy link", input[data-link] holds the view's URL;
+//   - headline cards [data-card=<name>] (cards.go) hold the window value
+//     [data-metric=<name>] and the now value [data-now=<name>]
+//     (data-value, data-now-state live|stopped|stale|none, data-now-from,
+//     data-now-to); .cards-now carries data-covered-seconds; the split
+//     charts' selector [data-split] (data-split-group, data-blended).
 package app
 
 import (
@@ -124,7 +129,7 @@ var sortColumns = []string{ColGroup, ColRate, ColLength, ColK, ColDrafts, ColAcc
 //	refresh=5s             live mode period (Refreshes)
 //	model=..&engine=..     filters on model_name and engine (repeatable: any of)
 //	f.<label>=..           filter on any other label (repeatable)
-//	group=model_name,engine  group-by labels
+//	group=model_name,engine  group-by labels (none: no grouping; absent: per model, Grouping)
 //	convention=nobonus     mean acceptance length without the bonus token
 //	theme=dark, tz=utc     look
 //	sort=-acceptance-rate  breakdown table order ("-": descending)
@@ -144,7 +149,8 @@ type Query struct {
 	// Filter maps a label name to the values to keep (any of them); a label
 	// without entry is not filtered.
 	Filter map[string][]string
-	// GroupBy are the labels the breakdown and the per-group charts use.
+	// GroupBy are the labels the breakdown and the per-group charts use;
+	// nil (no group= in the URL) is the default, Grouping: per model.
 	GroupBy []string
 	// Convention of the mean acceptance length (default WithBonus).
 	Convention compute.Convention
@@ -316,7 +322,13 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		}
 		q.setFilter(label, vals)
 	}
+	if g := strings.TrimSpace(v.Get("group")); v.Has("group") && (g == "" || g == GroupNone) {
+		q.GroupBy = []string{} // explicit: no grouping (nil is the default, GroupingOf)
+	}
 	for _, l := range strings.Split(v.Get("group"), ",") {
+		if strings.TrimSpace(l) == GroupNone {
+			continue
+		}
 		l = strings.TrimSpace(l)
 		if l != "" && metricsclient.ValidateLabelName(l) != nil {
 			ignore("group", l)
@@ -423,6 +435,8 @@ func (q Query) Values() url.Values {
 	}
 	if len(q.GroupBy) > 0 {
 		v.Set("group", strings.Join(q.GroupBy, ","))
+	} else if q.GroupBy != nil {
+		v.Set("group", GroupNone)
 	}
 	if q.Convention == compute.WithoutBonus {
 		v.Set("convention", ConventionNoBonus)
@@ -560,7 +574,7 @@ func (q Query) Location() *time.Location {
 // that numbers loaded for o may stay shown for q.
 func (q Query) SameData(o Query) bool {
 	return q.Source == o.Source && q.Range == o.Range && q.From == o.From && q.To == o.To &&
-		sameFilter(q.Filter, o.Filter) && slices.Equal(q.GroupBy, o.GroupBy) && q.Convention == o.Convention &&
+		sameFilter(q.Filter, o.Filter) && slices.Equal(q.GroupBy, o.GroupBy) && (q.GroupBy == nil) == (o.GroupBy == nil) && q.Convention == o.Convention &&
 		(q.Compare == CompareWindow) == (o.Compare == CompareWindow) && q.BaseFrom == o.BaseFrom && q.BaseTo == o.BaseTo &&
 		q.Health == o.Health
 }

@@ -41,7 +41,7 @@ func (v *view) set(name string, o *chartopt.Option) {
 }
 
 func (d *Dashboard) prepare() *view {
-	key := fmt.Sprintf("%p|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort)
+	key := fmt.Sprintf("%p|%s|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort, d.lay.split)
 	if d.view.key == key && d.view.options != nil {
 		return &d.view
 	}
@@ -58,7 +58,7 @@ func (d *Dashboard) prepare() *view {
 			}
 			return 0
 		})
-		single := len(r.Query.GroupBy) == 0
+		single := r.Ungrouped()
 		for _, g := range byDrafts {
 			l := model.LinesOf(g)
 			rn, ln, dn := g.Name, g.Name, g.Name
@@ -70,12 +70,13 @@ func (d *Dashboard) prepare() *view {
 			v.drafts = append(v.drafts, model.Line{Name: dn, Values: l.DraftsPerSecond})
 		}
 		v.drawn = min(len(v.rate), MaxLines)
-		t := r.TokenRates()
+		sub := d.splitModel() // per-position, heatmap, token flow: one group or the blend (layout.go)
+		t := sub.TokenRates()
 		v.tokens = []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}
 
 		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
-		v.set(ChartPerPosition, chartopt.PerPosition(r.Stats, r.Fit, p))
-		h := r.Heatmap()
+		v.set(ChartPerPosition, chartopt.PerPosition(sub.Stats, sub.Fit, p))
+		h := sub.Heatmap()
 		v.heatFirst = h.First
 		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
 		// Gaps and restarts (model.Model.Gaps, Resets) marked on the
@@ -133,7 +134,7 @@ func (d *Dashboard) exportTable(name string) DataTable {
 // Render draws the page.
 func (d *Dashboard) Render() app.UI {
 	v := d.prepare()
-	root := app.Div().Class("dashboard", "theme-"+v.pal.Name).
+	root := app.Div().Class("dashboard", "theme-"+v.pal.Name, d.layoutClass()).
 		DataSet("dashboard", "specdash").
 		DataSet("state", d.state()).
 		DataSet("loads", d.gen).
@@ -141,7 +142,7 @@ func (d *Dashboard) Render() app.UI {
 	var stats compute.Stats
 	var grid compute.Grid
 	if d.res != nil {
-		stats, grid = d.res.Stats, d.res.Grid
+		stats, grid = d.splitModel().Stats, d.res.Grid
 		root = root.
 			DataSet("window-start", grid.Start).
 			DataSet("window-end", grid.End).
@@ -167,27 +168,27 @@ func (d *Dashboard) Render() app.UI {
 			d.renderHeader(),
 			d.renderHealth(),
 			&SourceStatus{},
-			d.renderControls(v),
-			d.renderFilters(),
+			d.viewControls(d.renderControls(v), d.renderFilters()),
 			d.liveRegion(),
 			d.renderFilterSummary(),
 			d.renderMessages(),
 			d.renderSchema(),
-			d.renderHeadline(stats),
+			d.renderCards(),
+			d.renderSplit(),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartPerPosition, "Per-position acceptance",
-					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1).",
+					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.blendCaption(),
 					true,
 					chart(ChartPerPosition, 260, false),
 					d.renderPositions(stats),
 				),
 				d.panel(ChartHeatmap, "Per-position acceptance over time",
-					d.heatmapNote(grid),
+					d.heatmapNote(grid)+d.blendCaption(),
 					true,
 					chart(ChartHeatmap, 290, true),
 				),
 			),
-			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured()},
+			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.blendCaption()},
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
@@ -199,7 +200,7 @@ func (d *Dashboard) Render() app.UI {
 			),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(ChartThroughput, "Token throughput",
-					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds"), true,
+					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds")+d.blendCaption(), true,
 					chart(ChartThroughput, 240, true)),
 				d.panel(ChartDrafts, "Drafts per second",
 					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,
@@ -367,7 +368,7 @@ func (d *Dashboard) labelNames() []string {
 	for l := range d.q.Filter {
 		add(l)
 	}
-	for _, l := range d.q.GroupBy {
+	for _, l := range d.q.Grouping() {
 		add(l)
 	}
 	slices.Sort(rest)
@@ -411,7 +412,7 @@ func (d *Dashboard) renderFilters() app.UI {
 					id := "group-" + l
 					return app.Label().Class("check").For(id).Body(
 						app.Input().Type("checkbox").ID(id).DataSet("group", l).
-							Checked(slices.Contains(d.q.GroupBy, l)).OnChange(d.onGroup(l)),
+							Checked(slices.Contains(d.grouping(), l)).OnChange(d.onGroup(l)),
 						app.Span().Text(l),
 					)
 				}),
@@ -547,11 +548,10 @@ func (d *Dashboard) renderMessages() app.UI {
 // for the dashboard (cards and charts), "" when the data covers (almost)
 // the whole window or there is none.
 func CoverageNote(res *Result) string {
-	note := res.Model.CoverageNote()
-	if note == "" {
+	if res.Model.CoverageNote() == "" {
 		return ""
 	}
-	return note + ", so they read lower than the charts' rates per bucket."
+	return coverageText(res) // cards.go: the cards' rates are per second of data
 }
 
 // plain is the data-value form of a number: a plain decimal that parses

@@ -127,9 +127,9 @@ func cell(col string, v compute.Value, text string) app.UI {
 }
 
 func (d *Dashboard) renderBreakdown(v *view) app.UI {
-	gb := d.q.GroupBy
+	gb := d.q.Grouping()
 	if d.res != nil {
-		gb = d.res.Query.GroupBy
+		gb = d.res.Request.GroupBy
 	}
 	head := d.sortHeader
 	var cols []app.UI

@@ -62,6 +62,8 @@ type page struct {
 	} `json:"positions"`
 	Model  string   `json:"model"`
 	Models []string `json:"models"`
+	// Covered is the cards' data-covered seconds (their rates' divisor).
+	Covered string `json:"covered"`
 }
 
 const readPageJS = `(() => {
@@ -73,6 +75,8 @@ const readPageJS = `(() => {
   out.end = root.dataset.windowEnd || '';
   out.step = root.dataset.stepSeconds || '';
   out.stale = root.dataset.stale || '';
+  const cards = document.querySelector('.cards-now');
+  out.covered = cards ? cards.dataset.coveredSeconds || '' : '';
   const err = document.querySelector('[data-error]');
   out.error = err ? err.textContent : '';
   // The model menu (app/filters.go): checkboxes in #model; "all" first,
@@ -328,6 +332,13 @@ func compareWithReport(t *testing.T, c *metricsclient.Client, p page, filters []
 		t.Errorf("page step %s s, report step %v s", p.Step, r.StepSeconds)
 	}
 	want := r.Total
+	// The cards' rates are per second of data (the report's per window
+	// second): rescale the report's counts.
+	if cov, err := strconv.ParseFloat(p.Covered, 64); err == nil && cov > 0 {
+		want.DraftsPerSecond = compute.Defined(want.Drafts / cov)
+		want.AcceptedThroughput = compute.Defined(want.AcceptedTokens / cov)
+		want.DraftedThroughput = compute.Defined(want.DraftTokens / cov)
+	}
 	if got := p.Metrics["k"]; got != strconv.Itoa(want.K) {
 		t.Errorf("k: page %q, report %d", got, want.K)
 	}

@@ -179,6 +179,9 @@ type Model struct {
 	// grid time (Unix ms) where the data starts, BucketStart(FirstBucket).
 	FirstBucket int
 	DataFrom    int64
+	// LastPoint is the latest point time (Unix ms) of any series: the
+	// staleness of the "now" numbers (now.go); 0 without points.
+	LastPoint int64
 	// Labels maps every label name on the spec-decode series in the window
 	// (unfiltered) to its values; nil when not asked for or the look-up
 	// failed. Models and Engines are Labels["model_name"] and
@@ -404,6 +407,7 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 	first := firstPoints(series, r.GroupBy)
 	m.FirstBucket = g.BucketAt(first[allKey])
 	m.DataFrom = g.BucketStart(m.FirstBucket)
+	m.LastPoint = lastPoint(series)
 	if note := m.CoverageNote(); note != "" {
 		// Throughputs are per window second.
 		m.Notes = append(m.Notes, note)

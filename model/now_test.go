@@ -1,0 +1,158 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"specdash/compute"
+)
+
+// flatAfter is a counter rising by inc per 10 s until stop, then flat
+// (traffic stopped, still scraped) until end.
+func flatAfter(f compute.Family, labels map[string]string, pos int, start, stop, end int64, inc float64) compute.Series {
+	s := compute.Series{Family: f, Labels: labels, Position: pos}
+	v := 0.0
+	for t := start; t <= end; t += 10_000 {
+		s.Points = append(s.Points, compute.Point{T: t, V: v})
+		if t < stop {
+			v += inc
+		}
+	}
+	return s
+}
+
+func nowSeries(stop, end int64) []compute.Series {
+	l := map[string]string{"model_name": "a"}
+	return []compute.Series{
+		flatAfter(compute.Drafts, l, -1, 300_000, stop, end, 2),
+		flatAfter(compute.DraftTokens, l, -1, 300_000, stop, end, 6),
+		flatAfter(compute.AcceptedTokens, l, -1, 300_000, stop, end, 3),
+		flatAfter(compute.AcceptedPerPosition, l, 0, 300_000, stop, end, 2),
+		flatAfter(compute.AcceptedPerPosition, l, 1, 300_000, stop, end, 1),
+		flatAfter(compute.AcceptedPerPosition, l, 2, 300_000, stop, end, 0),
+	}
+}
+
+// TestNowLive: traffic to the end: the last complete minute (two 30 s
+// buckets) reads the per-10 s increase as a rate, and the window's rates
+// are per second of data (from the first bucket with data), not per
+// window second.
+func TestNowLive(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000} // 30 buckets
+	now := time.UnixMilli(g.End + 40_000)                   // every bucket complete at scrape 30 s
+	m := FromSeries(nowSeries(g.End, g.End), Request{Grid: g, Now: now, Scrape: 30 * time.Second})
+	n := m.Now()
+	if n.State != NowLive || n.Buckets != 2 || n.From != 840_000 || n.To != 900_000 {
+		t.Fatalf("now %+v", n)
+	}
+	// 2 drafts per 10 s = 0.2 drafts/s; acceptance 3/6.
+	if !closeTo(n.Stats.DraftsPerSecond.V, 0.2) || !closeTo(n.Stats.AcceptanceRate.V, 0.5) || n.Counts.Drafts != 12 {
+		t.Errorf("now stats %+v", n.Stats)
+	}
+	// Data from bucket 9 (first point 300 s is in bucket (270, 300]):
+	// covered 900-270 = 630 s; drafts = 2 per 10 s from 300 s to 900 s = 120.
+	if m.FirstBucket != 9 || m.CoveredSeconds() != 630 {
+		t.Fatalf("first bucket %d covered %v", m.FirstBucket, m.CoveredSeconds())
+	}
+	cs := m.CoveredStats()
+	if cs.Drafts != 120 || !closeTo(cs.DraftsPerSecond.V, 120.0/630) || !closeTo(m.Stats.DraftsPerSecond.V, 120.0/900) {
+		t.Errorf("covered drafts/s %v (window %v), drafts %v", cs.DraftsPerSecond, m.Stats.DraftsPerSecond, cs.Drafts)
+	}
+	if !closeTo(cs.AcceptanceRate.V, 0.5) {
+		t.Errorf("window acceptance %v", cs.AcceptanceRate)
+	}
+	// A rate the schema leaves undefined (no drafts family) stays so.
+	m.Stats.DraftsPerSecond = compute.Value{}
+	if cs := m.CoveredStats(); cs.DraftsPerSecond.OK || !cs.DraftedThroughput.OK {
+		t.Errorf("undefined drafts/s became %v", cs.DraftsPerSecond)
+	}
+}
+
+// TestNowStopped: traffic stops 5 min before the end while the counters
+// are still scraped: the now interval has points but no increase, so it
+// reads 0 drafts/s (undefined acceptance), while the window keeps its
+// ratio of sums.
+func TestNowStopped(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000}
+	m := FromSeries(nowSeries(600_000, g.End), Request{Grid: g, Now: time.UnixMilli(g.End + 40_000), Scrape: 30 * time.Second})
+	n := m.Now()
+	if n.State != NowStopped || !n.Stats.DraftsPerSecond.OK || n.Stats.DraftsPerSecond.V != 0 || n.Stats.AcceptanceRate.OK {
+		t.Fatalf("now %+v", n)
+	}
+	if m.Stats.Drafts != 60 || !closeTo(m.CoveredStats().DraftsPerSecond.V, 60.0/630) {
+		t.Errorf("window drafts %v, covered rate %v", m.Stats.Drafts, m.CoveredStats().DraftsPerSecond)
+	}
+}
+
+// TestNowStale: the series end 3 min before the window does (the target
+// is gone): no point in the last minute, stale since the last point.
+// With sample counts, the last bucket with a sample decides instead.
+func TestNowStale(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000}
+	m := FromSeries(nowSeries(720_000, 720_000), Request{Grid: g, Now: time.UnixMilli(g.End + 40_000), Scrape: 30 * time.Second})
+	n := m.Now()
+	if n.State != NowStale || n.LastData != 720_000 {
+		t.Fatalf("now %+v", n)
+	}
+	samples := make([]float64, g.Buckets())
+	for j := range 27 {
+		samples[j] = 3
+	}
+	s := LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, samples, m.LastPoint)
+	if s.State != NowStale || s.LastData != g.BucketEnd(26) {
+		t.Errorf("with samples: %+v", s)
+	}
+	samples[29] = 1
+	if s := LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, samples, 0); s.State != NowStopped {
+		t.Errorf("samples in the interval, no increase: %s", s.State)
+	}
+}
+
+// TestNowIncompleteAndLongBuckets: the interval ends at the last complete
+// bucket; a bucket longer than a minute is the interval by itself; no
+// complete bucket is NowNone.
+func TestNowIncompleteAndLongBuckets(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000}
+	// Now 20 s after the end at scrape 30 s: the last bucket is incomplete.
+	m := FromSeries(nowSeries(g.End, g.End), Request{Grid: g, Now: time.UnixMilli(g.End + 20_000), Scrape: 30 * time.Second})
+	if n := m.Now(); n.To != 870_000 || n.From != 810_000 || m.Complete != 29 {
+		t.Errorf("now (%d, %d], complete %d", n.From, n.To, m.Complete)
+	}
+	long := compute.Grid{Start: 0, End: 900_000, Step: 300_000}
+	if NowBuckets(long) != 1 || NowBuckets(compute.Grid{Step: 7_000}) != 9 {
+		t.Errorf("now buckets %d %d", NowBuckets(long), NowBuckets(compute.Grid{Step: 7_000}))
+	}
+	if n := LastInterval(g, compute.Group{}, 0, compute.WithBonus, nil, 0); n.State != NowNone {
+		t.Errorf("no complete bucket: %s", n.State)
+	}
+	v := []compute.Value{{V: 1, OK: true}, {V: 2, OK: true}, {V: 3, OK: true}, {V: 4, OK: true}}
+	if s := Spark(v, 3, 1, 5); len(s) != 3 || s[0].OK || s[2].V != 3 {
+		t.Errorf("spark %v", s)
+	}
+}
+
+// TestForGroup: one group's model has the group's counts, fit and first
+// bucket; an unknown key gives the model itself.
+func TestForGroup(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000}
+	a := nowSeries(g.End, g.End)
+	b := nowSeries(600_000, g.End)
+	for i := range b {
+		b[i].Labels = map[string]string{"model_name": "b"}
+		b[i].Points = b[i].Points[10:] // starts 100 s later
+	}
+	m := FromSeries(append(a, b...), Request{Grid: g, GroupBy: []string{"model_name"}, Now: time.UnixMilli(g.End + 40_000), Scrape: 30 * time.Second})
+	sub, ok := m.ForGroup(m.Groups[1].Key)
+	if !ok || sub.Stats.Drafts != m.Groups[1].Stats.Drafts || sub.Total.Total.Drafts != sub.Stats.Drafts || sub.FirstBucket != m.Groups[1].FirstBucket {
+		t.Fatalf("group b: ok %v drafts %v want %v, first %d want %d", ok, sub.Stats.Drafts, m.Groups[1].Stats.Drafts, sub.FirstBucket, m.Groups[1].FirstBucket)
+	}
+	if sub.Stats.Drafts == m.Stats.Drafts || m.Stats.Drafts != m.Groups[0].Stats.Drafts+m.Groups[1].Stats.Drafts {
+		t.Errorf("total %v, groups %v + %v", m.Stats.Drafts, m.Groups[0].Stats.Drafts, m.Groups[1].Stats.Drafts)
+	}
+	if n := sub.Now(); n.State != NowStopped {
+		t.Errorf("group b stopped at 600 s: now %s", n.State)
+	}
+	if same, ok := m.ForGroup("nope"); ok || same != m {
+		t.Errorf("unknown key: %v", ok)
+	}
+}
