@@ -13,6 +13,7 @@ import (
 func TestChartSummaries(t *testing.T) {
 	g := compute.Grid{Start: 1_000_000, End: 1_030_000, Step: 10_000}
 	q := DefaultQuery()
+	q.GroupBy = []string{} // group=none: the fleet's two models summed
 	res := &Result{Query: q}
 	res.compute(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
 	d := &Dashboard{q: q, res: res}
