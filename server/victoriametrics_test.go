@@ -1,14 +1,9 @@
 package server
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"math"
 	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,109 +12,19 @@ import (
 	"specdash/compute"
 	"specdash/internal/fixtures"
 	"specdash/internal/testwait"
+	"specdash/internal/vmtest"
 	"specdash/metricsclient"
 	"specdash/report"
 )
-
-// vmBinary is VictoriaMetrics single node (Debian package victoria-metrics).
-const vmBinary = "/usr/bin/victoria-metrics"
-
-// startVictoriaMetrics runs VictoriaMetrics on a free loopback port for
-// the test, with the newest-data delay (-search.latencyOffset, 30 s by
-// default) cut to 1 s; its response cache is turned off per request by
-// the source's nocache=1 parameter. It returns the base URL.
-func startVictoriaMetrics(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a real VictoriaMetrics (skipped under -short; make test runs it)")
-	}
-	if _, err := os.Stat(vmBinary); err != nil {
-		t.Fatalf("%s not found (%v): install it with `make deps` (Debian package victoria-metrics)", vmBinary, err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(vmBinary,
-		"-storageDataPath="+t.TempDir(),
-		"-httpListenAddr="+addr,
-		"-retentionPeriod=100y",
-		"-search.latencyOffset=1s",
-		"-loggerLevel=ERROR",
-	)
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start victoria-metrics: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("victoria-metrics log:\n%s", logs.String())
-		}
-	})
-	base := "http://" + addr
-	var last error
-	if !testwait.Until(0, func() bool {
-		resp, err := http.Get(base + "/health")
-		if err != nil {
-			last = err
-			return false
-		}
-		resp.Body.Close()
-		last = fmt.Errorf("/health answered %s", resp.Status)
-		return resp.StatusCode == 200
-	}) {
-		t.Fatalf("victoria-metrics did not become healthy within %s: %v", testwait.Timeout, last)
-	}
-	return base
-}
-
-// importFixture loads the known-answer counters (not the _created gauges)
-// through /api/v1/import/prometheus (text format, millisecond timestamps).
-func importFixture(t *testing.T, base, openMetrics string) int {
-	t.Helper()
-	var b strings.Builder
-	n := 0
-	sc := bufio.NewScanner(strings.NewReader(openMetrics))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if strings.Contains(line[:strings.IndexAny(line, "{ ")], "_created") {
-			continue
-		}
-		fmt.Fprintf(&b, "%s %s000\n", line[:i], line[i+1:])
-		n++
-	}
-	resp, err := http.Post(base+"/api/v1/import/prometheus", "text/plain", strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("import: %d %s", resp.StatusCode, body)
-	}
-	if resp, err := http.Get(base + "/internal/force_flush"); err == nil {
-		resp.Body.Close()
-	}
-	return n
-}
 
 // TestKnownAnswersVictoriaMetrics runs the known-answer suite against a
 // real VictoriaMetrics configured as a named source with a path prefix
 // (/prometheus), through the proxy.
 func TestKnownAnswersVictoriaMetrics(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	vm := startVictoriaMetrics(t)
-	samples := importFixture(t, vm, fx.OpenMetrics)
+	vm := vmtest.Start(t)
+	// The known-answer counters, not their _created gauges.
+	samples := vmtest.Import(t, vm, fx.OpenMetrics, func(name string) bool { return !strings.Contains(name, "_created") })
 	t.Logf("imported %d samples", samples)
 
 	fc, err := ParseConfig([]byte(`default_source: prom
