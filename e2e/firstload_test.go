@@ -65,7 +65,8 @@ func TestFirstLoadNotDelayedByRefresh(t *testing.T) {
 		rows int
 	}{
 		{"every parameter, refresh 5m", with(full, "refresh", "5m"), 2},
-		{"relative window, refresh 5m", url.Values{"range": {"5m"}, "refresh": {"5m"}}, 1},
+		// Two models: grouped by model by default, one row each.
+		{"relative window, refresh 5m", url.Values{"range": {"5m"}, "refresh": {"5m"}}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

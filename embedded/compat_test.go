@@ -62,9 +62,11 @@ func TestKnownAnswersAgainstPrometheus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s prometheus: %v", name, err)
 			}
-			// The fixture's models draft k=3 and k=4: only the mixed-k
-			// warning, the same as Prometheus's.
-			if len(re.Warnings) != 1 || !strings.HasPrefix(re.Warnings[0], "the selected series mix k = 3 and 4 ") || !reflect.DeepEqual(re.Warnings, rp.Warnings) {
+			// The fixture's models draft k=3 and k=4, and one engine
+			// restarts: the mixed-k warning and the restart note, the same
+			// as Prometheus's.
+			if len(re.Warnings) != 2 || !strings.HasPrefix(re.Warnings[0], "the selected series mix k = 3 and 4 ") ||
+				!strings.HasPrefix(re.Warnings[1], "1 counter restart(s) in 1 engine(s) in this window") || !reflect.DeepEqual(re.Warnings, rp.Warnings) {
 				t.Errorf("%s: warnings %q, Prometheus's %q", name, re.Warnings, rp.Warnings)
 			}
 			if len(re.Groups) != len(w.Series) {

@@ -219,8 +219,8 @@ func TestPreRenderedNumbers(t *testing.T) {
 	if !strings.Contains(page, html.EscapeString(hostileModel)) {
 		t.Errorf("hostile model name not shown as escaped text")
 	}
-	if n := strings.Count(strings.ToLower(page), "<script"); n != 3 { // wasm_exec.js, app.js, preview.js (which runs ECharts)
-		t.Errorf("%d <script> tags, want 3", n)
+	if n := strings.Count(strings.ToLower(page), "<script"); n != 4 { // wasm_exec.js, app.js, preview.js (which runs ECharts), charts.js
+		t.Errorf("%d <script> tags, want 4", n)
 	}
 	// No event handler attribute (on...=) in any tag; the escaped name may
 	// hold "onerror" inside an attribute's value (the static drawings'
