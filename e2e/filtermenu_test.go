@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"specdash/internal/promtest"
+	"specdash/internal/testwait"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -238,6 +239,30 @@ func TestZoomBack(t *testing.T) {
 	  const inst = el && window.echarts && echarts.getInstanceByDom(el);
 	  return !!inst && !!inst.getModel().getComponent('brush') && (inst.getOption().xAxis[0].data || []).length > 60;
 	})()`)
+	// The zoom below selects buckets n-40 .. n-10: reload until the
+	// sources, started just before the test, have data in all of them, so
+	// that the zoomed window has data on any machine.
+	filled := `(() => {
+	  const inst = echarts.getInstanceByDom(document.querySelector('[data-chart="acceptance-rate"]'));
+	  const d = (inst && inst.getOption().series[0].data) || [];
+	  const v = x => x !== null && x !== undefined && x !== '-' && !(typeof x === 'object' && (x.value === '-' || x.value === null || x.value === undefined));
+	  return d.slice(-40, -10).filter(v).length >= 30;
+	})()`
+	if !testwait.Until(3*time.Minute, func() bool {
+		if run(t, tab, 10*time.Second, chromedp.Evaluate[bool](filled)) {
+			return true
+		}
+		step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m"))
+		waitReady(t, tab, 120*time.Second)
+		waitJS(t, tab, 60*time.Second, `(() => {
+		  const el = document.querySelector('[data-chart="acceptance-rate"]');
+		  const inst = el && window.echarts && echarts.getInstanceByDom(el);
+		  return !!inst && (inst.getOption().xAxis[0].data || []).length > 60;
+		})()`)
+		return false
+	}) {
+		t.Fatal("the sources never filled the buckets the zoom selects")
+	}
 	type before struct {
 		Span    float64
 		History int

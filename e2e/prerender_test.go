@@ -76,6 +76,9 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	}
 	base := serve(t, h)
 	tab := newTab(t)
+	// The health row and the window-and-now cards come before the charts:
+	// the per-position chart is in the first screen of a 1440x1300 window.
+	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
 
 	// Hold back, each until its gate is opened: preview.js, ECharts (the
 	// page's preload and preview.js's script) and app.wasm (app.js's

@@ -105,7 +105,12 @@
     // clicks).
     overlay.style.cssText = "position:absolute;top:0;left:0;right:0;z-index:900;pointer-events:none;";
     var controls = root.querySelectorAll("input,select,button,textarea,summary,a[href],[tabindex]");
-    for (var c = 0; c < controls.length; c++) controls[c].inert = true;
+    // A focusable container (the <main> landmark has tabindex=-1 for the
+    // skip link) is not a control: made inert it would take its charts'
+    // hovers with it.
+    for (var c = 0; c < controls.length; c++) {
+      if (!controls[c].querySelector("[data-chart]")) controls[c].inert = true;
+    }
     for (var h = 0; h < charts.length; h++) charts[h].style.pointerEvents = "auto";
     body.insertBefore(document.createElement("div"), root);
     overlay.appendChild(root);
