@@ -11,6 +11,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html"
@@ -18,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -228,7 +231,7 @@ func New(cfg Config) (http.Handler, error) {
 		Styles:            []string{"/web/specdash.css", "/web/filters.css"},
 		Env:               env,
 		Resources:         hashResolver{assets},
-		Version:           assets.version,
+		Version:           appVersion(assets.version, env),
 		WasmContentLength: assets.wasmLength,
 	}
 
@@ -388,4 +391,24 @@ func DisplayString(raw string) string {
 		return "(invalid URL)"
 	}
 	return DisplayURL(u)
+}
+
+// appVersion is go-app's version of the app: the wasm's hash and the
+// environment the server hands the page (sources, scrape intervals,
+// version). go-app's service worker serves app.js, which carries the
+// environment, from its cache until the version changes: keyed on the wasm
+// alone, a server restarted with another scrape interval or source list
+// kept returning browsers on the old settings (a wrong step), and so did a
+// test server on a loopback port an earlier one had used.
+func appVersion(wasm string, env map[string]string) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%q=%q\n", k, env[k])
+	}
+	return wasm + "-" + hex.EncodeToString(h.Sum(nil)[:4])
 }

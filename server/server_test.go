@@ -511,6 +511,36 @@ func TestAssets(t *testing.T) {
 	}
 }
 
+// go-app's service worker keeps app.js, which carries the page's
+// environment, until the version changes: a server restarted with another
+// scrape interval must hand out another version, the same settings the
+// same one.
+func TestAppVersionFollowsSettings(t *testing.T) {
+	version := func(cfg Config) string {
+		t.Helper()
+		cfg.Assets = testAssets
+		h, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js := do(t, h, "GET", "/app.js", nil, nil).Body.String()
+		i := strings.Index(js, newAssets(testAssets).version+"-")
+		if i < 0 {
+			t.Fatalf("app.js carries no version starting with the wasm hash")
+		}
+		return js[i : i+len(newAssets(testAssets).version)+9]
+	}
+	a := version(Config{PrometheusURL: "http://127.0.0.1:9", ScrapeInterval: time.Second})
+	b := version(Config{PrometheusURL: "http://127.0.0.1:9", ScrapeInterval: 15 * time.Second})
+	c := version(Config{PrometheusURL: "http://127.0.0.1:9", ScrapeInterval: 15 * time.Second})
+	if a == b {
+		t.Errorf("scrape 1s and 15s both give app version %s", a)
+	}
+	if b != c {
+		t.Errorf("the same settings give versions %s and %s", b, c)
+	}
+}
+
 func TestMissingWasm(t *testing.T) {
 	noWasm := fstest.MapFS{"dist/.keep": {}, "static/icon.svg": {Data: []byte("<svg/>")}}
 	s := newServer(t, Config{PrometheusURL: "http://127.0.0.1:9", Assets: noWasm})
