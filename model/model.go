@@ -318,13 +318,22 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		w  *metricsclient.Window
 		sh *metricsclient.Shaped
 	)
+	// A live view's raw read that shows a counter restart its points
+	// cannot count (metricsclient.Window.Restarted) gives way to the
+	// shaped read, which reads the samples around the restart: the
+	// first load's own, or one more. The view then keeps no Window and
+	// reads shaped while the restart is in the window.
+	var (
+		shapedF *metricsclient.Fetched
+		shaped  *metricsclient.Shaped
+	)
 	if r.Prev == nil {
 		f, sh, err = src.FetchShapedAuto(ctx, fr, r.GroupBy)
 		if err != nil {
 			return fail(err)
 		}
 		if sh != nil && !r.Now.IsZero() && !r.Fixed && sh.SourceSeries <= RawSeriesMax {
-			sh = nil
+			shapedF, shaped, sh = f, sh, nil
 		}
 	}
 	if sh == nil && (f == nil || (!r.Now.IsZero() && !r.Fixed)) {
@@ -334,6 +343,15 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		}
 		if len(f.Series) > RawSeriesMax {
 			w = nil // grown past a small selection: the next load reads shaped
+		}
+		if w.Restarted(r.Scrape) {
+			w, fr.Prev = nil, nil
+			if shaped == nil {
+				shapedF, shaped, _ = src.FetchShapedAuto(ctx, fr, r.GroupBy)
+			}
+			if shaped != nil {
+				f, sh = shapedF, shaped
+			}
 		}
 	}
 	if f.Incremental {
