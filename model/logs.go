@@ -149,11 +149,13 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 		}
 		return 0
 	})
+	counts := make([]compute.Counts, 0, len(groups))
 	for _, a := range groups {
 		secs := 0.0
 		if a.timed {
 			secs = a.seconds
 		}
+		counts = append(counts, a.counts)
 		g := Group{Labels: a.labels, Name: GroupName(a.labels, r.Request.GroupBy), Stats: compute.Derive(a.counts, secs, conv)}
 		g.Key = compute.GroupKey(a.labels, r.Request.GroupBy)
 		g.Insights = ComputeInsights(a.counts, costs.For(g.Labels))
@@ -207,6 +209,7 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 	}
 	r.Stats, r.Insights = compute.Derive(res.Total, r.WindowSeconds, conv), ComputeInsights(res.Total, total)
 	r.Insights.Derived = derivedNames(all)
+	r.addTotalsHealth(counts, res.Total)
 	if mixedK {
 		if f := r.Insights.Fit; f != nil {
 			// Not drafts shorter than k: lines with a smaller k.
@@ -233,6 +236,7 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 func FromScrape(s logparse.Scrape, conv compute.Convention, costs *CostRatios) *Model {
 	r := &Model{Request: Request{Convention: conv, DraftCost: costs, Insights: true, GroupBy: []string{"model_name", "engine"}},
 		Groups: []Group{}, Log: &LogInfo{Input: "scrape", Entries: len(s.Groups), Formats: []string{"prometheus text"}}}
+	counts := make([]compute.Counts, 0, len(s.Groups))
 	for _, sg := range s.Groups {
 		labels := map[string]string{"model_name": sg.Model, "engine": sg.Engine}
 		if sg.Prefix != "vllm:" {
@@ -244,6 +248,7 @@ func FromScrape(s logparse.Scrape, conv compute.Convention, costs *CostRatios) *
 		g := Group{Labels: labels, Stats: compute.Derive(sg.Counts, 0, conv)}
 		g.Insights = ComputeInsights(sg.Counts, costs.For(labels))
 		r.Groups = append(r.Groups, g)
+		counts = append(counts, sg.Counts)
 		for _, n := range sg.Notes {
 			r.Notes = append(r.Notes, compute.LabelString(labels)+": "+n)
 		}
@@ -257,11 +262,27 @@ func FromScrape(s logparse.Scrape, conv compute.Convention, costs *CostRatios) *
 		g.Key, g.Name = compute.GroupKey(g.Labels, r.Request.GroupBy), GroupName(g.Labels, r.Request.GroupBy)
 	}
 	r.Stats, r.Insights = compute.Derive(s.Total, 0, conv), ComputeInsights(s.Total, total)
+	r.addTotalsHealth(counts, s.Total)
 	if len(s.Groups) > 0 {
 		r.Notes = append(r.Notes, "a scrape holds counter totals since each server started, not a window: no throughput; scrape twice and subtract for a window")
 	}
 	r.warnUnused(costs)
 	return r
+}
+
+// addTotalsHealth gives the groups of a log or a scrape (counts[i] is
+// group i's) and their total the health verdicts of a window
+// (compute.Health, the thresholds of Request.Health) from their counts
+// and the seconds their throughputs cover (0, unknown: no drafts/s is
+// judged). There are no buckets, so no change points.
+func (r *Model) addTotalsHealth(counts []compute.Counts, total compute.Counts) {
+	th := r.Request.Health.Thresholds
+	for i := range r.Groups {
+		v := compute.Health(counts[i], r.Groups[i].Stats.WindowSeconds, r.healthK(counts[i]), th)
+		r.Groups[i].Health = &v
+	}
+	v := compute.Health(total, r.WindowSeconds, r.healthK(total), th)
+	r.Health = &v
 }
 
 func (r *Model) warnUnused(costs *CostRatios) {

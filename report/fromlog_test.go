@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/logparse"
 )
 
 // runCLIStdin runs the built specdash with args and stdin.
@@ -230,5 +231,63 @@ func TestFromLogIdleWindow(t *testing.T) {
 		return strings.HasPrefix(w, "1 lines (first: line 1) printed the mean acceptance length")
 	}) {
 		t.Errorf("warnings %q, want the convention one for line 1 only", r.Warnings)
+	}
+}
+
+// A log of one healthy and one collapsed engine: each source and the
+// total get a health verdict, in text and JSON, as the Prometheus report
+// has (the verdict's rules are compute.Health's).
+func TestFromLogHealth(t *testing.T) {
+	text := `(EngineCore_DP0 pid=1) INFO 06-01 10:00:00 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: 3.40, Accepted throughput: 240.00 tokens/s, Drafted throughput: 300.00 tokens/s, Accepted: 2400 tokens, Drafted: 3000 tokens, Per-position acceptance rate: 0.900, 0.800, 0.700, Avg Draft acceptance rate: 80.0%
+(EngineCore_DP1 pid=2) INFO 06-01 10:00:00 [metrics.py:100] SpecDecoding metrics: Mean acceptance length: 1.03, Accepted throughput: 3.00 tokens/s, Drafted throughput: 300.00 tokens/s, Accepted: 30 tokens, Drafted: 3000 tokens, Per-position acceptance rate: 0.030, 0.000, 0.000, Avg Draft acceptance rate: 1.0%
+`
+	r := FromLog("t.log", logparse.Parse(text), compute.WithBonus, nil)
+	if len(r.Groups) != 2 || r.Groups[0].Health == nil || r.Groups[1].Health == nil || r.Total.Health == nil {
+		t.Fatalf("groups %d, verdicts missing: %+v", len(r.Groups), r.Groups)
+	}
+	if got := r.Groups[0].Health.State; got != compute.Healthy {
+		t.Errorf("engine 0 (80 %% accepted): %v, want healthy", got)
+	}
+	if got := r.Groups[1].Health.State; got != compute.Collapsed {
+		t.Errorf("engine 1 (1 %% accepted): %v, want collapsed", got)
+	}
+	if got := r.Total.Health.State; got != compute.Healthy {
+		t.Errorf("total (40.5 %% accepted): %v, want healthy", got)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  health: healthy - acceptance rate 80.0 % over the last 10s, mean acceptance length 3.40\n",
+		"  health: collapsed - drafts 100/s but mean acceptance length 1.03 over the last 10s",
+		"    evidence: acceptance rate 1.0 % (95 % interval",
+		"  health: healthy - acceptance rate 40.5 %, mean acceptance length 2.21\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	var j strings.Builder
+	if err := r.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Groups []struct {
+			Health struct {
+				State string `json:"state"`
+			} `json:"health"`
+		} `json:"groups"`
+		Total struct {
+			Health struct {
+				State string `json:"state"`
+			} `json:"health"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(j.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Groups) != 2 || out.Groups[1].Health.State != "collapsed" || out.Total.Health.State != "healthy" {
+		t.Errorf("JSON health: %+v", out)
 	}
 }

@@ -74,12 +74,12 @@ func FromScrape(file string, s logparse.Scrape, lines int, conv compute.Conventi
 func fromModel(file string, lines int, problems []logparse.Problem, m *model.Model) *LogReport {
 	r := &LogReport{Input: m.Log.Input, File: file, Lines: lines, Entries: m.Log.Entries, Formats: m.Log.Formats,
 		Convention: ConventionName(m.Request.Convention), WindowSeconds: m.WindowSeconds, Groups: []Group{},
-		Total: totalJSON{Stats: m.Stats, Insights: m.Insights}, Problems: problems, Warnings: m.Notes, GroupBy: m.Request.GroupBy}
+		Total: totalJSON{Stats: m.Stats, Insights: m.Insights, Health: m.Health}, Problems: problems, Warnings: m.Notes, GroupBy: m.Request.GroupBy}
 	if r.Problems == nil {
 		r.Problems = []logparse.Problem{}
 	}
 	for _, g := range m.Groups {
-		r.Groups = append(r.Groups, Group{Labels: g.Labels, Stats: g.Stats, Insights: g.Insights})
+		r.Groups = append(r.Groups, Group{Labels: g.Labels, Stats: g.Stats, Insights: g.Insights, Health: g.Health})
 	}
 	return r
 }
@@ -147,6 +147,7 @@ func (r *LogReport) WriteText(w io.Writer) error {
 			name = "(no container or engine in the line prefix)"
 		}
 		fmt.Fprintf(&b, "%s: %s\n", name, compute.FormatLogLine(g.Stats))
+		writeHealthText(&b, g.Health, nil)
 		for _, v := range g.Violations {
 			fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
 		}
@@ -155,6 +156,7 @@ func (r *LogReport) WriteText(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, "total: %s\n", compute.FormatLogLine(r.Total.Stats))
+	writeHealthText(&b, r.Total.Health, nil)
 	for _, v := range r.Total.Violations {
 		fmt.Fprintf(&b, "  inconsistent counts: %s\n", v)
 	}
