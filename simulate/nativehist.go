@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"sort"
 	"time"
@@ -122,8 +123,22 @@ func wantsProtobuf(r *http.Request) bool {
 // histogram as a native histogram (NativeITLSchema; no classic buckets and
 // no _created gauge: its start is the histogram's created timestamp).
 func (s *Simulator) protobufExposition() ([]byte, error) {
+	// The counters' text and the histogram come from the same counts: a
+	// tick between the two reads would make the histogram's observations
+	// differ from the drafts in one scrape, so read again (a few times at
+	// most) until the counts did not move around the text.
+	var text []byte
+	var ss []snap
+	for try := 0; ; try++ {
+		before := s.snapshot()
+		text = s.metricsText()
+		ss = s.snapshot()
+		if try == 4 || sameCounts(before, ss) {
+			break
+		}
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(s.metricsText()))
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
 	if err != nil {
 		return nil, fmt.Errorf("simulate: parsing own exposition: %w", err)
 	}
@@ -132,7 +147,7 @@ func (s *Simulator) protobufExposition() ([]byte, error) {
 		Name: proto.String(name), Help: proto.String("Histogram of inter-token latency in seconds."),
 		Type: dto.MetricType_HISTOGRAM.Enum(),
 	}
-	for _, x := range s.snapshot() {
+	for _, x := range ss {
 		b, n, sum := x.c.NativeInterTokenLatency(NativeITLSchema)
 		var created time.Time
 		if !s.cfg.Multiprocess {
@@ -160,4 +175,17 @@ func (s *Simulator) protobufExposition() ([]byte, error) {
 		}
 	}
 	return out.Bytes(), nil
+}
+
+// sameCounts reports whether two snapshots hold the same counts.
+func sameCounts(a, b []snap) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !reflect.DeepEqual(a[i].c, b[i].c) {
+			return false
+		}
+	}
+	return true
 }
