@@ -153,9 +153,10 @@ type OptionalFetch struct {
 // _count) is looked for as a native histogram with a second query_range of
 // the plain names (native histograms are samples of the name itself; no
 // last_over_time: Prometheus 2.42's returns a float 0 for them, so the
-// samples at the step points are the source's own lookback's). Errors: an
-// invalid grid or filter, an *APIError, a malformed le label, native
-// histogram buckets that fit no exponential schema.
+// samples at the step points are the source's own lookback's); a name whose
+// native samples do not convert (buckets that fit no exponential schema,
+// e.g. Prometheus 3's custom buckets) is not read and a warning says why.
+// Errors: an invalid grid or filter, an *APIError, a malformed le label.
 func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
 	if err := ValidateGrid(g); err != nil {
 		return nil, err
@@ -293,19 +294,25 @@ func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filt
 	if err != nil {
 		return nil, err
 	}
-	return nativeFromMatrix(m)
+	native, bad := nativeFromMatrix(m)
+	for _, err := range bad {
+		out.Warnings = append(out.Warnings, "not read: "+err.Error())
+	}
+	return native, nil
 }
 
 // nativeFromMatrix converts native histogram samples (the Histograms of
 // each stream; float samples are ignored) into series by name, sorted by
-// label string.
-func nativeFromMatrix(m model.Matrix) (map[string][]compute.NativeHistogramSeries, error) {
-	out := map[string][]compute.NativeHistogramSeries{}
+// label string. A name with a sample that does not convert
+// (compute.NativeFromBuckets) is left out; errs says why, one per name.
+func nativeFromMatrix(m model.Matrix) (out map[string][]compute.NativeHistogramSeries, errs []error) {
+	out = map[string][]compute.NativeHistogramSeries{}
+	bad := map[string]bool{}
 	for _, ss := range m {
-		if len(ss.Histograms) == 0 {
+		name := string(ss.Metric[model.MetricNameLabel])
+		if len(ss.Histograms) == 0 || bad[name] {
 			continue
 		}
-		name := string(ss.Metric[model.MetricNameLabel])
 		ns := compute.NativeHistogramSeries{Labels: plainLabels(ss.Metric)}
 		for _, hp := range ss.Histograms {
 			if hp.Histogram == nil {
@@ -320,18 +327,21 @@ func nativeFromMatrix(m model.Matrix) (map[string][]compute.NativeHistogramSerie
 			}
 			h, err := compute.NativeFromBuckets(float64(hp.Histogram.Count), float64(hp.Histogram.Sum), bs)
 			if err != nil {
-				return nil, fmt.Errorf("%s%s at %s: %w", name, compute.LabelString(ns.Labels), hp.Timestamp.Time().UTC().Format(time.RFC3339), err)
+				errs = append(errs, fmt.Errorf("%s%s at %s: %w", name, compute.LabelString(ns.Labels), hp.Timestamp.Time().UTC().Format(time.RFC3339), err))
+				bad[name] = true
+				delete(out, name)
+				break
 			}
 			ns.Samples = append(ns.Samples, compute.NativeSample{T: int64(hp.Timestamp), H: h})
 		}
-		if len(ns.Samples) > 0 {
+		if len(ns.Samples) > 0 && !bad[name] {
 			out[name] = append(out[name], ns)
 		}
 	}
 	for _, ss := range out {
 		sort.Slice(ss, func(i, j int) bool { return compute.LabelString(ss[i].Labels) < compute.LabelString(ss[j].Labels) })
 	}
-	return out, nil
+	return out, errs
 }
 
 // Native reports whether the family is a native histogram.
