@@ -2,6 +2,8 @@ package compute
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -248,5 +250,83 @@ func TestNativeOddInput(t *testing.T) {
 	huge := NativeHistogram{Schema: 0, Count: 1, Positive: []NativeIndexBucket{{5000, 1}}}
 	if v := huge.Quantile(0.5); v.OK {
 		t.Errorf("huge: %v", v)
+	}
+}
+
+// randomNative is a native histogram of a random schema with up to 12
+// positive and 4 negative buckets (indexes -50..50) and maybe a zero
+// bucket.
+func randomNative(r *rand.Rand) NativeHistogram {
+	h := NativeHistogram{Schema: int32(r.IntN(13)) - 4}
+	pick := func(n int) []NativeIndexBucket {
+		var bs []NativeIndexBucket
+		for range n {
+			bs = append(bs, NativeIndexBucket{Index: int32(r.IntN(101)) - 50, Count: float64(1 + r.IntN(20))})
+		}
+		return mergeIndexBuckets(bs)
+	}
+	h.Positive, h.Negative = pick(r.IntN(13)), pick(r.IntN(5))
+	if r.IntN(3) == 0 {
+		h.ZeroThreshold, h.ZeroCount = 1e-300, float64(r.IntN(5))
+	}
+	h.Count = h.ZeroCount
+	for _, b := range append(append([]NativeIndexBucket(nil), h.Positive...), h.Negative...) {
+		h.Count += b.Count
+	}
+	h.Sum = h.Count
+	return h
+}
+
+// TestNativeProperties: on random histograms of every schema, writing the
+// buckets as the API does and reading them back (NativeFromBuckets) gives
+// the same schema, buckets and quantiles; quantiles rise with q and stay
+// within the buckets' range; a sum is the same either way round and in the
+// coarser schema; nothing is NaN or Inf.
+func TestNativeProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 500 {
+		h := randomNative(r)
+		var api []NativeBucket
+		for _, b := range h.buckets() {
+			api = append(api, NativeBucket{Lower: b.lower, Upper: b.upper, Count: b.count})
+		}
+		back, err := NativeFromBuckets(h.Count, h.Sum, api)
+		if err != nil {
+			t.Fatalf("%d: %+v: %v", i, h, err)
+		}
+		if len(h.Positive)+len(h.Negative) > 0 && back.Schema != h.Schema {
+			t.Fatalf("%d: schema %d, want %d", i, back.Schema, h.Schema)
+		}
+		if !slices.Equal(back.Positive, h.Positive) || !slices.Equal(back.Negative, h.Negative) || back.ZeroCount != h.ZeroCount {
+			t.Fatalf("%d: read back %+v, want %+v", i, back, h)
+		}
+		bs := h.buckets()
+		prev := math.Inf(-1)
+		for _, q := range []float64{0.01, 0.25, 0.5, 0.75, 0.95, 0.99, 1} {
+			v := h.Quantile(q)
+			if h.Count == 0 {
+				if v.OK {
+					t.Fatalf("%d: empty histogram q %v = %v", i, q, v)
+				}
+				continue
+			}
+			if !v.OK || v.V < prev || v.V < bs[0].lower || v.V > bs[len(bs)-1].upper {
+				t.Fatalf("%d: q %v = %v (previous %v, range %v..%v): %+v", i, q, v, prev, bs[0].lower, bs[len(bs)-1].upper, h)
+			}
+			if w := back.Quantile(q); !w.OK || !nativeClose(w.V, v.V) {
+				t.Fatalf("%d: q %v read back %v, want %v", i, q, w, v)
+			}
+			prev = v.V
+		}
+		o := randomNative(r)
+		ab, ba := h.Add(o), o.Add(h)
+		if ab.Schema != min(h.Schema, o.Schema) || ab.Count != h.Count+o.Count {
+			t.Fatalf("%d: sum schema %d count %v", i, ab.Schema, ab.Count)
+		}
+		for _, q := range []float64{0.5, 0.99} {
+			if x, y := ab.Quantile(q), ba.Quantile(q); x != y || (ab.Count > 0 && !x.OK) {
+				t.Fatalf("%d: q %v: %v either way %v", i, q, x, y)
+			}
+		}
 	}
 }
