@@ -128,13 +128,18 @@ func TestLatencyReport(t *testing.T) {
 // (1/128, 1/64] 2, (1/64, 1/32] 4, (1/32, 1/16] 2 observations, sum 0.2 s)
 // is printed like a classic one and says so: p50 = 1/64 + 1/64 x 2/4 =
 // 23.4 ms, p95 = 1/32 + 1/32 x 1.6/2 = 56.25 ms, mean 0.2 / 8 = 25 ms;
-// JSON "itl_histogram": "native". No bucket at all: dashes, no NaN.
+// JSON "itl_histogram": "native" (a classic one's says "classic"). No
+// bucket at all: dashes, no NaN.
 func TestNativeLatencyReport(t *testing.T) {
 	n := compute.NativeHistogram{Schema: 0, Count: 8, Sum: 0.2, Positive: []compute.NativeIndexBucket{{Index: -6, Count: 2}, {Index: -5, Count: 4}, {Index: -4, Count: 2}}}
 	h := compute.Histogram{Native: &n, Count: n.Count, Sum: n.Sum}
 	m := latencyModel()
-	m.Latency.Histogram, m.Latency.ITL, m.Latency.ITLNative = h, h.Summarize(), true
 	var b bytes.Buffer
+	if err := FromModel(m, nil).WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"itl_histogram": "classic"`) {
+		t.Errorf("classic kind not in JSON (%v):\n%s", err, b.String())
+	}
+	b.Reset()
+	m.Latency.Histogram, m.Latency.ITL, m.Latency.ITLNative = h, h.Summarize(), true
 	if err := FromModel(m, nil).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
