@@ -60,7 +60,7 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	}
 	itlSub := "no histogram"
 	if l.ITLMetric != "" {
-		itlSub = l.ITLMetric + ", " + compute.FormatCount(q.Observations, "") + " steps in the window"
+		itlSub = l.ITLMetric + " (" + l.ITLKind() + " histogram), " + compute.FormatCount(q.Observations, "") + " steps in the window"
 	}
 	share := latencyValue("output-share", l.OutputShare, compute.FormatPercent(l.OutputShare, 1), l.Reasons["output_share"])
 	shareSub := "accepted tokens / output tokens"

@@ -118,3 +118,28 @@ func TestSpeedupCardKind(t *testing.T) {
 		t.Errorf("measured card:\n%s", html)
 	}
 }
+
+// TestNativeLatencyPanel: ITL from a native histogram (schema 0: (1/128,
+// 1/64] 2, (1/64, 1/32] 4, (1/32, 1/16] 2 observations, sum 0.2 s) shows
+// like a classic one, says "native histogram", p50 = 1/64 + 1/64 x 2/4 s
+// and mean 25 ms; a native histogram without observations shows dashes
+// with the reason, never NaN or Inf.
+func TestNativeLatencyPanel(t *testing.T) {
+	n := compute.NativeHistogram{Schema: 0, Count: 8, Sum: 0.2, Positive: []compute.NativeIndexBucket{{Index: -6, Count: 2}, {Index: -5, Count: 4}, {Index: -4, Count: 2}}}
+	h := compute.Histogram{Native: &n, Count: n.Count, Sum: n.Sum}
+	m := model.FromSeries(nil, model.Request{Grid: compute.Grid{Start: 0, End: 600000, Step: 15000}})
+	m.Latency = &model.Latency{ITLMetric: "vllm:inter_token_latency_seconds", ITLNative: true, ITL: h.Summarize(), Histogram: h}
+	html := renderHTML(t, (&Dashboard{res: &Result{Model: *m}}).renderLatency(noChart))
+	if !element(html, `data-latency="itl-p50"`, "23.4 ms", `data-value="0.0234375"`) || !element(html, `data-latency="itl-mean"`, "25.0 ms", `data-value="0.025"`) ||
+		!strings.Contains(html, "vllm:inter_token_latency_seconds (native histogram), 8 steps in the window") {
+		t.Errorf("native panel:\n%s", html)
+	}
+	empty := compute.NativeHistogram{Schema: 0}
+	h = compute.Histogram{Native: &empty}
+	m.Latency = &model.Latency{ITLMetric: "vllm:inter_token_latency_seconds", ITLNative: true, ITL: h.Summarize(), Histogram: h,
+		Reasons: map[string]string{"itl": "no inter-token latency observations in the window"}}
+	html = renderHTML(t, (&Dashboard{res: &Result{Model: *m}}).renderLatency(noChart))
+	if !strings.Contains(html, `data-reason="no inter-token latency observations in the window"`) || strings.Contains(html, "NaN") || strings.Contains(html, "Inf") {
+		t.Errorf("empty native panel:\n%s", html)
+	}
+}

@@ -30,10 +30,17 @@ type HistogramBucket struct {
 // series): cumulative buckets in ascending UpperBound, the last +Inf when the
 // source exports it, and the increases of <name>_sum (in the observed unit,
 // seconds for latencies) and <name>_count (observations).
+//
+// A native histogram's increase (NativeHistogramSeries) has Native set and
+// no Buckets; Sum and Count are then its sum and count. Add, Quantile,
+// Mean, Observations and Summarize take either kind.
 type Histogram struct {
 	Buckets []HistogramBucket
 	Sum     float64
 	Count   float64
+	// Native is the increase of a native histogram (nil for a classic
+	// one). Never modified in place: histograms share it.
+	Native *NativeHistogram
 }
 
 // HistogramBucketSeries is the counter of one bucket of one histogram series:
@@ -132,13 +139,26 @@ func (h Histogram) normalized() Histogram {
 
 // Add returns h + o: bucket counts of equal bounds summed (a bound only one
 // of them has keeps its count), Sum and Count summed. It is PromQL's
-// sum by (le) over two series.
+// sum by (le) over two series. Native histograms are added with
+// NativeHistogram.Add (PromQL's sum of native histograms).
 func (h Histogram) Add(o Histogram) Histogram {
 	r := Histogram{Sum: h.Sum + o.Sum, Count: h.Count + o.Count}
 	r.Buckets = make([]HistogramBucket, 0, len(h.Buckets)+len(o.Buckets))
 	r.Buckets = append(append(r.Buckets, h.Buckets...), o.Buckets...)
+	switch {
+	case h.Native != nil && o.Native != nil:
+		n := h.Native.Add(*o.Native)
+		r.Native = &n
+	case h.Native != nil:
+		r.Native = h.Native
+	case o.Native != nil:
+		r.Native = o.Native
+	}
 	return r.normalized()
 }
+
+// IsNative reports whether h is a native histogram's increase.
+func (h Histogram) IsNative() bool { return h.Native != nil }
 
 // SumHistograms sums histograms bucket by bucket (Add): the increases of
 // several series combined before any quantile or mean is taken (a ratio of
@@ -174,7 +194,8 @@ func SumOverBuckets(hs []Histogram) Histogram { return SumHistograms(hs...) }
 func (h Histogram) Mean() Value { return ratio(h.Sum, h.Count) }
 
 // Observations returns the count of the +Inf bucket (the number of
-// observations the buckets saw), or Count when there is no +Inf bucket.
+// observations the buckets saw), or Count when there is no +Inf bucket (and
+// for a native histogram).
 func (h Histogram) Observations() float64 {
 	if n := len(h.Buckets); n > 0 && math.IsInf(h.Buckets[n-1].UpperBound, 1) {
 		return h.Buckets[n-1].Count
@@ -201,7 +222,17 @@ func (h Histogram) Observations() float64 {
 // Undefined (where Prometheus gives NaN or +-Inf): q outside [0, 1] or NaN,
 // no +Inf bucket, fewer than two buckets, no observations, and a result that
 // is not finite (q = 0 with an empty lowest bucket divides 0 by 0).
+//
+// A native histogram's quantile is NativeHistogram.Quantile; a sum of
+// classic and native histograms has none (Prometheus cannot add them
+// either).
 func (h Histogram) Quantile(q float64) Value {
+	if h.Native != nil {
+		if len(h.Buckets) > 0 {
+			return Value{}
+		}
+		return h.Native.Quantile(q)
+	}
 	v, _ := h.quantile(q)
 	return v
 }

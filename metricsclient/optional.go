@@ -69,8 +69,9 @@ const (
 	OptionalCounter OptionalKind = iota
 	// OptionalGauge: a gauge.
 	OptionalGauge
-	// OptionalHistogram: a classic histogram; the role's names are base
-	// names (samples <name>_bucket{le}, <name>_sum, <name>_count).
+	// OptionalHistogram: a histogram; the role's names are base names
+	// (a classic histogram's samples <name>_bucket{le}, <name>_sum,
+	// <name>_count; a native histogram's samples under <name> itself).
 	OptionalHistogram
 )
 
@@ -115,6 +116,10 @@ type OptionalFamily struct {
 	// Histograms are the series of a histogram role (bucket, sum and count
 	// counters at the grid's points, start times from _created).
 	Histograms []compute.HistogramSeries
+	// Natives are the series of a histogram role the source stores as
+	// native histograms (no _bucket series; samples at the grid's points).
+	// A family holds either Histograms or Natives.
+	Natives []compute.NativeHistogramSeries
 	// Series are the series of a counter or gauge role, values at the
 	// grid's points; Labels keep every label but __name__ (a position label
 	// included), Role holds the OptionalRole as a Role. Counters' start
@@ -142,9 +147,16 @@ type OptionalFetch struct {
 // in a warning and not combined (vLLM observed both inter-token latency
 // histograms during the rename, so summing them would count each token
 // twice). Absent roles are no error. Combine a histogram role's series with
-// compute.HistogramSeries.Increase or compute.HistogramIncreases, then
-// Quantile / Mean. Errors: an invalid grid or filter, an *APIError, a
-// malformed le label.
+// OptionalFamily.HistogramIncreases, then Quantile / Mean.
+//
+// A histogram role none of whose names has classic series (_bucket, _sum,
+// _count) is looked for as a native histogram with a second query_range of
+// the plain names (native histograms are samples of the name itself; no
+// last_over_time: Prometheus 2.42's returns a float 0 for them, so the
+// samples at the step points are the source's own lookback's); a name whose
+// native samples do not convert (buckets that fit no exponential schema,
+// e.g. Prometheus 3's custom buckets) is not read and a warning says why.
+// Errors: an invalid grid or filter, an *APIError, a malformed le label.
 func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
 	if err := ValidateGrid(g); err != nil {
 		return nil, err
@@ -205,6 +217,10 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 		}
 		byName[o.name] = append(byName[o.name], ss)
 	}
+	native, err := c.fetchNative(ctx, s, g, filters, roles, byName, out)
+	if err != nil {
+		return nil, err
+	}
 	for _, role := range roles {
 		chosen := ""
 		for _, n := range s.Optional[role] {
@@ -217,6 +233,19 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 			}
 		}
 		if chosen == "" {
+			for _, n := range s.Optional[role] {
+				if len(native[n]) == 0 {
+					continue
+				}
+				if chosen == "" {
+					chosen = n
+				} else {
+					out.Warnings = append(out.Warnings, fmt.Sprintf("%s has series here too; showing %s only (not combined)", n, chosen))
+				}
+			}
+			if chosen != "" {
+				out.Families[role] = OptionalFamily{Role: role, Name: chosen, Natives: native[chosen]}
+			}
 			continue
 		}
 		fam := OptionalFamily{Role: role, Name: chosen}
@@ -232,6 +261,100 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 		out.Families[role] = fam
 	}
 	return out, nil
+}
+
+// fetchNative reads, for the histogram roles among roles without classic
+// series in byName, their names as native histograms over g with one
+// query_range of the plain names (only when there is such a role). The
+// answer maps a name to its native series.
+func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, byName map[string]model.Matrix, out *OptionalFetch) (map[string][]compute.NativeHistogramSeries, error) {
+	var names []string
+	for _, r := range roles {
+		if r.Kind() != OptionalHistogram {
+			continue
+		}
+		classic := false
+		for _, n := range s.Optional[r] {
+			classic = classic || hasData(byName[n], r, n)
+		}
+		if !classic {
+			names = append(names, s.Optional[r]...)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sel, err := Selector(names, filters)
+	if err != nil {
+		return nil, err
+	}
+	step := time.Duration(g.Step) * time.Millisecond
+	m, warns, err := c.queryMatrix(ctx, sel, v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step})
+	out.Warnings = append(out.Warnings, warns...)
+	if err != nil {
+		return nil, err
+	}
+	native, bad := nativeFromMatrix(m)
+	for _, err := range bad {
+		out.Warnings = append(out.Warnings, "not read: "+err.Error())
+	}
+	return native, nil
+}
+
+// nativeFromMatrix converts native histogram samples (the Histograms of
+// each stream; float samples are ignored) into series by name, sorted by
+// label string. A name with a sample that does not convert
+// (compute.NativeFromBuckets) is left out; errs says why, one per name.
+func nativeFromMatrix(m model.Matrix) (out map[string][]compute.NativeHistogramSeries, errs []error) {
+	out = map[string][]compute.NativeHistogramSeries{}
+	bad := map[string]bool{}
+	for _, ss := range m {
+		name := string(ss.Metric[model.MetricNameLabel])
+		if len(ss.Histograms) == 0 || bad[name] {
+			continue
+		}
+		ns := compute.NativeHistogramSeries{Labels: plainLabels(ss.Metric)}
+		for _, hp := range ss.Histograms {
+			if hp.Histogram == nil {
+				continue
+			}
+			bs := make([]compute.NativeBucket, 0, len(hp.Histogram.Buckets))
+			for _, b := range hp.Histogram.Buckets {
+				if b == nil {
+					continue
+				}
+				bs = append(bs, compute.NativeBucket{Boundaries: b.Boundaries, Lower: float64(b.Lower), Upper: float64(b.Upper), Count: float64(b.Count)})
+			}
+			h, err := compute.NativeFromBuckets(float64(hp.Histogram.Count), float64(hp.Histogram.Sum), bs)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s%s at %s: %w", name, compute.LabelString(ns.Labels), hp.Timestamp.Time().UTC().Format(time.RFC3339), err))
+				bad[name] = true
+				delete(out, name)
+				break
+			}
+			ns.Samples = append(ns.Samples, compute.NativeSample{T: int64(hp.Timestamp), H: h})
+		}
+		if len(ns.Samples) > 0 && !bad[name] {
+			out[name] = append(out[name], ns)
+		}
+	}
+	for _, ss := range out {
+		sort.Slice(ss, func(i, j int) bool { return compute.LabelString(ss[i].Labels) < compute.LabelString(ss[j].Labels) })
+	}
+	return out, errs
+}
+
+// Native reports whether the family is a native histogram.
+func (f OptionalFamily) Native() bool { return len(f.Natives) > 0 }
+
+// HistogramIncreases returns a histogram role's increase in each bucket of
+// g, summed over its series (compute.HistogramIncreases for classic
+// series, compute.NativeIncreases for native ones). g.Buckets() elements.
+func (f OptionalFamily) HistogramIncreases(g compute.Grid) []compute.Histogram {
+	if f.Native() {
+		return compute.NativeIncreases(f.Natives, g)
+	}
+	return compute.HistogramIncreases(f.Histograms, g)
 }
 
 // hasData reports whether m holds a value sample of the role's name (not

@@ -17,7 +17,9 @@ import (
 //     vllm:time_per_output_token_seconds): p50/p95/p99 and mean over the
 //     window and per bucket, from the bucket increases summed across
 //     series (ratio of sums; quantiles as Prometheus' histogram_quantile,
-//     compute.Histogram). vLLM records one observation per engine step of
+//     compute.Histogram), from a classic histogram (_bucket series) or,
+//     when the source stores it so, a native histogram
+//     (compute.NativeHistogram; Latency.ITLNative). vLLM records one observation per engine step of
 //     a request: with speculation one step can emit several tokens, so the
 //     ITL is per step, not per token (ITLCaveat);
 //   - output tokens (vllm:generation_tokens_total): output tokens/s and the
@@ -63,6 +65,9 @@ func roleTitle(r metricsclient.OptionalRole) string {
 type Latency struct {
 	// ITLMetric is the inter-token latency histogram read ("" when none).
 	ITLMetric string
+	// ITLNative is true when the source stores it as a native histogram
+	// (ITLKind says "native"; else "classic").
+	ITLNative bool
 	// ITL summarizes the window's histogram (seconds); Buckets one per grid
 	// bucket (empty when there is no histogram).
 	ITL     compute.LatencySummary
@@ -93,6 +98,18 @@ type Latency struct {
 	// Err is why the optional families could not be read (the rest is
 	// empty); the counters' numbers are unaffected.
 	Err error
+}
+
+// ITLKind names the kind of histogram the inter-token latency was read
+// from: "native" or "classic" ("" when none was read).
+func (l *Latency) ITLKind() string {
+	switch {
+	case l == nil || l.ITLMetric == "":
+		return ""
+	case l.ITLNative:
+		return "native"
+	}
+	return "classic"
 }
 
 // Measured is a speedup measured from inter-token latency against a
@@ -174,7 +191,8 @@ func (m *Model) addLatency(ctx context.Context, src Source, s metricsclient.Sche
 	var perBucket []compute.Histogram
 	if fam, ok := f.Families[metricsclient.InterTokenLatency]; ok {
 		l.ITLMetric = fam.Name
-		perBucket = compute.HistogramIncreases(fam.Histograms, g)
+		l.ITLNative = fam.Native()
+		perBucket = fam.HistogramIncreases(g)
 		l.Histogram = compute.SumOverBuckets(perBucket)
 		l.ITL = l.Histogram.Summarize()
 		l.Buckets = make([]compute.LatencySummary, len(perBucket))
@@ -262,7 +280,7 @@ func (m *Model) measure(ctx context.Context, src Source, s metricsclient.Schema)
 		me.Reason = "no inter-token latency in the baseline window"
 		return
 	}
-	bh := compute.SumOverBuckets(compute.HistogramIncreases(fam.Histograms, b.Grid))
+	bh := compute.SumOverBuckets(fam.HistogramIncreases(b.Grid))
 	me.BaselinePerToken = perToken(bh, 0)
 	me.CurrentPerToken = perToken(l.Histogram, m.Total.Total.AcceptedTokens)
 	if me.BaselinePerToken.OK && me.CurrentPerToken.OK && me.CurrentPerToken.V > 0 {

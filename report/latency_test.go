@@ -41,7 +41,7 @@ func TestLatencyReport(t *testing.T) {
 	}
 	text := b.String()
 	for _, want := range []string{
-		"inter-token latency (vllm:inter_token_latency_seconds, per engine step): p50 25.0 ms, p95 50.0 ms, p99 50.0 ms, mean 31.2 ms over 960 steps\n",
+		"inter-token latency (vllm:inter_token_latency_seconds, classic histogram, per engine step): p50 25.0 ms, p95 50.0 ms, p99 50.0 ms, mean 31.2 ms over 960 steps\n",
 		"  note: " + model.ITLCaveat + "\n",
 		"output: 0.67 tokens/s, 60.0 % from accepted drafts (240 of 400 output tokens)\n",
 		"speedup: 2.17× estimated (Leviathan formula, draft cost c = 0.05)\n",
@@ -120,6 +120,62 @@ func TestLatencyReport(t *testing.T) {
 	}
 	b.Reset()
 	if err := r.WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"missing": [`) {
+		t.Errorf("json %v %s", err, b.String())
+	}
+}
+
+// TestNativeLatencyReport: ITL read from a native histogram (schema 0:
+// (1/128, 1/64] 2, (1/64, 1/32] 4, (1/32, 1/16] 2 observations, sum 0.2 s)
+// is printed like a classic one and says so: p50 = 1/64 + 1/64 x 2/4 =
+// 23.4 ms, p95 = 1/32 + 1/32 x 1.6/2 = 56.25 ms, mean 0.2 / 8 = 25 ms;
+// JSON "itl_histogram": "native" (a classic one's says "classic"). No
+// bucket at all: dashes, no NaN.
+func TestNativeLatencyReport(t *testing.T) {
+	n := compute.NativeHistogram{Schema: 0, Count: 8, Sum: 0.2, Positive: []compute.NativeIndexBucket{{Index: -6, Count: 2}, {Index: -5, Count: 4}, {Index: -4, Count: 2}}}
+	h := compute.Histogram{Native: &n, Count: n.Count, Sum: n.Sum}
+	m := latencyModel()
+	var b bytes.Buffer
+	if err := FromModel(m, nil).WriteJSON(&b); err != nil || !strings.Contains(b.String(), `"itl_histogram": "classic"`) {
+		t.Errorf("classic kind not in JSON (%v):\n%s", err, b.String())
+	}
+	b.Reset()
+	m.Latency.Histogram, m.Latency.ITL, m.Latency.ITLNative = h, h.Summarize(), true
+	if err := FromModel(m, nil).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "inter-token latency (vllm:inter_token_latency_seconds, native histogram, per engine step): p50 23.4 ms, p95 56."
+	if !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "mean 25.0 ms over 8 steps\n") {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	if err := FromModel(m, nil).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Latency struct {
+			Kind string                                 `json:"itl_histogram"`
+			ITL  struct{ P50, P95, P99, Mean *float64 } `json:"itl_seconds"`
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &js); err != nil {
+		t.Fatal(err)
+	}
+	l := js.Latency
+	near := func(v *float64, want float64) bool { return v != nil && math.Abs(*v-want) <= 1e-12 }
+	if l.Kind != "native" || !near(l.ITL.P50, 0.0234375) || !near(l.ITL.P95, 0.05625) || !near(l.ITL.Mean, 0.025) {
+		t.Errorf("json %s", b.String())
+	}
+
+	empty := compute.NativeHistogram{Schema: 0, Count: 3, Sum: math.NaN()}
+	h = compute.Histogram{Native: &empty, Count: 3, Sum: math.NaN()}
+	m.Latency.Histogram, m.Latency.ITL = h, h.Summarize()
+	m.Latency.Reasons = map[string]string{"itl": "no inter-token latency observations in the window"}
+	b.Reset()
+	if err := FromModel(m, nil).WriteText(&b); err != nil || strings.Contains(b.String(), "NaN") || strings.Contains(b.String(), "Inf") || !strings.Contains(b.String(), "inter-token latency: –") {
+		t.Errorf("text %v:\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := FromModel(m, nil).WriteJSON(&b); err != nil || strings.Contains(b.String(), "NaN") {
 		t.Errorf("json %v %s", err, b.String())
 	}
 }

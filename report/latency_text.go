@@ -17,9 +17,12 @@ import (
 type LatencyInfo struct {
 	// ITLMetric is the histogram read ("" when none); ITLNote the caveat
 	// that vLLM's ITL is per engine step, not per token.
-	ITLMetric string       `json:"itl_metric,omitempty"`
-	ITLNote   string       `json:"itl_note"`
-	ITL       ITLQuantiles `json:"itl_seconds"`
+	ITLMetric string `json:"itl_metric,omitempty"`
+	// ITLHistogram is the kind of histogram read: "classic" (_bucket
+	// series) or "native" (model.Latency.ITLKind).
+	ITLHistogram string       `json:"itl_histogram,omitempty"`
+	ITLNote      string       `json:"itl_note"`
+	ITL          ITLQuantiles `json:"itl_seconds"`
 	// GenerationMetric is the output-token counter read; GenerationTokens
 	// its increase over the window.
 	GenerationMetric      string        `json:"generation_metric,omitempty"`
@@ -66,7 +69,7 @@ func latencyInfo(m *model.Model) *LatencyInfo {
 	}
 	sh := m.SpeedupShown(compute.EstimateSpeedup(m.Total.Total, m.Request.DraftCost.For(nil)))
 	out := &LatencyInfo{
-		ITLMetric: l.ITLMetric, ITLNote: model.ITLCaveat,
+		ITLMetric: l.ITLMetric, ITLHistogram: l.ITLKind(), ITLNote: model.ITLCaveat,
 		ITL:              ITLQuantiles{P50: l.ITL.P50, P95: l.ITL.P95, P99: l.ITL.P99, Mean: l.ITL.Mean, Observations: l.ITL.Observations},
 		GenerationMetric: l.GenerationMetric, GenerationTokens: l.GenerationTokens,
 		OutputTokensPerSecond: l.OutputPerSecond, OutputShare: l.OutputShare,
@@ -104,8 +107,8 @@ func (r *Result) writeLatencyText(w io.Writer) {
 	}
 	q := l.ITL
 	if l.ITLMetric != "" && q.Mean.OK {
-		fmt.Fprintf(w, "inter-token latency (%s, per engine step): p50 %s, p95 %s, p99 %s, mean %s over %s steps\n",
-			l.ITLMetric, model.FormatMs(q.P50), model.FormatMs(q.P95), model.FormatMs(q.P99), model.FormatMs(q.Mean), compute.FormatCount(q.Observations, ""))
+		fmt.Fprintf(w, "inter-token latency (%s, %s histogram, per engine step): p50 %s, p95 %s, p99 %s, mean %s over %s steps\n",
+			l.ITLMetric, l.ITLHistogram, model.FormatMs(q.P50), model.FormatMs(q.P95), model.FormatMs(q.P99), model.FormatMs(q.Mean), compute.FormatCount(q.Observations, ""))
 		fmt.Fprintf(w, "  note: %s\n", l.ITLNote)
 	} else {
 		fmt.Fprintf(w, "inter-token latency: %s (%s)\n", model.Dash, l.Reasons["itl"])

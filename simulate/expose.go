@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
 )
 
 // ContentType is the Content-Type of /metrics: Prometheus text format 0.0.4,
@@ -152,7 +154,9 @@ func writeSample(b *bytes.Buffer, name string, labels [][2]string, v float64) {
 
 // ServeHTTP serves:
 //   - GET /metrics (/prometheus/metrics for FormatTRTLLM): WriteMetrics,
-//     Content-Type Config.Format's ContentType;
+//     Content-Type Config.Format's ContentType; with
+//     Config.NativeHistograms the protobuf exposition to a scraper that
+//     negotiates it;
 //   - GET /truth: Truth as JSON (times in RFC 3339);
 //   - POST /control/pause, POST /control/resume: Pause, Resume;
 //   - POST /control/reset?model=NAME&engine=ID: ResetCounters (engine
@@ -173,6 +177,16 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if !get {
 			methodNotAllowed(w, "GET")
+			return
+		}
+		if s.cfg.NativeHistograms && s.cfg.Latency && s.cfg.Format == FormatVLLM && wantsProtobuf(r) {
+			body, err := s.protobufExposition()
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeProtoDelim)))
+			_, _ = w.Write(body)
 			return
 		}
 		w.Header().Set("Content-Type", s.cfg.Format.ContentType())

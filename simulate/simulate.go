@@ -113,6 +113,14 @@ type Config struct {
 	// Latency adds the histogram <prefix>inter_token_latency_seconds to
 	// FormatVLLM's /metrics, derived from the counts (Counts.InterTokenLatency).
 	Latency bool
+	// NativeHistograms (with Latency, FormatVLLM) serves /metrics in the
+	// protobuf exposition to a scraper that asks for it (Prometheus with
+	// --enable-feature=native-histograms), the inter-token latency then a
+	// native histogram (Counts.NativeInterTokenLatency, NativeITLSchema),
+	// as a vLLM instrumented with client_golang's
+	// NativeHistogramBucketFactor would; vLLM's own prometheus_client has
+	// no native histograms. Text scrapes are unchanged.
+	NativeHistograms bool
 	// Multiprocess mimics prometheus_client's multiprocess mode: every HELP
 	// reads "Multiprocess metric" and no _created samples are written.
 	Multiprocess bool

@@ -42,6 +42,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	pattern := cmd.Flag("pattern", "Failure pattern of every series at start: normal, collapse (~0 % accepted), loop (~100 %), variable (1..k tokens per draft), cliff:P (0-based positions >= P never accepted), drop[:FACTOR][@AT] (acceptance x FACTOR, default 0.5, after AT of activity). Switch at run time with POST /control/pattern?mode=...&model=....").Default("normal").String()
 	multi := cmd.Flag("multiprocess", `Mimic prometheus_client multiprocess mode: HELP "Multiprocess metric", no _created samples.`).Bool()
 	latency := cmd.Flag("latency", "Also serve vllm:inter_token_latency_seconds (a histogram derived from the counts; format vllm only).").Bool()
+	native := cmd.Flag("native-histograms", "With --latency: serve the inter-token latency as a native histogram (schema 3) in the protobuf exposition to a scraper that asks for it (Prometheus with --enable-feature=native-histograms); text scrapes are unchanged.").Bool()
 	format := cmd.Flag("format", "Engine exposition to speak: vllm (Python front end), vllm-rust (OpenMetrics, # EOF, no _created), llamacpp, trtllm (at /prometheus/metrics), lmdeploy, sglang.").Default(string(simulate.FormatVLLM)).Enum(formatNames()...)
 
 	cmds[cmd.FullCommand()] = func() error {
@@ -52,6 +53,9 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		if !acceptanceSet {
 			acc = defaultAcceptance(*k)
 		}
+		if *native && (!*latency || *format != string(simulate.FormatVLLM)) {
+			return fmt.Errorf("--native-histograms needs --latency and --format %s", simulate.FormatVLLM)
+		}
 		pat, err := simulate.ParsePattern(*pattern)
 		if err != nil {
 			return fmt.Errorf("--pattern: %w", err)
@@ -59,7 +63,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		cfg := simulate.Config{
 			Models: *models, Engines: *engines, K: *k, Acceptance: acc,
 			DraftsPerSecond: *rate, Seed: *seed, Tick: *tick,
-			Prefix: *prefix, Multiprocess: *multi, Format: simulate.Format(*format), Latency: *latency,
+			Prefix: *prefix, Multiprocess: *multi, Format: simulate.Format(*format), Latency: *latency, NativeHistograms: *native,
 		}
 		cfg.Pattern = pat
 		for _, pm := range *perModel {

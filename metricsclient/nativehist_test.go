@@ -1,0 +1,42 @@
+package metricsclient
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNativeDecodeAndConvert: a query_range answer with native histogram
+// samples, as Prometheus writes it, decodes in one pass (rangedecode.go)
+// into SampleStream.Histograms; nativeFromMatrix converts the schema-0
+// series (buckets (0.5, 1] 1 and (1, 2] 2 at t = 10 s, 3 and 2 at 20 s)
+// into index buckets 0 and 1, while a name whose buckets fit no
+// exponential schema (custom buckets) is left out with a reason and a
+// float series is ignored.
+func TestNativeDecodeAndConvert(t *testing.T) {
+	body := `{"status":"success","data":{"resultType":"matrix","result":[
+{"metric":{"__name__":"vllm:inter_token_latency_seconds","engine":"0"},"histograms":[
+ [10,{"count":"3","sum":"4.5","buckets":[[0,"0.5","1","1"],[0,"1","2","2"]]}],
+ [20,{"count":"5","sum":"6","buckets":[[0,"0.5","1","3"],[0,"1","2","2"]]}]]},
+{"metric":{"__name__":"vllm:time_per_output_token_seconds","engine":"0"},"histograms":[
+ [10,{"count":"1","sum":"0.2","buckets":[[0,"0.1","0.25","1"]]}]]},
+{"metric":{"__name__":"vllm:generation_tokens_total","engine":"0"},"values":[[10,"1"]]}]}}`
+	a, err := decodeRangeAnswer([]byte(body))
+	if err != nil || !a.matrix || len(a.result) != 3 || len(a.result[0].Histograms) != 2 {
+		t.Fatalf("decoded %+v, %v", a, err)
+	}
+	got, errs := nativeFromMatrix(a.result)
+	ns := got["vllm:inter_token_latency_seconds"]
+	if len(ns) != 1 || len(ns[0].Samples) != 2 || ns[0].Labels["engine"] != "0" || ns[0].Samples[1].T != 20000 {
+		t.Fatalf("series %+v", ns)
+	}
+	h := ns[0].Samples[1].H
+	if h.Schema != 0 || h.Count != 5 || h.Sum != 6 || len(h.Positive) != 2 || h.Positive[0].Index != 0 || h.Positive[0].Count != 3 || h.Positive[1].Index != 1 {
+		t.Errorf("sample %+v", h)
+	}
+	if _, ok := got["vllm:time_per_output_token_seconds"]; ok || len(errs) != 1 || !strings.Contains(errs[0].Error(), "vllm:time_per_output_token_seconds") || !strings.Contains(errs[0].Error(), "custom buckets") {
+		t.Errorf("custom buckets: %v, %v", got, errs)
+	}
+	if _, ok := got["vllm:generation_tokens_total"]; ok {
+		t.Error("float series converted")
+	}
+}
