@@ -112,7 +112,7 @@ func PNGTitle(res *Result, q Query, source, shows string) []string {
 		src = "(not configured)"
 	}
 	lines := []string{FilterSummary(q, src, q.Location())}
-	second := "mean acceptance length " + conventionText(q.Convention)
+	second := conventionText(q.Convention)
 	if res != nil {
 		g := res.Grid
 		second = time.UnixMilli(g.Start).UTC().Format("2006-01-02 15:04:05") + " – " +

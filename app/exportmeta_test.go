@@ -179,7 +179,7 @@ func TestExportSummaryAndSplit(t *testing.T) {
 	title := PNGTitle(res, q, d.source, d.splitShows(ChartPerPosition))
 	want := []string{
 		"engine = 0, 1 · last 15 min · source http://prom:9090",
-		"1970-01-01 00:16:40 – 1970-01-01 00:17:40 UTC, step 10 s · mean acceptance length with bonus token: mean acceptance length = 1 + accepted / drafts (vLLM PR 17908)",
+		"1970-01-01 00:16:40 – 1970-01-01 00:17:40 UTC, step 10 s · with bonus token: mean acceptance length = 1 + accepted / drafts (vLLM PR 17908)",
 		"shows all 2 models blended (ratio of sums)",
 	}
 	if strings.Join(title, "\n") != strings.Join(want, "\n") {
