@@ -297,7 +297,9 @@ func (d *Dashboard) renderHeader() app.UI {
 		source = "(not configured)"
 	}
 	themeLabel := "Dark theme"
-	if d.q.Theme == ThemeDark {
+	if d.lay.themeAuto {
+		themeLabel = "Switch theme" // pre-render: the page follows the OS (layout.go)
+	} else if d.q.Theme == ThemeDark {
 		themeLabel = "Light theme"
 	}
 	return app.Header().Class("top").Body(

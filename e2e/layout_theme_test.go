@@ -24,6 +24,8 @@ type firstPaint struct {
 	Root  string `json:"root"`
 	Panel string `json:"panel"`
 	Theme string `json:"theme"`
+	// Button is the theme button's text.
+	Button string `json:"button"`
 	Wasm  bool   `json:"wasm"`
 }
 
@@ -31,7 +33,7 @@ const readFirstPaintJS = `(() => {
   const r = document.querySelector('[data-dashboard]');
   const bg = e => e ? getComputedStyle(e).backgroundColor : '';
   return {body: bg(document.body), root: bg(r), panel: bg(document.querySelector('.controls')),
-    theme: r ? (r.dataset.theme || '') : '', wasm: !!(r && r.dataset.state === 'ready')};
+    theme: r ? (r.dataset.theme || '') : '', button: (document.getElementById('theme') || {}).textContent || '', wasm: !!(r && r.dataset.state === 'ready')};
 })()`
 
 // The themes' --bg and --panel (web/static/specdash.css).
@@ -81,6 +83,10 @@ func TestThemeFirstPaint(t *testing.T) {
 		if got.Body != bg || got.Root != bg || got.Theme != theme {
 			t.Errorf("%s: page %s, root %s (data-theme %q); want %s, %q", name, got.Body, got.Root, got.Theme, bg, theme)
 		}
+		// The button says "Dark theme" (switch to dark) only when the page is light.
+		if want := map[string]string{"auto": "Switch theme", "light": "Dark theme", "dark": "Light theme"}[theme]; got.Button != want {
+			t.Errorf("%s: theme button %q, want %q", name, got.Button, want)
+		}
 		if bg == darkBg && got.Panel != darkPanel {
 			t.Errorf("%s: panels %s, want the dark theme's %s", name, got.Panel, darkPanel)
 		}
@@ -88,6 +94,7 @@ func TestThemeFirstPaint(t *testing.T) {
 
 	scheme("dark")
 	check("OS dark, no choice", open(layoutWindow()), darkBg, "auto")
+	saveLayoutShot(t, "first-paint-os-dark", run(t, tab, 30*time.Second, chromedp.CaptureScreenshot()))
 	q := layoutWindow()
 	q.Set("theme", "light")
 	check("OS dark, ?theme=light", open(q), lightBg, "light")
