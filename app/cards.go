@@ -258,13 +258,13 @@ func durationText(sec float64) string {
 	return strconv.Itoa(int(d.Hours()/24)) + " d"
 }
 
-// coverageText is the dashboard's coverage note: the cards' rates are per
-// second of data (model.Model.CoveredSeconds); the breakdown table's, like
-// `specdash report`'s, per window second.
+// coverageText is the dashboard's coverage note: the rates on the cards
+// and in the breakdown table are per second of data
+// (model.Model.CoveredStatsOf), as in `specdash report`.
 func coverageText(res *Result) string {
 	g := res.Grid
 	covered := g.End - max(res.DataFrom, g.Start)
 	return "Data covers the last " + compute.SpanText(covered) + " of this " + compute.SpanText(g.End-g.Start) +
-		" window; the rates on the cards (drafts/s, tokens/s) are per second of data (" + compute.SpanText(covered) +
-		"); in the breakdown table per window second, so those read lower."
+		" window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (" +
+		compute.SpanText(covered) + ")."
 }

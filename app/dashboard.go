@@ -113,6 +113,7 @@ func (d *Dashboard) OnMount(ctx app.Context) {
 	}
 	d.setup()
 	d.flt.ui, d.flt.hasUI = ctx, true // filters.go: loads outlive the clicked element
+	d.listenMenus()                   // filters.go: outside click and Escape close the menus
 	ctx.Handle(ZoomAction, d.onZoom)
 }
 
@@ -146,6 +147,10 @@ func (d *Dashboard) OnNav(ctx app.Context) {
 // OnDismount cancels every request and the refresh timer.
 func (d *Dashboard) OnDismount() {
 	d.stopLayout()
+	if d.flt.stopMenus != nil {
+		d.flt.stopMenus()
+		d.flt.stopMenus = nil
+	}
 	if d.stopRefresh != nil {
 		d.stopRefresh()
 	}
@@ -567,6 +572,7 @@ func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
 		q.Theme = ThemeLight
 	}
 	remember(ctx, storeTheme, q.Theme)
+	setPageTheme(q.Theme)
 	d.apply(ctx, q, true, false)
 }
 
@@ -650,7 +656,8 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 		switch format {
 		case "png":
 			DrawPendingCharts(ctx) // the PNG is what the current option draws
-			err = downloadPNG(name, fileName(d.res, name, "png"), PaletteFor(d.q.Theme).Panel)
+			pal := PaletteFor(d.q.Theme)
+			err = downloadPNG(name, fileName(d.res, name, "png"), pal.Panel, pal.Text, PNGTitle(d.res, d.q, d.source, d.splitShows(name)))
 		case "csv":
 			t := d.exportTableWithMeta(name)
 			err = download(fileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())

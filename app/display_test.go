@@ -184,8 +184,8 @@ func TestURLHardening(t *testing.T) {
 // A 15 min window whose series start 65 s before its end (step 15 s):
 // buckets before the first point are gaps in the throughput and drafts/s
 // charts and empty in their CSV; the page says the data covers only the
-// last 1m 15s (from the first bucket with data) and that the cards'
-// rates average over the whole window. The cards' formula is unchanged.
+// last 1m 15s (from the first bucket with data) and that the rates of the
+// cards and the breakdown table are per second of those 75 s.
 func TestPartialWindow(t *testing.T) {
 	g := compute.Grid{Start: 1_000_000_000, End: 1_000_900_000, Step: 15_000}
 	q := DefaultQuery()
@@ -205,7 +205,7 @@ func TestPartialWindow(t *testing.T) {
 	if !res.Stats.DraftsPerSecond.OK || math.Abs(res.Stats.DraftsPerSecond.V-res.Total.Total.Drafts/900) > 1e-12 {
 		t.Errorf("drafts/s %v, want drafts %v / 900 s", res.Stats.DraftsPerSecond, res.Total.Total.Drafts)
 	}
-	want := "Data covers the last 1m 15s of this 15m window; the rates on the cards (drafts/s, tokens/s) are per second of data (1m 15s)"
+	want := "Data covers the last 1m 15s of this 15m window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (1m 15s)"
 	if note := CoverageNote(res); !strings.HasPrefix(note, want) {
 		t.Errorf("note %q, want it to start with %q", note, want)
 	}
@@ -214,6 +214,18 @@ func TestPartialWindow(t *testing.T) {
 		t.Errorf("messages lack the coverage note:\n%s", html)
 	}
 	v := d.prepare()
+	// The breakdown table: drafts/s per second of data (75 s), as the
+	// cards (model.Model.CoveredStatsOf), the seconds said in its note.
+	table := renderHTML(t, d.renderBreakdown(v))
+	for _, gr := range res.Groups {
+		want := strconv.FormatFloat(gr.Stats.Drafts/75, 'f', -1, 64)
+		if !strings.Contains(table, `data-cell="drafts-per-second" data-value="`+want+`"`) {
+			t.Errorf("table row %s: want drafts/s %s (%v drafts / 75 s):\n%s", gr.Name, want, gr.Stats.Drafts, table)
+		}
+	}
+	if !strings.Contains(table, "per second of data, as on the cards (1m 15s of the 15m window)") {
+		t.Errorf("table note does not say the rates' seconds:\n%s", table)
+	}
 	for _, name := range []string{ChartThroughput, ChartDrafts} {
 		var o echartsOption
 		if err := json.Unmarshal([]byte(v.options[name]), &o); err != nil {

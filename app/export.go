@@ -49,10 +49,12 @@ func clickLink(href, name string) {
 	a.Call("remove")
 }
 
-// downloadPNG saves the chart [data-chart=name] as a PNG (ECharts
-// getDataURL at twice the resolution, on the panel colour, without the
-// toolbox).
-func downloadPNG(chart, file, background string) (err error) {
+// downloadPNG saves the chart [data-chart=name] as a PNG (ECharts at
+// twice the resolution, on the panel colour, without the toolbox) under
+// title, lines of text in colour fg (PNGTitle: what the chart shows),
+// drawn by specdashCharts.exportPNG (web/static/charts.js); without that
+// script, the chart alone (getDataURL).
+func downloadPNG(chart, file, background, fg string, title []string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = jsError(r)
@@ -67,8 +69,17 @@ func downloadPNG(chart, file, background string) (err error) {
 	if !inst.Truthy() {
 		return errString("chart " + chart + " is not drawn")
 	}
-	url := inst.Call("getDataURL", map[string]any{"type": "png", "pixelRatio": 2, "backgroundColor": background,
-		"excludeComponents": []any{"toolbox"}})
+	var url app.Value
+	if sc := w.Get("specdashCharts"); sc.Truthy() && sc.Get("exportPNG").Truthy() {
+		lines := make([]any, len(title))
+		for i, l := range title {
+			lines[i] = l
+		}
+		url = sc.Call("exportPNG", inst, background, fg, lines)
+	} else {
+		url = inst.Call("getDataURL", map[string]any{"type": "png", "pixelRatio": 2, "backgroundColor": background,
+			"excludeComponents": []any{"toolbox"}})
+	}
 	clickLink(url.String(), file)
 	return nil
 }

@@ -36,6 +36,9 @@ func ExportMeta(res *Result, q Query, source, version string) []report.Meta {
 		window = "fixed"
 	}
 	add("window", window)
+	if res != nil {
+		add("rates", ratesText(res))
+	}
 	var filters []string
 	for _, l := range q.FilterLabels() {
 		filters = append(filters, l+" in ["+strings.Join(q.Filter[l], ", ")+"]")
@@ -63,18 +66,84 @@ func ExportMeta(res *Result, q Query, source, version string) []report.Meta {
 	if res != nil && res.SchemaName() != "" {
 		add("schema", res.SchemaName())
 	}
-	conv := "with bonus token: mean acceptance length = 1 + accepted / drafts (vLLM PR 17908)"
-	if q.Convention == compute.WithoutBonus {
-		conv = "without bonus token: mean acceptance length = accepted / drafts"
-	}
-	add("convention", conv)
+	add("convention", conventionText(q.Convention))
 	add("aggregation", "ratio of sums over the selected series")
+	// The page's summary line (filters · window · source), as shown above
+	// the numbers.
+	summarySource := source
+	if q.Source != "" {
+		summarySource = q.Source
+	}
+	add("summary", FilterSummary(q, summarySource, q.Location()))
 	v := "specdash"
 	if version != "" {
 		v += " " + version
 	}
 	add("exported_by", v)
 	return m
+}
+
+// ratesText says which seconds the export's rates are per: seconds of
+// data (model.Model.CoveredSeconds), as on the cards.
+func ratesText(res *Result) string {
+	g := res.Grid
+	return "drafts/s and tokens/s per second of data: " + compute.SpanText(int64(res.CoveredSeconds()*1000)) +
+		" of the " + compute.SpanText(g.End-g.Start) + " window"
+}
+
+// conventionText is the mean acceptance length convention, in words.
+func conventionText(c compute.Convention) string {
+	if c == compute.WithoutBonus {
+		return "without bonus token: mean acceptance length = accepted / drafts"
+	}
+	return "with bonus token: mean acceptance length = 1 + accepted / drafts (vLLM PR 17908)"
+}
+
+// PNGTitle are the lines a chart's PNG export carries above the chart:
+// the page's summary line (filters · window · source), the window's UTC
+// times and step with the convention, and for a split chart the group it
+// shows (shows, "" for other charts). res nil: the query's settings only.
+func PNGTitle(res *Result, q Query, source, shows string) []string {
+	src := source
+	if q.Source != "" {
+		src = q.Source
+	}
+	if src == "" {
+		src = "(not configured)"
+	}
+	lines := []string{FilterSummary(q, src, q.Location())}
+	second := conventionText(q.Convention)
+	if res != nil {
+		g := res.Grid
+		second = time.UnixMilli(g.Start).UTC().Format("2006-01-02 15:04:05") + " – " +
+			time.UnixMilli(g.End).UTC().Format("2006-01-02 15:04:05") + " UTC, step " +
+			strconv.FormatFloat(g.StepSeconds(), 'f', -1, 64) + " s · " + second
+	}
+	lines = append(lines, second)
+	if shows != "" {
+		lines = append(lines, "shows "+shows)
+	}
+	return lines
+}
+
+// splitShows is what a split chart (per-position, heatmap, token flow:
+// splitModel) shows, for its export: "model-a (1 of 2 models)" or "all 2
+// models blended (ratio of sums)"; "" for the other panels and when
+// there is one group.
+func (d *Dashboard) splitShows(name string) string {
+	switch name {
+	case ChartPerPosition, ChartHeatmap, ChartThroughput:
+	default:
+		return ""
+	}
+	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
+		return ""
+	}
+	n := strconv.Itoa(len(d.res.Groups)) + " " + d.groupNoun()
+	if g := d.splitGroup(); g != nil {
+		return g.Name + " (1 of " + n + ")"
+	}
+	return "all " + n + " blended (ratio of sums)"
 }
 
 // exportReason is why the panel's exports are disabled, "" when they are
@@ -95,6 +164,9 @@ func (d *Dashboard) exportReason(name string) string {
 func (d *Dashboard) exportTableWithMeta(name string) DataTable {
 	t := d.exportTable(name)
 	t.Meta = ExportMeta(d.res, d.q, d.source, d.version)
+	if shows := d.splitShows(name); shows != "" {
+		t.Meta = append(t.Meta, report.Meta{Key: "shows", Value: shows})
+	}
 	return t
 }
 

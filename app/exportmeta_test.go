@@ -150,3 +150,100 @@ func TestCompareDirectionClass(t *testing.T) {
 		}
 	}
 }
+
+// The exports carry the page's summary line (filters · window · source)
+// and the seconds the rates are per; a chart's PNG has them as its title
+// lines; a split chart (per-position, heatmap, token flow) exports what it
+// shows: the chosen group's own numbers, or the blend, said in "shows".
+func TestExportSummaryAndSplit(t *testing.T) {
+	g := compute.Grid{Start: 1_000_000, End: 1_060_000, Step: 10_000}
+	q := DefaultQuery()
+	q.Range = "15m"
+	q.GroupBy = []string{"model_name"}
+	q.Filter = map[string][]string{"engine": {"0", "1"}}
+	q.TZ = TZUTC
+	res := &Result{Query: q}
+	res.compute(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
+	d := &Dashboard{q: q, res: res, source: "http://prom:9090"}
+
+	meta := map[string]string{}
+	for _, m := range ExportMeta(res, q, d.source, "") {
+		meta[m.Key] = m.Value
+	}
+	if want := "engine = 0, 1 · last 15 min · source http://prom:9090"; meta["summary"] != want {
+		t.Errorf("summary meta %q, want %q", meta["summary"], want)
+	}
+	if want := "drafts/s and tokens/s per second of data: 1m of the 1m window"; meta["rates"] != want {
+		t.Errorf("rates meta %q, want %q", meta["rates"], want)
+	}
+	title := PNGTitle(res, q, d.source, d.splitShows(ChartPerPosition))
+	want := []string{
+		"engine = 0, 1 · last 15 min · source http://prom:9090",
+		"1970-01-01 00:16:40 – 1970-01-01 00:17:40 UTC, step 10 s · with bonus token: mean acceptance length = 1 + accepted / drafts (vLLM PR 17908)",
+		"shows all 2 models blended (ratio of sums)",
+	}
+	if strings.Join(title, "\n") != strings.Join(want, "\n") {
+		t.Errorf("PNG title\n%q\nwant\n%q", title, want)
+	}
+	if s := d.splitShows(ChartAcceptanceRate); s != "" {
+		t.Errorf("acceptance-rate chart (one line per group) shows %q, want no split note", s)
+	}
+
+	// Per position, pos 1: model a accepts 6 of 6 drafts (per second),
+	// model b 3 of 6; blended 9 / 12.
+	pos1 := func(tb DataTable) string {
+		recs, err := readMetaCSV(tb)
+		if err != nil || len(recs) < 2 {
+			t.Fatalf("per-position CSV: %v %v", recs, err)
+		}
+		return recs[1][3] // position, accepted_tokens, drafts, acceptance_rate
+	}
+	csvMeta := func(tb DataTable) string {
+		for _, m := range tb.Meta {
+			if m.Key == "shows" {
+				return m.Value
+			}
+		}
+		return ""
+	}
+	blend := d.exportTableWithMeta(ChartPerPosition)
+	if got := pos1(blend); got != "0.75" || csvMeta(blend) != "all 2 models blended (ratio of sums)" {
+		t.Errorf("blend export: pos 1 %s, shows %q; want 0.75, the blend", got, csvMeta(blend))
+	}
+	d.lay.split = res.Groups[1].Key // model b
+	d.view = view{}
+	for _, name := range []string{ChartPerPosition, ChartHeatmap, ChartThroughput} {
+		tb := d.exportTableWithMeta(name)
+		if csvMeta(tb) != "b (1 of 2 models)" {
+			t.Errorf("%s export with model b shown: shows %q", name, csvMeta(tb))
+		}
+	}
+	if got := pos1(d.exportTableWithMeta(ChartPerPosition)); got != "0.5" {
+		t.Errorf("model b's per-position export: pos 1 %s, want 0.5 (3 of 6), not the blend", got)
+	}
+	heat, err := readMetaCSV(d.exportTableWithMeta(ChartHeatmap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bucket_end, bucket_end_unix_ms, complete, drafts, pos_1, pos_2: the
+	// last bucket of model b alone: (2 + 4) drafts/s × 10 s, pos 1 half.
+	last := heat[len(heat)-1]
+	if last[3] != "60" || last[4] != "0.5" {
+		t.Errorf("model b's heatmap export, last bucket %v: want 60 drafts, pos 1 0.5", last)
+	}
+	tokens, err := readMetaCSV(d.exportTableWithMeta(ChartThroughput))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// drafted tokens/s of model b: 4 + 8 (the blend: 24).
+	if last := tokens[len(tokens)-1]; last[3] != "12" {
+		t.Errorf("model b's token flow export, last bucket %v: want 12 drafted tokens/s", last)
+	}
+}
+
+// readMetaCSV reads an export's CSV past its "# key: value" lines.
+func readMetaCSV(tb DataTable) ([][]string, error) {
+	r := csv.NewReader(strings.NewReader(tb.CSV()))
+	r.Comment = '#'
+	return r.ReadAll()
+}

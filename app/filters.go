@@ -45,6 +45,72 @@ type filterState struct {
 	// (the load's result would never be shown).
 	ui    app.Context
 	hasUI bool
+
+	// stopMenus removes the document listeners of listenMenus.
+	stopMenus func()
+}
+
+// listenMenus closes the filter menus as Grafana's do: a click outside
+// an open menu closes it, and Escape (wherever the focus is) closes the
+// open menus and puts the focus back on the toggle (<summary>) of the one
+// it was in, or of the first. Document listeners (capture), removed with
+// the dashboard (stopMenus). Browser only.
+func (d *Dashboard) listenMenus() {
+	if !app.IsClient || d.flt.stopMenus != nil {
+		return
+	}
+	defer func() { recover() }() // JS: never let it kill the app
+	doc := app.Window().Get("document")
+	openMenus := func() []app.Value {
+		list := doc.Call("querySelectorAll", "details.filter-menu[open]")
+		out := make([]app.Value, list.Length())
+		for i := range out {
+			out[i] = list.Index(i)
+		}
+		return out
+	}
+	click := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		defer func() { recover() }()
+		if len(args) == 0 {
+			return nil
+		}
+		target := args[0].Get("target")
+		for _, m := range openMenus() {
+			if !m.Call("contains", target).Bool() {
+				m.Set("open", false)
+			}
+		}
+		return nil
+	})
+	key := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		defer func() { recover() }()
+		if len(args) == 0 || args[0].Get("key").String() != "Escape" {
+			return nil
+		}
+		menus := openMenus()
+		if len(menus) == 0 {
+			return nil
+		}
+		focus := menus[0]
+		active := doc.Get("activeElement")
+		for _, m := range menus {
+			if active.Truthy() && m.Call("contains", active).Bool() {
+				focus = m
+			}
+			m.Set("open", false)
+		}
+		focus.Call("querySelector", "summary").Call("focus")
+		return nil
+	})
+	doc.Call("addEventListener", "click", click, true)
+	doc.Call("addEventListener", "keydown", key, true)
+	d.flt.stopMenus = func() {
+		defer func() { recover() }()
+		doc.Call("removeEventListener", "click", click, true)
+		doc.Call("removeEventListener", "keydown", key, true)
+		click.Release()
+		key.Release()
+	}
 }
 
 // uiCtx is the context to load with: the Dashboard's when mounted.

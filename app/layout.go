@@ -63,6 +63,12 @@ type layoutState struct {
 	period    time.Duration
 	viewOpen  bool
 	stopKiosk func()
+	// themeAuto: the server's pre-render of a URL without theme=: the
+	// root takes the theme of the page (specdash.css: the OS setting,
+	// prefers-color-scheme, or the remembered choice boot.js puts on
+	// <html data-theme>) instead of forcing light; the browser decides
+	// (withPrefs) and renders an explicit theme.
+	themeAuto bool
 }
 
 func (l layoutState) costOr() float64 {
@@ -88,6 +94,7 @@ func (d *Dashboard) readLayout(u *url.URL) {
 	} else if key, ok := decodeOptionOK(s); ok {
 		d.lay.split = key
 	}
+	d.lay.themeAuto = !app.IsClient && !v.Has("theme")
 	d.lay.kiosk = v.Has(KioskParam)
 	d.lay.period = KioskPeriod
 	if p, err := time.ParseDuration(v.Get(KioskParam)); err == nil && p >= time.Second {
@@ -271,6 +278,16 @@ func prefersDark() (dark bool) {
 	return app.Window().Call("matchMedia", "(prefers-color-scheme: dark)").Get("matches").Bool()
 }
 
+// setPageTheme puts a chosen theme on <html data-theme> (as boot.js does
+// at the first paint), so the page around the dashboard follows it.
+func setPageTheme(theme string) {
+	if !app.IsClient {
+		return
+	}
+	defer func() { recover() }()
+	app.Window().Get("document").Get("documentElement").Call("setAttribute", "data-theme", theme)
+}
+
 // remember keeps a choice of theme or refresh period for the next visit.
 func remember(ctx app.Context, key, value string) {
 	if !app.IsClient {
@@ -323,6 +340,15 @@ func (d *Dashboard) stopLayout() {
 		d.lay.stopKiosk()
 		d.lay.stopKiosk = nil
 	}
+}
+
+// themeName is the root's theme (class theme-<name>, data-theme):
+// ThemeLight, ThemeDark, or "auto" (themeAuto).
+func (d *Dashboard) themeName(pal Palette) string {
+	if d.lay.themeAuto {
+		return "auto"
+	}
+	return pal.Name
 }
 
 // layoutClass is the root's class for kiosk mode ("" otherwise).

@@ -111,16 +111,18 @@ func (d *Dashboard) exportTable(name string) DataTable {
 	switch name {
 	case "breakdown":
 		return report.BreakdownTable(d.model(), v.groups)
+	// The split charts export what they show: one group, or the blend
+	// (splitModel, layout.go).
 	case ChartPerPosition:
-		return report.PerPositionTable(d.model())
+		return report.PerPositionTable(d.splitModel())
 	case ChartHeatmap:
-		return report.HeatmapTable(d.model())
+		return report.HeatmapTable(d.splitModel())
 	case ChartAcceptanceRate:
 		return report.LinesTable(name, d.model(), v.rate, "ratio")
 	case ChartAcceptanceLength:
 		return report.LinesTable(name, d.model(), v.length, "tokens per draft")
 	case ChartThroughput:
-		return report.LinesTable(name, d.model(), v.tokens, "tokens/s")
+		return report.LinesTable(name, d.splitModel(), v.tokens, "tokens/s")
 	case ChartDrafts:
 		return report.LinesTable(name, d.model(), v.drafts, "drafts/s")
 	case ChartLatency:
@@ -134,11 +136,12 @@ func (d *Dashboard) exportTable(name string) DataTable {
 // Render draws the page.
 func (d *Dashboard) Render() app.UI {
 	v := d.prepare()
-	root := app.Div().Class("dashboard", "theme-"+v.pal.Name, d.layoutClass()).
+	theme := d.themeName(v.pal) // layout.go: "auto" in a pre-render without theme=
+	root := app.Div().Class("dashboard", "theme-"+theme, d.layoutClass()).
 		DataSet("dashboard", "specdash").
 		DataSet("state", d.state()).
 		DataSet("loads", d.gen).
-		DataSet("theme", v.pal.Name)
+		DataSet("theme", theme)
 	var stats compute.Stats
 	var grid compute.Grid
 	if d.res != nil {
@@ -294,7 +297,9 @@ func (d *Dashboard) renderHeader() app.UI {
 		source = "(not configured)"
 	}
 	themeLabel := "Dark theme"
-	if d.q.Theme == ThemeDark {
+	if d.lay.themeAuto {
+		themeLabel = "Switch theme" // pre-render: the page follows the OS (layout.go)
+	} else if d.q.Theme == ThemeDark {
 		themeLabel = "Light theme"
 	}
 	return app.Header().Class("top").Body(

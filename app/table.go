@@ -126,6 +126,23 @@ func cell(col string, v compute.Value, text string) app.UI {
 	return td.DataSet("undefined", "true").Class("undefined").Text(text)
 }
 
+// tipPerData ends the rate columns' tips: which seconds they are per.
+const tipPerData = " Per second of data: from the first bucket with a sample to the window's end, as the cards (the same seconds for every row)."
+
+// perDataText is " (25m 30s)": the seconds the rates are per, when the
+// data covers less than the window; "" otherwise.
+func (d *Dashboard) perDataText() string {
+	if d.res == nil {
+		return ""
+	}
+	g := d.res.Grid
+	covered := int64(d.res.CoveredSeconds() * 1000)
+	if covered <= 0 || covered >= g.End-g.Start {
+		return ""
+	}
+	return " (" + compute.SpanText(covered) + " of the " + compute.SpanText(g.End-g.Start) + " window)"
+}
+
 func (d *Dashboard) renderBreakdown(v *view) app.UI {
 	gb := d.q.Grouping()
 	if d.res != nil {
@@ -143,12 +160,13 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 		head(ColRate, "acceptance rate", tipRate),
 		head(ColLength, "mean acceptance length", tipLength),
 		head(ColK, "k", tipK),
-		head(ColDrafts, "drafts/s", tipDrafts),
-		head(ColAccepted, "accepted tokens/s", tipAccepted),
+		head(ColDrafts, "drafts/s", tipDrafts+tipPerData),
+		head(ColAccepted, "accepted tokens/s", tipAccepted+tipPerData),
 		app.Th().Title(tipHealth).Text("health"), // health.go
 		app.Th().Title("Acceptance rate per bucket over the window (0–100 %).").Text("acceptance rate over time"),
 	)
-	note := "One row per group: ratio of sums within the group. Click a column header (or Tab to it and press Enter) to sort."
+	note := "One row per group: ratio of sums within the group; drafts/s and tokens/s per second of data, as on the cards" + d.perDataText() +
+		". Click a column header (or Tab to it and press Enter) to sort."
 	if len(gb) == 0 {
 		note = "Choose labels under Group by to split the numbers. " + note
 	}
@@ -162,7 +180,7 @@ func (d *Dashboard) renderBreakdown(v *view) app.UI {
 		for _, l := range gb {
 			tds = append(tds, app.Td().Class("label-cell").DataSet("label", l).Text(model.LabelText(g.Labels[l])))
 		}
-		s := g.Stats
+		s := d.res.CoveredStatsOf(g.Stats) // rates per second of data, as the cards
 		kText := "unknown"
 		if s.K > 0 {
 			kText = strconv.Itoa(s.K)

@@ -42,10 +42,10 @@ func (g Grid) BucketAt(t int64) int {
 }
 
 // Note says when the data starts well inside the window (after its first
-// tenth): rates over the window (drafts/s, tokens/s: increase / window
-// seconds, vLLM's interval rule) then average over the part without data
-// too, and read lower than per-bucket rates. "" when the data covers
-// (almost) the whole window, or there is none.
+// tenth), and that the rates (drafts/s, tokens/s) are then per second of
+// the part with data (model.Model.CoveredStatsOf: cards, breakdown table,
+// exports and `specdash report` alike), not per window second. "" when
+// the data covers (almost) the whole window, or there is none.
 func (c Coverage) Note(g Grid) string {
 	n := g.Buckets()
 	if n == 0 || c.FirstBucket <= 0 || c.FirstBucket >= n {
@@ -56,7 +56,7 @@ func (c Coverage) Note(g Grid) string {
 		return ""
 	}
 	return "Data covers the last " + SpanText(covered) + " of this " + SpanText(window) +
-		" window; rates (drafts/s, tokens/s) are averaged over the whole window"
+		" window; rates (drafts/s, tokens/s) are per second of data (" + SpanText(covered) + ")"
 }
 
 // SpanText prints a span of ms as "1m 05s", "2h 03m", "45s", "15m", "2d 3h".

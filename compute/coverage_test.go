@@ -26,7 +26,7 @@ func TestCoverageNote(t *testing.T) {
 	if c.FirstBucket != 37 || c.DataFrom != 555000 {
 		t.Fatalf("coverage %+v, want bucket 37 from 555000 ms", c)
 	}
-	if got, want := c.Note(g), "Data covers the last 45s of this 10m window; rates (drafts/s, tokens/s) are averaged over the whole window"; got != want {
+	if got, want := c.Note(g), "Data covers the last 45s of this 10m window; rates (drafts/s, tokens/s) are per second of data (45s)"; got != want {
 		t.Errorf("note %q, want %q", got, want)
 	}
 	// Data over (almost) the whole window, or none: no note.

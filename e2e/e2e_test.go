@@ -332,8 +332,8 @@ func compareWithReport(t *testing.T, c *metricsclient.Client, p page, filters []
 		t.Errorf("page step %s s, report step %v s", p.Step, r.StepSeconds)
 	}
 	want := r.Total
-	// The cards' rates are per second of data (the report's per window
-	// second): rescale the report's counts.
+	// The cards' rates are per second of data, as the report's: computed
+	// again from the report's counts and the page's seconds of data.
 	if cov, err := strconv.ParseFloat(p.Covered, 64); err == nil && cov > 0 {
 		want.DraftsPerSecond = compute.Defined(want.Drafts / cov)
 		want.AcceptedThroughput = compute.Defined(want.AcceptedTokens / cov)

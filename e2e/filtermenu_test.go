@@ -311,3 +311,59 @@ func TestZoomBack(t *testing.T) {
 		t.Errorf("range control after Back: %q, want 5m", v)
 	}
 }
+
+// TestFilterMenuDismiss: the filter menus close as Grafana's do. A click
+// outside an open menu (on the page's title) closes it; opening another
+// menu closes the first; Escape closes the menu wherever the focus is in
+// it (a value's checkbox, not only the search box) and puts the focus
+// back on the menu's toggle; a click inside the menu (its search box)
+// leaves it open.
+func TestFilterMenuDismiss(t *testing.T) {
+	base := layoutServer(t)
+	tab := newTab(t)
+	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 900))
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+layoutWindow().Encode()))
+	waitReady(t, tab, 90*time.Second)
+	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length === 2`)
+	isOpen := func(id string) bool {
+		return run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`document.getElementById('`+id+`').open`))
+	}
+	openMenu := func(id string) {
+		t.Helper()
+		step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#`+id+` > summary`)))
+		waitJS(t, tab, 10*time.Second, `document.getElementById('`+id+`').open === true`)
+	}
+
+	// Outside click (real mouse events at the page title).
+	openMenu("model-menu")
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#model-search`)))
+	if !isOpen("model-menu") {
+		t.Fatal("a click in the menu's search box closed the menu")
+	}
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`.brand h1`)))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('model-menu').open === false`)
+
+	// Opening another menu closes the first.
+	openMenu("model-menu")
+	openMenu("engine-menu")
+	if isOpen("model-menu") {
+		t.Error("the model menu stayed open when the engine menu was opened")
+	}
+
+	// Escape with the focus on a value's checkbox: closed, focus on the toggle.
+	step(t, tab, 10*time.Second, chromedp.Focus(chromedp.CSS(`#engine input[type=checkbox]`)))
+	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Escape))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('engine-menu').open === false`)
+	if focus := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(() => { const a = document.activeElement; return a ? a.tagName + '#' + (a.parentElement ? a.parentElement.id : '') : ''; })()`)); focus != "SUMMARY#engine-menu" {
+		t.Errorf("after Escape the focus is on %q, want the engine menu's toggle (SUMMARY#engine-menu)", focus)
+	}
+	// Escape from the search box too.
+	openMenu("model-menu")
+	step(t, tab, 10*time.Second, chromedp.Focus(chromedp.CSS(`#model-search`)))
+	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Escape))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('model-menu').open === false && document.activeElement === document.querySelector('#model-menu > summary')`)
+	// Nothing was chosen along the way.
+	if q := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`location.search`)); strings.Contains(q, "model=") || strings.Contains(q, "engine=") {
+		t.Errorf("closing the menus changed the filters: %s", q)
+	}
+}

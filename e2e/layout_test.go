@@ -243,6 +243,25 @@ func TestLayoutNowCards(t *testing.T) {
 			t.Errorf("%s: shows %q, want %v", c.name, c.got, c.want)
 		}
 	}
+	// The breakdown table: per second of data too (the same seconds as
+	// the cards), so its rows add up to the card (the window's first 300 s
+	// have no data).
+	rows := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('.breakdown tbody tr')).map(r => r.querySelector('[data-label=model_name]').textContent + '=' + r.querySelector('[data-cell=drafts-per-second]').dataset.value)`))
+	if len(rows) != len(layoutModels) {
+		t.Errorf("breakdown rows %q, want one per model", rows)
+	}
+	for _, r := range rows {
+		name, val, _ := strings.Cut(r, "=")
+		for _, m := range layoutModels {
+			if m.name != name {
+				continue
+			}
+			want := float64(m.drafts*layoutTicks) / covered
+			if got, err := strconv.ParseFloat(val, 64); err != nil || !closeEnough(got, want) {
+				t.Errorf("breakdown %s drafts/s %q, want %v (per %v s of data, as the cards)", name, val, want, covered)
+			}
+		}
+	}
 	if v.NowState != "stopped" || v.Now["acceptance-rate"] != "undefined" {
 		t.Errorf("now: state %q, acceptance %q; want stopped, undefined (no drafts)", v.NowState, v.Now["acceptance-rate"])
 	}

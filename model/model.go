@@ -427,7 +427,7 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 	m.DataFrom = g.BucketStart(m.FirstBucket)
 	m.LastPoint = lastPoint(series)
 	if note := m.CoverageNote(); note != "" {
-		// Throughputs are per window second.
+		// Rates are per second of data (CoveredStatsOf).
 		m.Notes = append(m.Notes, note)
 	}
 	m.Groups = make([]Group, len(groups))

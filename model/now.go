@@ -138,10 +138,17 @@ func (m *Model) CoveredSeconds() float64 {
 // window second: a window whose data starts late does not read lower than
 // its charts. Ratios are the window's ratios of sums; a rate the schema
 // leaves undefined stays undefined.
-func (m *Model) CoveredStats() compute.Stats {
-	s := m.Stats
+func (m *Model) CoveredStats() compute.Stats { return m.CoveredStatsOf(m.Stats) }
+
+// CoveredStatsOf is s (the window's numbers of m's total or of one of its
+// groups) with the rates per second of m's data (CoveredSeconds), as the
+// cards show them: the breakdown table, its export and `specdash report`
+// divide every group by the same seconds, so the groups' rates add up to
+// the total's and sort as their counts do. A gauge schema's time averages
+// (Schema.Averaged) and a window without data are returned as they are.
+func (m *Model) CoveredStatsOf(s compute.Stats) compute.Stats {
 	sec := m.CoveredSeconds()
-	if !(sec > 0) || math.IsInf(sec, 0) {
+	if !(sec > 0) || math.IsInf(sec, 0) || (m.Schema != nil && m.Schema.Averaged != nil) {
 		return s
 	}
 	per := func(v compute.Value, n float64) compute.Value {

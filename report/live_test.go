@@ -87,7 +87,8 @@ func TestLiveSimulator(t *testing.T) {
 	// The two models draft k=3 and k=2: the first warning says so; the
 	// simulator started inside the window: the second says how much of it
 	// the data covers.
-	wantCov := " of this " + compute.SpanText(res.Grid.End-res.Grid.Start) + " window; rates (drafts/s, tokens/s) are averaged over the whole window"
+	wantCov := " of this " + compute.SpanText(res.Grid.End-res.Grid.Start) + " window; rates (drafts/s, tokens/s) are per second of data (" +
+		compute.SpanText(int64(res.CoveredSeconds*1000)) + ")"
 	if len(res.Warnings) != 2 || !strings.HasPrefix(res.Warnings[0], "the selected series mix k = 2 and 3 (model_name: ") ||
 		!strings.Contains(res.Warnings[0], "from pos 3 on") ||
 		!strings.HasPrefix(res.Warnings[1], "Data covers the last ") || !strings.HasSuffix(res.Warnings[1], wantCov) {
@@ -113,7 +114,7 @@ func TestLiveSimulator(t *testing.T) {
 			t.Errorf("no group for %q engine %s", ts.Model, ts.Engine)
 			continue
 		}
-		checkCounts(t, ts.Model+"/"+ts.Engine, g.Stats, ts.Total, res.WindowSeconds)
+		checkCounts(t, ts.Model+"/"+ts.Engine, g.Stats, ts.Total, res.CoveredSeconds)
 		total.Drafts += ts.Total.Drafts
 		total.DraftTokens += ts.Total.DraftTokens
 		total.AcceptedTokens += ts.Total.AcceptedTokens
@@ -125,7 +126,7 @@ func TestLiveSimulator(t *testing.T) {
 	if atPos[2] == total.Drafts {
 		t.Fatalf("the simulated series do not mix k: drafts at positions %v", atPos)
 	}
-	simtest.CheckCountsAt(t, "total", res.Total, total, atPos, res.WindowSeconds)
+	simtest.CheckCountsAt(t, "total", res.Total, total, atPos, res.CoveredSeconds)
 
 	// Not grouped: one group, equal to the total.
 	opts.GroupBy = nil
@@ -136,8 +137,8 @@ func TestLiveSimulator(t *testing.T) {
 	if len(res2.Groups) != 1 || len(res2.Groups[0].Labels) != 0 {
 		t.Fatalf("ungrouped: %+v", res2.Groups)
 	}
-	simtest.CheckCountsAt(t, "ungrouped", res2.Groups[0].Stats, total, atPos, res2.WindowSeconds)
-	simtest.CheckCountsAt(t, "ungrouped total", res2.Total, total, atPos, res2.WindowSeconds)
+	simtest.CheckCountsAt(t, "ungrouped", res2.Groups[0].Stats, total, atPos, res2.CoveredSeconds)
+	simtest.CheckCountsAt(t, "ungrouped total", res2.Total, total, atPos, res2.CoveredSeconds)
 
 	// A model filter (quotes and a backslash in the name) selects exactly it.
 	opts.Filters = []metricsclient.Filter{{Name: "model_name", Values: []string{liveModels[1]}}}
@@ -161,7 +162,7 @@ func TestLiveSimulator(t *testing.T) {
 	if len(res3.Groups) != 1 || res3.Groups[0].Labels["model_name"] != liveModels[1] {
 		t.Fatalf("filtered groups: %+v", res3.Groups)
 	}
-	checkCounts(t, "filtered", res3.Total, m1, res3.WindowSeconds)
+	checkCounts(t, "filtered", res3.Total, m1, res3.CoveredSeconds)
 }
 
 // checkCounts is simtest.CheckCounts.

@@ -77,11 +77,17 @@ type Group struct {
 //	   "violations"?}],
 //	 "total": {the same fields, no labels}, "warnings"?}
 //
-// Counts are drafts and tokens, ratios 0..1, throughputs tokens/s (drafts/s),
-// times RFC 3339 UTC; undefined values (no drafts in the window) are null.
+// Counts are drafts and tokens, ratios 0..1, throughputs tokens/s (drafts/s)
+// per second of data ("covered_seconds", model.Model.CoveredStatsOf: the
+// dashboard's cards and breakdown table give the same), times RFC 3339 UTC; undefined values (no drafts in the window) are null.
 type Result struct {
 	// WindowSeconds is End - Start in seconds.
 	WindowSeconds float64 `json:"window_seconds"`
+	// CoveredSeconds is the part of the window with data (from the first
+	// bucket with a sample to End, model.Model.CoveredSeconds): the rates
+	// (drafts/s, tokens/s) are per second of it, as on the dashboard's
+	// cards and breakdown table.
+	CoveredSeconds float64 `json:"covered_seconds"`
 	// Start (exclusive) and End (inclusive) of the window, step-aligned.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -187,17 +193,18 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 func FromModel(m *model.Model, warnings []string) *Result {
 	g := m.Grid
 	r := &Result{
-		WindowSeconds: g.Seconds(),
-		Start:         time.UnixMilli(g.Start).UTC(),
-		End:           time.UnixMilli(g.End).UTC(),
-		StepSeconds:   g.StepSeconds(),
-		Convention:    ConventionName(m.Request.Convention),
-		Total:         m.Stats,
-		TotalInsights: m.Insights,
-		Warnings:      append(warnings, m.Notes...),
-		GroupBy:       append([]string(nil), m.Request.GroupBy...),
-		Grid:          g,
-		Latency:       latencyInfo(m),
+		WindowSeconds:  g.Seconds(),
+		CoveredSeconds: m.CoveredSeconds(),
+		Start:          time.UnixMilli(g.Start).UTC(),
+		End:            time.UnixMilli(g.End).UTC(),
+		StepSeconds:    g.StepSeconds(),
+		Convention:     ConventionName(m.Request.Convention),
+		Total:          m.CoveredStats(), // rates per second of data, as the cards
+		TotalInsights:  m.Insights,
+		Warnings:       append(warnings, m.Notes...),
+		GroupBy:        append([]string(nil), m.Request.GroupBy...),
+		Grid:           g,
+		Latency:        latencyInfo(m),
 	}
 	groups := m.Groups
 	if sn := m.Schema; sn != nil {
@@ -214,7 +221,7 @@ func FromModel(m *model.Model, warnings []string) *Result {
 	}
 	r.Groups = make([]Group, len(groups))
 	for i, gr := range groups {
-		r.Groups[i] = Group{Labels: gr.Labels, Stats: gr.Stats, Insights: gr.Insights, V0: gr.V0, Averaged: gr.Averaged,
+		r.Groups[i] = Group{Labels: gr.Labels, Stats: m.CoveredStatsOf(gr.Stats), Insights: gr.Insights, V0: gr.V0, Averaged: gr.Averaged,
 			Health: gr.Health, Changes: changesOf(m, gr.Changes)}
 	}
 	r.TotalHealth, r.TotalChanges = m.Health, changesOf(m, m.Changes)
@@ -283,6 +290,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "window %s (%s to %s), step %s, mean acceptance length %s\n",
 		seconds(r.WindowSeconds), r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), seconds(r.StepSeconds), conv)
+	if r.CoveredSeconds > 0 && r.CoveredSeconds < r.WindowSeconds {
+		fmt.Fprintf(&b, "rates (drafts/s, tokens/s) per second of data: %s of the window\n", seconds(r.CoveredSeconds))
+	}
 	r.writeSchemaText(&b)
 	if len(r.GroupBy) > 0 {
 		for _, g := range r.Groups {

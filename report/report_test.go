@@ -88,7 +88,7 @@ func seedResult(conv compute.Convention) *Result {
 	empty := compute.Counts{AcceptedPerPosition: []float64{0, 0, 0}}
 	end := time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC)
 	return &Result{
-		WindowSeconds: 10, Start: end.Add(-10 * time.Second), End: end, StepSeconds: 5,
+		WindowSeconds: 10, CoveredSeconds: 10, Start: end.Add(-10 * time.Second), End: end, StepSeconds: 5,
 		Convention: ConventionName(conv),
 		Groups: []Group{
 			{Labels: map[string]string{"model_name": "idle"}, Stats: compute.Derive(empty, 10, conv)},
@@ -109,7 +109,7 @@ func TestWriteJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJSON := `{
-	  "window_seconds": 10, "start": "2025-05-01T11:59:50Z", "end": "2025-05-01T12:00:00Z", "step_seconds": 5,
+	  "window_seconds": 10, "covered_seconds": 10, "start": "2025-05-01T11:59:50Z", "end": "2025-05-01T12:00:00Z", "step_seconds": 5,
 	  "convention": "no-bonus",
 	  "groups": [
 	    {"labels": {"model_name": "idle"}, "k": 3, "drafts": 0, "draft_tokens": 0, "accepted_tokens": 0,

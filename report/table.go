@@ -131,8 +131,9 @@ func Num(v compute.Value) any {
 // BreakdownTable is the breakdown table's numbers: one row per group (the
 // rows as sorted on the page), columns = the group-by labels, then
 // acceptance_rate (ratio 0..1), mean_acceptance_length (tokens/draft), k,
-// drafts_per_second, accepted_tokens_per_second, drafted_tokens_per_second,
-// drafts and accepted_tokens and draft_tokens (counts in the window).
+// drafts_per_second, accepted_tokens_per_second, drafted_tokens_per_second
+// (per second of data, model.Model.CoveredStatsOf, as the cards), drafts
+// and accepted_tokens and draft_tokens (counts in the window).
 func BreakdownTable(res *model.Model, groups []model.Group) Table {
 	t := Table{Name: "breakdown"}
 	if res == nil {
@@ -147,7 +148,7 @@ func BreakdownTable(res *model.Model, groups []model.Group) Table {
 		for _, l := range res.Request.GroupBy {
 			row = append(row, g.Labels[l])
 		}
-		s := g.Stats
+		s := res.CoveredStatsOf(g.Stats)
 		row = append(row, Num(s.AcceptanceRate), Num(s.MeanAcceptanceLength), s.K,
 			Num(s.DraftsPerSecond), Num(s.AcceptedThroughput), Num(s.DraftedThroughput),
 			s.Drafts, s.DraftTokens, s.AcceptedTokens)

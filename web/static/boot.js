@@ -28,6 +28,18 @@
 // specdash:wasm:compiled when the module is compiled.
 (function () {
   "use strict";
+  // The theme of the first paint: a chosen one (?theme=, else the choice
+  // the dashboard remembered in local storage, specdash.theme, stored as
+  // JSON by go-app) as <html data-theme>, before the body is painted;
+  // without one, specdash.css follows the OS (prefers-color-scheme).
+  try {
+    var theme = new URLSearchParams(location.search).get("theme");
+    if (theme !== "dark" && theme !== "light") {
+      theme = String(localStorage.getItem("specdash.theme") || "").replace(/"/g, "");
+    }
+    if (theme === "dark" || theme === "light") document.documentElement.setAttribute("data-theme", theme);
+  } catch (e) { }
+
   var script = document.currentScript;
   var url = script && script.getAttribute("data-wasm");
   if (!url || typeof WebAssembly !== "object" || !WebAssembly.compileStreaming || !window.fetch) return;

@@ -7,6 +7,7 @@
 //   update(inst, json, zoom, prev) -> state   draw an option (see below)
 //   idle(cb, ms) -> handle, cancel(handle)    requestIdleCallback or a timer
 //   link(inst, group), unlink(inst)           shared crosshair and tooltip
+//   exportPNG(inst, bg, fg, lines) -> url      PNG export with a title
 // }
 //
 // Option values stay data: options are parsed with JSON.parse; nothing here
@@ -132,5 +133,51 @@
     inst.__specdashLink = null;
   }
 
-  window.specdashCharts = {update: update, idle: idle, cancel: cancel, link: link, unlink: unlink};
+  // exportPNG returns a PNG data URL of the chart as getDataURL draws it
+  // (pixel ratio 2, on bg, without the toolbox) under lines of text in fg:
+  // the view's summary (filters, window, source, convention, the group a
+  // split chart shows; app/exportmeta.go), so that the picture says what
+  // it shows. Lines wider than the chart wrap at spaces. Synchronous: the
+  // chart is drawn to a canvas (renderToCanvas), not decoded from a URL.
+  function exportPNG(inst, bg, fg, lines) {
+    var hidden = [];
+    inst.getModel().eachComponent({mainType: "toolbox"}, function (c) {
+      var v = inst.getViewOfComponentModel(c);
+      if (v && !v.group.ignore) { v.group.ignore = true; hidden.push(v); }
+    });
+    var chart;
+    try {
+      chart = inst.renderToCanvas({pixelRatio: 2, backgroundColor: bg});
+    } finally {
+      for (var h = 0; h < hidden.length; h++) hidden[h].group.ignore = false;
+    }
+    var ratio = 2, size = 12 * ratio, lh = Math.round(size * 1.4), pad = 8 * ratio;
+    var font = size + "px system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif";
+    var out = document.createElement("canvas");
+    var ctx = out.getContext("2d");
+    ctx.font = font;
+    var rows = [], max = Math.max(chart.width - 2 * pad, 10 * size);
+    for (var i = 0; i < (lines || []).length; i++) {
+      var words = String(lines[i]).split(" "), row = "";
+      for (var w = 0; w < words.length; w++) {
+        var next = row ? row + " " + words[w] : words[w];
+        if (row && ctx.measureText(next).width > max) { rows.push(row); row = words[w]; } else row = next;
+      }
+      rows.push(row);
+    }
+    var top = rows.length ? pad + rows.length * lh : 0;
+    out.width = chart.width;
+    out.height = chart.height + top;
+    ctx = out.getContext("2d"); // sizing reset the state
+    ctx.fillStyle = bg;
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.fillStyle = fg;
+    ctx.font = font;
+    ctx.textBaseline = "top";
+    for (var r = 0; r < rows.length; r++) ctx.fillText(rows[r], pad, pad + r * lh);
+    ctx.drawImage(chart, 0, top);
+    return out.toDataURL("image/png");
+  }
+
+  window.specdashCharts = {update: update, idle: idle, cancel: cancel, link: link, unlink: unlink, exportPNG: exportPNG};
 })();
