@@ -47,6 +47,10 @@ type Source interface {
 	// SchemaLabels lists the label names and values of schema s's series
 	// in [start, end], unfiltered (the filter menus).
 	SchemaLabels(ctx context.Context, s metricsclient.Schema, start, end time.Time) (map[string][]string, error)
+	// SelectionSize is the number of counter series that match filters at
+	// g's start or end (metricsclient.Client.SelectionSize): one cheap
+	// query that says which way to read a live view (RawSeriesMax).
+	SelectionSize(ctx context.Context, g compute.Grid, filters []metricsclient.Filter) (int, error)
 }
 
 // Request selects the numbers of one Model.
@@ -309,25 +313,34 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	}
 	// The query plan (docs/ARCHITECTURE.md, "Query plan"): a refresh that
 	// continues r.Prev (a Window exists only for a small selection) reads
-	// its newest points series by series; any other load is a shaped
-	// read, followed by the raw read of the whole window when the view is
-	// live (r.Now set, not r.Fixed) and the selection small, for the
-	// Window of the next refresh.
+	// its newest points series by series; so does the first load of a
+	// live view (r.Now set, not r.Fixed) of a small selection
+	// (SelectionSize, one cheap query first), for the Window of the next
+	// refresh; any other load is a shaped read (followed by the raw read
+	// when a live view's selection proves small after all).
 	var (
 		f  *metricsclient.Fetched
 		w  *metricsclient.Window
 		sh *metricsclient.Shaped
 	)
+	live := !r.Now.IsZero() && !r.Fixed
 	if r.Prev == nil {
-		f, sh, err = src.FetchShapedAuto(ctx, fr, r.GroupBy)
-		if err != nil {
-			return fail(err)
+		small := false
+		if live {
+			n, err := src.SelectionSize(ctx, g, r.Filters)
+			small = err == nil && n <= RawSeriesMax
 		}
-		if sh != nil && !r.Now.IsZero() && !r.Fixed && sh.SourceSeries <= RawSeriesMax {
-			sh = nil
+		if !small {
+			f, sh, err = src.FetchShapedAuto(ctx, fr, r.GroupBy)
+			if err != nil {
+				return fail(err)
+			}
+			if sh != nil && live && sh.SourceSeries <= RawSeriesMax {
+				sh = nil
+			}
 		}
 	}
-	if sh == nil && (f == nil || (!r.Now.IsZero() && !r.Fixed)) {
+	if sh == nil && (f == nil || live) {
 		f, w, err = src.Fetch(ctx, fr)
 		if err != nil {
 			return fail(err)
