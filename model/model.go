@@ -517,8 +517,9 @@ func (m *Model) SetLabels(labels map[string][]string) { m.setLabels(labels) }
 // labelsWhenFiltered fills the filter menus' label lists after a fetch
 // whose filters exclude every series (metricsclient.CauseFiltered): the
 // schema's series exist in the window without the filters, so the menus
-// list their values (one series request), and the user can pick values
-// that exist instead of editing the URL. Other errors leave them unset.
+// list their values (SeriesLabels: the label names and values APIs), and
+// the user can pick values that exist instead of editing the URL. Other
+// errors leave them unset.
 func (m *Model) labelsWhenFiltered(ctx context.Context, src Source, err error) {
 	var miss *metricsclient.MissingMetricsError
 	if !m.Request.Labels || !errors.As(err, &miss) || miss.Cause != metricsclient.CauseFiltered {
