@@ -123,24 +123,26 @@ func groupKey(vals []string) string {
 // filters, for grouping by groupBy, with queries whose answers grow with
 // groups x positions x buckets rather than with the number of series:
 //
-//   - one instant query at g.End finds the irregular label sets (engines):
-//     a counter that reset (resets), a _created gauge that changed
-//     (changes: a restart whose first value is above the old one), a
-//     series absent at g.Start or at g.End (started or stopped inside the
-//     window); and whether k mixes within a group;
-//   - one range query over g sums and counts, per group, family and
-//     position, the last value in each step's lookback window (Lookback),
-//     as FetchSeries reads each series; when k mixes, one more sums the
-//     drafts of the series that have each position (the drafts of each k
-//     follow);
+//   - one instant query at g.End finds the irregular label sets (engines)
+//     from the drafts counter (detectName): a counter that reset
+//     (resets), a _created gauge that changed (changes: a restart whose
+//     first value is above the old one), a series absent at g.Start or at
+//     g.End (started or stopped inside the window);
+//   - concurrently, two range queries per family over g sum and count,
+//     per group and position, the last value in each step's lookback
+//     window (Lookback), as FetchSeries reads each series; when the counts
+//     show k mixing within a group, one more sums the drafts of the series
+//     that have each position (the drafts of each k follow);
 //   - the irregular label sets are then read alone: their values at the
 //     grid points (to take them out of the sums), the buckets in which
 //     they reset or restarted, and the raw samples of those buckets, from
 //     which their exact increases are computed (a restart between two
 //     step points, or one that _created alone reveals, loses nothing);
 //   - a steady series that misses grid points (a gap longer than the
-//     lookback) shows as a dip in its group's count of series: one
-//     instant query names it, and it is read as an irregular one.
+//     lookback), or a series of another family than drafts that started,
+//     stopped or reset alone, shows as a change in its group's count of
+//     series: one instant query per cause names it (the detection of that
+//     family, the gap probe), and it is read as an irregular one.
 //
 // compute.Aggregate(result.Series, groupBy, g) (or result.Groups(g)) gives
 // the raw path's groups: the same counts per bucket and in total, the same
@@ -535,10 +537,6 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 			}
 		}
 	}
-	// The keys in the order of the former single query (family, then as
-	// the source answered), whatever order the parts arrived in.
-	slices.SortStableFunc(order, func(a, b shapedKey) int { return int(a.fam) - int(b.fam) })
-
 	// Does k mix within a group? Then the drafts of the label sets that
 	// have each position are read too (dapQuery).
 	var dap map[shapedKey]*shapedVals
