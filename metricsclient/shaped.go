@@ -139,10 +139,15 @@ func groupKey(vals []string) string {
 //     which their exact increases are computed (a restart between two
 //     step points, or one that _created alone reveals, loses nothing);
 //   - a steady series that misses grid points (a gap longer than the
-//     lookback), or a series of another family than drafts that started,
-//     stopped or reset alone, shows as a change in its group's count of
-//     series: one instant query per cause names it (the detection of that
-//     family, the gap probe), and it is read as an irregular one.
+//     lookback), or a series of another family than drafts that started
+//     or stopped while its engine's drafts did not, shows as a change in
+//     its group's count of series: one instant query per cause names it
+//     (the detection of that family, the gap probe), and it is read as an
+//     irregular one. Not seen: a counter of another family that falls
+//     while the engine's drafts neither fall nor change _created (a
+//     restart counting more drafts before its first scrape than the
+//     engine had before, without _created) and whose steady sum does not
+//     fall at a grid point.
 //
 // compute.Aggregate(result.Series, groupBy, g) (or result.Groups(g)) gives
 // the raw path's groups: the same counts per bucket and in total, the same
@@ -375,15 +380,17 @@ func (r *shapedRead) dapQuery() (string, error) {
 }
 
 // detectName is the counter whose series the detection query reads
-// (detectQuery): the first family the schema has, drafts for every
-// engine specdash knows. A restart resets all of an engine's counters
+// (detectQuery): the first family the schema has (drafts; draft tokens
+// for TensorRT-LLM and vLLM V0, which have no drafts counter). A restart resets all of an engine's counters
 // (and changes their _created values) at once, so the drafts counter
 // names the engines that restarted; reading the other families' samples
 // too would multiply the cost (the per-position family has k series per
-// engine) without naming more. A series of another family that starts,
-// stops or has a gap while its engine's drafts are steady makes its
-// group's count of series change between grid points: read then
-// checks that family alone (detectQuery of it, and probeGaps).
+// engine). A series of another family that starts, stops or has a gap
+// while its engine's drafts are steady makes its group's count of series
+// change between grid points: read then checks that family alone
+// (detectQuery of it, and probeGaps). A counter
+// of another family that falls while the drafts neither fall nor change
+// _created is not seen (see FetchShaped).
 func (r *shapedRead) detectName() string {
 	if names := r.s.Names(); len(names) > 0 {
 		return names[0]
