@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"specdash/compute"
 	"specdash/internal/promtest"
 	"specdash/internal/testwait"
 	"specdash/internal/vmtest"
@@ -138,6 +139,54 @@ func TestSeriesLabels(t *testing.T) {
 		got, err = c.SeriesLabels(ctx, []Filter{{Name: "model_name", Values: []string{"absent"}}}, start, end)
 		if err != nil || got == nil || len(got) != 0 {
 			t.Errorf("%s: labels of an absent model %v (%v), want an empty map", src.name, got, err)
+		}
+		cancel()
+	}
+}
+
+// TestSelectionSize: the number of counter series matching the filters at
+// the grid's start or end, the larger, on a real Prometheus and a real
+// VictoriaMetrics: 4 engines of k 3 (6 counter series each; the gauge of
+// no schema not counted), the series of one model, and a window whose end
+// lies after the data (counted at its start).
+func TestSelectionSize(t *testing.T) {
+	t0 := time.Now().Add(-time.Hour).Unix() / 60 * 60
+	om := labelsOM(t0)
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
+	vm := vmtest.Start(t)
+	vmtest.Import(t, vm, om, nil)
+	ms := func(s int64) int64 { return s * 1000 }
+	cases := []struct {
+		name    string
+		g       compute.Grid
+		filters []Filter
+		want    int
+	}{
+		{"at the end", compute.Grid{Start: ms(t0 - 600), End: ms(t0 + 120), Step: ms(60)}, nil, 24},
+		{"one model", compute.Grid{Start: ms(t0 - 600), End: ms(t0 + 120), Step: ms(60)}, []Filter{{Name: "model_name", Values: []string{"m-a"}}}, 12},
+		{"at the start", compute.Grid{Start: ms(t0 + 60), End: ms(t0 + 1260), Step: ms(60)}, nil, 24},
+		{"absent model", compute.Grid{Start: ms(t0 - 600), End: ms(t0 + 120), Step: ms(60)}, []Filter{{Name: "model_name", Values: []string{"absent"}}}, 0},
+	}
+	for _, src := range []struct{ name, url string }{{"Prometheus", prom.URL}, {"VictoriaMetrics", vm}} {
+		c, err := New(Config{Address: src.url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		for i, tc := range cases {
+			var n int
+			if i == 0 {
+				// Imported data becomes searchable after a moment.
+				testwait.Until(2*time.Minute, func() bool {
+					n, err = c.SelectionSize(ctx, tc.g, tc.filters)
+					return err == nil && n == tc.want
+				})
+			} else {
+				n, err = c.SelectionSize(ctx, tc.g, tc.filters)
+			}
+			if err != nil || n != tc.want {
+				t.Errorf("%s, %s: %d series (%v), want %d", src.name, tc.name, n, err, tc.want)
+			}
 		}
 		cancel()
 	}
