@@ -448,7 +448,7 @@ func (d *Dashboard) onFilterKey(ctx app.Context, e app.Event) {
 }
 
 // chainLabels reads, in the background, the values each label's menu
-// lists under the other filters (ChainFilters: one series request per
+// lists under the other filters (ChainFilters: one SeriesLabels per
 // distinct filter set, match[] = the schema's selector with those
 // filters), after a load with filters; the menus show them once read.
 func (d *Dashboard) chainLabels(ctx app.Context) {

@@ -70,3 +70,40 @@ func (c *Client) SampleCounts(ctx context.Context, g compute.Grid, filters []Fil
 func (c *Client) SchemaSampleCounts(ctx context.Context, s Schema, g compute.Grid, filters []Filter) ([]float64, []string, error) {
 	return c.WithSchema(s).SampleCounts(ctx, g, filters)
 }
+
+// SelectionSize returns the number of counter series of the known schemas
+// (their Names: every family, no _created gauge) that match filters at
+// g's start or at its end, whichever is larger: an instant query reading
+// one sample per series, to choose how to read the window (model.Compute
+// reads a small live selection series by series, a large one through
+// FetchShaped) before reading it. Series that both start and stop inside
+// the window are not counted. Errors: an invalid filter, an *APIError.
+func (c *Client) SelectionSize(ctx context.Context, g compute.Grid, filters []Filter) (int, error) {
+	seen := map[string]bool{}
+	var names []string
+	for _, s := range Schemas {
+		for _, n := range s.Names() {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	sel, err := Selector(names, filters)
+	if err != nil {
+		return 0, err
+	}
+	q := `label_replace(count(` + sel + `), "at", "end", "", "")`
+	if span := time.Duration(g.End-g.Start) * time.Millisecond; span > 0 {
+		q += ` or label_replace(count(` + sel + ` offset ` + dur(span) + `), "at", "start", "", "")`
+	}
+	v, _, err := c.queryVector(ctx, q, time.UnixMilli(g.End))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, s := range v {
+		n = max(n, int(s.Value))
+	}
+	return n, nil
+}

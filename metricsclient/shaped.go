@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+	"golang.org/x/sync/errgroup"
 
 	"specdash/compute"
 )
@@ -28,8 +29,8 @@ const (
 	// denominators (Counts.DraftsAtPosition) and compute.DistinctK exact.
 	// It appears in the Labels of FetchShaped's summed series only.
 	KLabel = "specdash_k"
-	// partLabel marks which family and aggregation a series of the shaped
-	// query answers ("s2": sum of family 2, "c2": its count of series).
+	// partLabel marks which metric a series of an `or` query of several
+	// metrics answers (the values of the irregular series).
 	partLabel = "specdash_part"
 )
 
@@ -122,24 +123,31 @@ func groupKey(vals []string) string {
 // filters, for grouping by groupBy, with queries whose answers grow with
 // groups x positions x buckets rather than with the number of series:
 //
-//   - one instant query at g.End finds the irregular label sets (engines):
-//     a counter that reset (resets), a _created gauge that changed
-//     (changes: a restart whose first value is above the old one), a
-//     series absent at g.Start or at g.End (started or stopped inside the
-//     window); and whether k mixes within a group;
-//   - one range query over g sums and counts, per group, family and
-//     position, the last value in each step's lookback window (Lookback),
-//     as FetchSeries reads each series; when k mixes, one more sums the
-//     drafts of the series that have each position (the drafts of each k
-//     follow);
+//   - one instant query at g.End finds the irregular label sets (engines)
+//     from the drafts counter (detectName): a counter that reset
+//     (resets), a _created gauge that changed (changes: a restart whose
+//     first value is above the old one), a series absent at g.Start or at
+//     g.End (started or stopped inside the window);
+//   - concurrently, two range queries per family over g sum and count,
+//     per group and position, the last value in each step's lookback
+//     window (Lookback), as FetchSeries reads each series; when the counts
+//     show k mixing within a group, one more sums the drafts of the series
+//     that have each position (the drafts of each k follow);
 //   - the irregular label sets are then read alone: their values at the
 //     grid points (to take them out of the sums), the buckets in which
 //     they reset or restarted, and the raw samples of those buckets, from
 //     which their exact increases are computed (a restart between two
 //     step points, or one that _created alone reveals, loses nothing);
 //   - a steady series that misses grid points (a gap longer than the
-//     lookback) shows as a dip in its group's count of series: one
-//     instant query names it, and it is read as an irregular one.
+//     lookback), or a series of another family than drafts that started
+//     or stopped while its engine's drafts did not, shows as a change in
+//     its group's count of series: one instant query per cause names it
+//     (the detection of that family, the gap probe), and it is read as an
+//     irregular one. Not seen: a counter of another family that falls
+//     while the engine's drafts neither fall nor change _created (a
+//     restart counting more drafts before its first scrape than the
+//     engine had before, without _created) and whose steady sum does not
+//     fall at a grid point.
 //
 // compute.Aggregate(result.Series, groupBy, g) (or result.Groups(g)) gives
 // the raw path's groups: the same counts per bucket and in total, the same
@@ -234,45 +242,61 @@ type shapedRead struct {
 	queries int
 }
 
-// mixedK takes the k probes (partLabel "k" and "d") out of the detection
-// answer and reports whether k mixes within a group: several k, or label
-// sets with drafts but no per-position series (k 0).
-func (r *shapedRead) mixedK(dv model.Vector) (model.Vector, bool) {
-	var rest model.Vector
-	type info struct {
-		ks          map[string]bool
-		withK, with float64
+// mixedK reports whether k mixes within a group, from the shaped counts
+// vals (before the irregular label sets are taken out): at some grid
+// point a group's number of per-position series differs between
+// positions below its largest k, or from its number of drafts series
+// (label sets with drafts but fewer positions, or none). Positions are
+// 0..k-1 on every label set, so the steady label sets of a group mix k
+// only if this holds: then the drafts of the label sets that have each
+// position are read (dapQuery) for splitByK. A group without
+// per-position series does not mix k.
+func (r *shapedRead) mixedK(vals map[shapedKey]*shapedVals, n int) bool {
+	if r.ppName() == "" || r.s.Metrics[compute.Drafts] == "" {
+		return false
 	}
-	groups := map[string]*info{}
-	get := func(m model.Metric) *info {
-		gv := make([]string, len(r.groupBy))
-		for i, l := range r.groupBy {
-			gv[i] = string(m[model.LabelName(l)])
-		}
-		k := groupKey(gv)
-		if groups[k] == nil {
-			groups[k] = &info{ks: map[string]bool{}}
-		}
-		return groups[k]
+	type counts struct {
+		drafts *shapedVals
+		pos    map[int]*shapedVals
 	}
-	for _, s := range dv {
-		switch s.Metric[partLabel] {
-		case "k":
-			in := get(s.Metric)
-			in.ks[string(s.Metric[KLabel])] = true
-			in.withK += float64(s.Value)
-		case "d":
-			get(s.Metric).with += float64(s.Value)
-		default:
-			rest = append(rest, s)
+	groups := map[string]*counts{}
+	for k, v := range vals {
+		c := groups[k.group]
+		if c == nil {
+			c = &counts{pos: map[int]*shapedVals{}}
+			groups[k.group] = c
+		}
+		switch k.fam {
+		case compute.Drafts:
+			c.drafts = v
+		case compute.AcceptedPerPosition:
+			c.pos[k.pos] = v
 		}
 	}
-	for _, in := range groups {
-		if len(in.ks) > 1 || (len(in.ks) > 0 && in.with != in.withK) {
-			return rest, true
+	at := func(v *shapedVals, i int) float64 {
+		if v == nil {
+			return 0
+		}
+		return v.cnt[i]
+	}
+	for _, c := range groups {
+		kMax := 0
+		for p := range c.pos {
+			kMax = max(kMax, p+1)
+		}
+		if kMax == 0 {
+			continue
+		}
+		for i := range n {
+			nd := at(c.drafts, i)
+			for p := range kMax {
+				if at(c.pos[p], i) != nd {
+					return true
+				}
+			}
 		}
 	}
-	return rest, false
+	return false
 }
 
 func (r *shapedRead) count() {
@@ -308,24 +332,34 @@ func (r *shapedRead) byClause() string {
 	return "by (" + strings.Join(by, ", ") + ")"
 }
 
-// shapedQuery is the range query of sums and counts of every family.
-func (r *shapedRead) shapedQuery() (string, error) {
+// sumPart is one range query of the shaped sums: the sum ('s') or the
+// count ('c') of one family's series per group and position.
+type sumPart struct {
+	fam compute.Family
+	agg byte
+	q   string
+}
+
+// sumParts are the range queries of sums and counts of every family,
+// one query each: the source evaluates them concurrently (shapedRead.read),
+// where the terms of one `or` query are evaluated one after the other.
+func (r *shapedRead) sumParts() ([]sumPart, error) {
 	w := dur(Lookback(time.Duration(r.g.Step) * time.Millisecond))
-	var terms []string
-	for i, f := range families {
+	var out []sumPart
+	for _, f := range families {
 		name := r.s.Metrics[f]
 		if name == "" {
 			continue
 		}
 		e, err := r.familyExpr(name, w)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		for _, agg := range []string{"sum", "count"} {
-			terms = append(terms, fmt.Sprintf(`label_replace(%s %s (%s), %q, "%s%d", "", "")`, agg, r.byClause(), e, partLabel, agg[:1], i))
+			out = append(out, sumPart{fam: f, agg: agg[0], q: agg + " " + r.byClause() + " (" + e + ")"})
 		}
 	}
-	return strings.Join(terms, " or "), nil
+	return out, nil
 }
 
 // dapQuery is the range query, for a selection that mixes k within a
@@ -345,19 +379,38 @@ func (r *shapedRead) dapQuery() (string, error) {
 	return fmt.Sprintf(`sum %s (%s + ignoring(%s) group_right() (0 * %s))`, r.byClause(), d, r.s.PositionLabel, pp), nil
 }
 
+// detectName is the counter whose series the detection query reads
+// (detectQuery): the first family the schema has (drafts; draft tokens
+// for TensorRT-LLM and vLLM V0, which have no drafts counter). A restart resets all of an engine's counters
+// (and changes their _created values) at once, so the drafts counter
+// names the engines that restarted; reading the other families' samples
+// too would multiply the cost (the per-position family has k series per
+// engine). A series of another family that starts, stops or has a gap
+// while its engine's drafts are steady makes its group's count of series
+// change between grid points: read then checks that family alone
+// (detectQuery of it, and probeGaps). A counter
+// of another family that falls while the drafts neither fall nor change
+// _created is not seen (see FetchShaped).
+func (r *shapedRead) detectName() string {
+	if names := r.s.Names(); len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
+
 // detectQuery is the instant query (at g.End) that lists the irregular
-// label sets (without metric name and position), and, marked by
-// partLabel, per group the number of label sets of each k ("k", KLabel
-// the k) and of label sets with drafts ("d"): k is mixed within a group
-// when it has several k, or label sets with drafts but without
-// per-position series.
-func (r *shapedRead) detectQuery() (string, error) {
+// label sets (without metric name and position) of the counters names:
+// a series that reset in the window (resets), whose _created gauge
+// changed (a restart whose first value is above the old one), or that
+// has samples in the window but none in the lookback of its start or of
+// its end (it started or stopped inside the window).
+func (r *shapedRead) detectQuery(names []string) (string, error) {
 	g := r.g
 	w := Lookback(time.Duration(g.Step) * time.Millisecond)
 	span := time.Duration(g.End-g.Start) * time.Millisecond
 	d, ws, off := dur(span+w), dur(w), dur(span)
 	var terms []string
-	for _, name := range r.s.Names() {
+	for _, name := range names {
 		sel, err := Selector([]string{name}, r.filters)
 		if err != nil {
 			return "", err
@@ -373,24 +426,7 @@ func (r *shapedRead) detectQuery() (string, error) {
 			terms = append(terms, "(changes("+csel+"["+d+"]) > 0)")
 		}
 	}
-	q := "count without(" + r.s.PositionLabel + ") (" + strings.Join(terms, " or ") + ")"
-	pp, dn := r.ppName(), r.s.Metrics[compute.Drafts]
-	if pp == "" || dn == "" {
-		return q, nil
-	}
-	ppSel, err := Selector([]string{pp}, r.filters)
-	if err != nil {
-		return "", err
-	}
-	dSel, err := Selector([]string{dn}, r.filters)
-	if err != nil {
-		return "", err
-	}
-	by := "by (" + strings.Join(r.groupBy, ", ") + ")"
-	q += fmt.Sprintf(` or label_replace(count_values %s (%q, count without(%s) (last_over_time(%s[%s]))), %q, "k", "", "")`,
-		by, KLabel, r.s.PositionLabel, ppSel, d, partLabel)
-	q += fmt.Sprintf(` or label_replace(count %s (last_over_time(%s[%s])), %q, "d", "", "")`, by, dSel, d, partLabel)
-	return q, nil
+	return "count without(" + r.s.PositionLabel + ") (" + strings.Join(terms, " or ") + ")", nil
 }
 
 // unsupported reports whether err says the source cannot evaluate a
@@ -425,50 +461,93 @@ type shapedVals struct {
 func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	g := r.g
 	n := g.Buckets() + 1
-	sq, err := r.shapedQuery()
+	parts, err := r.sumParts()
 	if err != nil {
 		return nil, "", err
 	}
-	dq, err := r.detectQuery()
+	dq, err := r.detectQuery([]string{r.detectName()})
 	if err != nil {
 		return nil, "", err
 	}
 	rng := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: time.Duration(g.Step) * time.Millisecond}
+	// The detection and the sums of each family concurrently, a few at a
+	// time: the source evaluates each query on its own goroutine.
 	var (
-		wg           sync.WaitGroup
-		sm           model.Matrix
-		sWarn, dWarn []string
-		sErr, dErr   error
-		dv           model.Vector
+		sms   = make([]model.Matrix, len(parts))
+		warns = make([][]string, len(parts)+1)
+		dv    model.Vector
 	)
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(maxShapedConcurrent)
+	eg.Go(func() error {
 		r.count()
-		sm, sWarn, sErr = r.c.queryMatrix(ctx, sq, rng)
-	}()
-	go func() {
-		defer wg.Done()
-		r.count()
-		dv, dWarn, dErr = r.c.queryVector(ctx, dq, time.UnixMilli(g.End))
-	}()
-	wg.Wait()
-	for _, e := range []error{sErr, dErr} {
-		if e != nil {
-			if unsupported(e) {
-				return nil, "the source could not answer the summed queries: " + e.Error(), nil
-			}
-			return nil, "", e
+		var err error
+		dv, warns[len(parts)], err = r.c.queryVector(ectx, dq, time.UnixMilli(g.End))
+		return err
+	})
+	for i, p := range parts {
+		eg.Go(func() error {
+			r.count()
+			var err error
+			sms[i], warns[i], err = r.c.queryMatrix(ectx, p.q, rng)
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		if ctx.Err() == nil && unsupported(err) {
+			return nil, "the source could not answer the summed queries: " + err.Error(), nil
 		}
+		return nil, "", err
 	}
 	out := &Shaped{groupBy: r.groupBy, engines: map[string]int{}}
-	out.Warnings = append(append(out.Warnings, sWarn...), dWarn...)
+	for _, ws := range warns {
+		out.Warnings = append(out.Warnings, ws...)
+	}
 
+	// Sums and counts per key.
+	pos := model.LabelName(r.s.PositionLabel)
+	vals := map[shapedKey]*shapedVals{}
+	var order []shapedKey
+	for pi, sm := range sms {
+		part := parts[pi]
+		for _, ss := range sm {
+			k := shapedKey{fam: part.fam, pos: -1}
+			if k.fam == compute.AcceptedPerPosition {
+				p, err := strconv.Atoi(string(ss.Metric[pos]))
+				if err != nil || p < 0 || p > MaxPosition {
+					return nil, "", fmt.Errorf("shaped sum %s has an invalid %s label: want an integer 0..%d", ss.Metric, pos, MaxPosition)
+				}
+				k.pos = p
+			}
+			gv := make([]string, len(r.groupBy))
+			for i, l := range r.groupBy {
+				gv[i] = string(ss.Metric[model.LabelName(l)])
+			}
+			k.group = groupKey(gv)
+			v := vals[k]
+			if v == nil {
+				v = &shapedVals{groupVals: gv, sum: make([]float64, n), cnt: make([]float64, n), have: make([]bool, n)}
+				vals[k] = v
+				order = append(order, k)
+			}
+			for _, sp := range ss.Values {
+				t := int64(sp.Timestamp)
+				if (t-g.Start)%g.Step != 0 || t < g.Start || t > g.End {
+					return nil, "the source answered the shaped query off the grid", nil
+				}
+				i := (t - g.Start) / g.Step
+				if part.agg == 's' {
+					v.sum[i], v.have[i] = float64(sp.Value), true
+				} else {
+					v.cnt[i] = float64(sp.Value)
+				}
+			}
+		}
+	}
 	// Does k mix within a group? Then the drafts of the label sets that
 	// have each position are read too (dapQuery).
-	dv, mixed := r.mixedK(dv)
 	var dap map[shapedKey]*shapedVals
-	if mixed {
+	if r.mixedK(vals, n) {
 		q, err := r.dapQuery()
 		if err != nil {
 			return nil, "", err
@@ -505,52 +584,6 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 		}
 	}
 
-	// Sums and counts per key.
-	pos := model.LabelName(r.s.PositionLabel)
-	vals := map[shapedKey]*shapedVals{}
-	var order []shapedKey
-	for _, ss := range sm {
-		part := string(ss.Metric[partLabel])
-		if len(part) < 2 {
-			return nil, "the source answered the shaped query without its " + partLabel + " label", nil
-		}
-		fi, err := strconv.Atoi(part[1:])
-		if err != nil || fi < 0 || fi >= len(families) {
-			return nil, "the source answered the shaped query with an unknown part " + strconv.Quote(part), nil
-		}
-		k := shapedKey{fam: families[fi], pos: -1}
-		if k.fam == compute.AcceptedPerPosition {
-			p, err := strconv.Atoi(string(ss.Metric[pos]))
-			if err != nil || p < 0 || p > MaxPosition {
-				return nil, "", fmt.Errorf("shaped sum %s has an invalid %s label: want an integer 0..%d", ss.Metric, pos, MaxPosition)
-			}
-			k.pos = p
-		}
-		gv := make([]string, len(r.groupBy))
-		for i, l := range r.groupBy {
-			gv[i] = string(ss.Metric[model.LabelName(l)])
-		}
-		k.group = groupKey(gv)
-		v := vals[k]
-		if v == nil {
-			v = &shapedVals{groupVals: gv, sum: make([]float64, n), cnt: make([]float64, n), have: make([]bool, n)}
-			vals[k] = v
-			order = append(order, k)
-		}
-		for _, sp := range ss.Values {
-			t := int64(sp.Timestamp)
-			if (t-g.Start)%g.Step != 0 || t < g.Start || t > g.End {
-				return nil, "the source answered the shaped query off the grid", nil
-			}
-			i := (t - g.Start) / g.Step
-			if part[0] == 's' {
-				v.sum[i], v.have[i] = float64(sp.Value), true
-			} else {
-				v.cnt[i] = float64(sp.Value)
-			}
-		}
-	}
-
 	// Irregular label sets.
 	irr := map[string]map[string]string{}
 	addIrregular := func(vec model.Vector) int {
@@ -577,25 +610,63 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 		if err != nil || reason != "" || len(gaps) == 0 {
 			return res, reason, err
 		}
-		// A steady series missed grid points (a gap longer than the
-		// lookback, without a restart): find it and read it as an
-		// irregular one.
-		if pass > 0 || len(gaps) > maxGapProbes {
+		if pass > 0 {
 			return nil, gapReason(gaps), nil
 		}
-		found, ws, err := r.probeGaps(ctx, gaps)
-		warnings = append(warnings, ws...)
-		if err != nil {
-			if unsupported(err) {
-				return nil, "the source could not answer the query that finds series with gaps: " + err.Error(), nil
+		// The count of a group's steady series changed between grid
+		// points. In a family the detection did not read, that is a
+		// series that started, stopped, reset or restarted while its
+		// engine's drafts did not: detectQuery of that family names it.
+		// In any family it may be a steady series not scraped for
+		// longer than the lookback (a gap): probeGaps names it. Both
+		// are then read as irregular ones.
+		var names []string
+		for _, f := range families {
+			name := r.s.Metrics[f]
+			if name == "" || name == r.detectName() {
+				continue
 			}
-			return nil, "", err
+			if slices.ContainsFunc(gaps, func(gp shapedGap) bool { return gp.fam == f }) {
+				names = append(names, name)
+			}
 		}
-		if addIrregular(found) == 0 {
+		added := 0
+		if len(names) > 0 {
+			q, err := r.detectQuery(names)
+			if err != nil {
+				return nil, "", err
+			}
+			r.count()
+			found, ws, err := r.c.queryVector(ctx, q, time.UnixMilli(g.End))
+			warnings = append(warnings, ws...)
+			if err != nil {
+				if unsupported(err) {
+					return nil, "the source could not answer the query that finds the irregular series of " + strings.Join(names, ", ") + ": " + err.Error(), nil
+				}
+				return nil, "", err
+			}
+			added += addIrregular(found)
+		}
+		if len(gaps) <= maxGapProbes {
+			found, ws, err := r.probeGaps(ctx, gaps)
+			warnings = append(warnings, ws...)
+			if err != nil {
+				if unsupported(err) {
+					return nil, "the source could not answer the query that finds series with gaps: " + err.Error(), nil
+				}
+				return nil, "", err
+			}
+			added += addIrregular(found)
+		}
+		if added == 0 {
 			return nil, gapReason(gaps), nil
 		}
 	}
 }
+
+// maxShapedConcurrent bounds the concurrent queries of the shaped sums
+// and the detection.
+const maxShapedConcurrent = 4
 
 // maxGapProbes bounds the grid points probed for series with gaps.
 const maxGapProbes = 16
@@ -603,6 +674,7 @@ const maxGapProbes = 16
 // shapedGap is a grid point at which a group's steady series were fewer
 // than at the grid's start.
 type shapedGap struct {
+	fam    compute.Family
 	t      int64
 	group  string
 	was, n float64
@@ -765,7 +837,7 @@ func (r *shapedRead) assemble(ctx context.Context, out *Shaped, vals map[shapedK
 		gap := false
 		for i := range n {
 			if v.cnt[i] != c0 {
-				gaps = append(gaps, shapedGap{t: g.Start + int64(i)*g.Step, group: groupName(r.groupBy, v.groupVals), was: c0, n: v.cnt[i]})
+				gaps = append(gaps, shapedGap{fam: k.fam, t: g.Start + int64(i)*g.Step, group: groupName(r.groupBy, v.groupVals), was: c0, n: v.cnt[i]})
 				gap = true
 				break
 			}

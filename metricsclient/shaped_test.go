@@ -45,8 +45,8 @@ func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	kind := "raw"
 	switch {
-	case strings.HasPrefix(q, "label_replace(sum") || strings.HasPrefix(q, "sum by"):
-		kind = "shaped" // the sums, and the drafts per position of mixed k
+	case strings.HasPrefix(q, "sum by") || strings.HasPrefix(q, "count by"):
+		kind = "shaped" // the sums and counts, and the drafts per position of mixed k
 	case strings.HasPrefix(q, "count without") && strings.Contains(q, " unless "):
 		kind = "detect"
 	case strings.HasPrefix(q, "count without"):

@@ -47,6 +47,10 @@ type Source interface {
 	// SchemaLabels lists the label names and values of schema s's series
 	// in [start, end], unfiltered (the filter menus).
 	SchemaLabels(ctx context.Context, s metricsclient.Schema, start, end time.Time) (map[string][]string, error)
+	// SelectionSize is the number of counter series that match filters at
+	// g's start or end (metricsclient.Client.SelectionSize): one cheap
+	// query that says which way to read a live view (RawSeriesMax).
+	SelectionSize(ctx context.Context, g compute.Grid, filters []metricsclient.Filter) (int, error)
 }
 
 // Request selects the numbers of one Model.
@@ -309,34 +313,43 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	}
 	// The query plan (docs/ARCHITECTURE.md, "Query plan"): a refresh that
 	// continues r.Prev (a Window exists only for a small selection) reads
-	// its newest points series by series; any other load is a shaped
-	// read, followed by the raw read of the whole window when the view is
-	// live (r.Now set, not r.Fixed) and the selection small, for the
-	// Window of the next refresh.
+	// its newest points series by series; so does the first load of a
+	// live view (r.Now set, not r.Fixed) of a small selection
+	// (SelectionSize, one cheap query first), for the Window of the next
+	// refresh; any other load is a shaped read (followed by the raw read
+	// when a live view's selection proves small after all).
 	var (
 		f  *metricsclient.Fetched
 		w  *metricsclient.Window
 		sh *metricsclient.Shaped
 	)
+	live := !r.Now.IsZero() && !r.Fixed
 	// A live view's raw read that shows a counter restart its points
 	// cannot count (metricsclient.Window.Restarted) gives way to the
 	// shaped read, which reads the samples around the restart: the
-	// first load's own, or one more. The view then keeps no Window and
-	// reads shaped while the restart is in the window.
+	// first load's own when it had one, or one more. The view then keeps
+	// no Window and reads shaped while the restart is in the window.
 	var (
 		shapedF *metricsclient.Fetched
 		shaped  *metricsclient.Shaped
 	)
 	if r.Prev == nil {
-		f, sh, err = src.FetchShapedAuto(ctx, fr, r.GroupBy)
-		if err != nil {
-			return fail(err)
+		small := false
+		if live {
+			n, err := src.SelectionSize(ctx, g, r.Filters)
+			small = err == nil && n <= RawSeriesMax
 		}
-		if sh != nil && !r.Now.IsZero() && !r.Fixed && sh.SourceSeries <= RawSeriesMax {
-			shapedF, shaped, sh = f, sh, nil
+		if !small {
+			f, sh, err = src.FetchShapedAuto(ctx, fr, r.GroupBy)
+			if err != nil {
+				return fail(err)
+			}
+			if sh != nil && live && sh.SourceSeries <= RawSeriesMax {
+				shapedF, shaped, sh = f, sh, nil
+			}
 		}
 	}
-	if sh == nil && (f == nil || (!r.Now.IsZero() && !r.Fixed)) {
+	if sh == nil && (f == nil || live) {
 		f, w, err = src.Fetch(ctx, fr)
 		if err != nil {
 			return fail(err)
@@ -522,8 +535,9 @@ func (m *Model) SetLabels(labels map[string][]string) { m.setLabels(labels) }
 // labelsWhenFiltered fills the filter menus' label lists after a fetch
 // whose filters exclude every series (metricsclient.CauseFiltered): the
 // schema's series exist in the window without the filters, so the menus
-// list their values (one series request), and the user can pick values
-// that exist instead of editing the URL. Other errors leave them unset.
+// list their values (SeriesLabels: the label names and values APIs), and
+// the user can pick values that exist instead of editing the URL. Other
+// errors leave them unset.
 func (m *Model) labelsWhenFiltered(ctx context.Context, src Source, err error) {
 	var miss *metricsclient.MissingMetricsError
 	if !m.Request.Labels || !errors.As(err, &miss) || miss.Cause != metricsclient.CauseFiltered {

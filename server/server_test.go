@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -175,6 +177,70 @@ func TestProxyRealPrometheus(t *testing.T) {
 	var missing *metricsclient.MissingMetricsError
 	if !asMissing(err, &missing) {
 		t.Fatalf("FetchSeries on an empty Prometheus through the proxy: %v, want *MissingMetricsError", err)
+	}
+}
+
+// TestProxyLabelListsMatch: the filter menus' label lists
+// (metricsclient.SeriesLabels) read the label names and label values APIs
+// with match[]; the proxy passes match[] on (a selector that matches
+// nothing lists nothing), and SeriesLabels through the proxy equals the
+// lists read straight from Prometheus.
+func TestProxyLabelListsMatch(t *testing.T) {
+	t0 := time.Now().Add(-time.Hour).Unix() / 60 * 60
+	var om strings.Builder
+	om.WriteString("# TYPE vllm:spec_decode_num_drafts counter\n")
+	for i, l := range []string{`model_name="m-a",engine="0"`, `model_name="m-b",engine="1"`} {
+		for j := range int64(5) {
+			om.WriteString("vllm:spec_decode_num_drafts_total{" + l + "} " + strconv.FormatInt(int64(i)+j, 10) + " " + strconv.FormatInt(t0+15*j, 10) + "\n")
+		}
+	}
+	om.WriteString("# TYPE other gauge\n")
+	om.WriteString("other{region=\"eu\"} 1 " + strconv.FormatInt(t0, 10) + "\n# EOF\n")
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om.String())})
+	s := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: 15 * time.Second})
+	c, err := api.NewClient(api.Config{Address: s.URL + "/prom"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := v1.NewAPI(c)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start, end := time.Unix(t0-60, 0), time.Unix(t0+120, 0)
+	for _, c := range []struct {
+		match  string
+		names  []model.LabelName
+		models []string
+	}{
+		{`{__name__="vllm:spec_decode_num_drafts_total"}`, []model.LabelName{"__name__", "engine", "model_name"}, []string{"m-a", "m-b"}},
+		{`{__name__="vllm:spec_decode_num_drafts_total",model_name="m-b"}`, []model.LabelName{"__name__", "engine", "model_name"}, []string{"m-b"}},
+		{`{__name__="vllm:spec_decode_num_drafts_total",model_name="absent"}`, []model.LabelName{}, []string{}},
+	} {
+		names, _, _, err := a.LabelNames(ctx, []string{c.match}, start, end)
+		if err != nil || !slices.Equal(names, c.names) {
+			t.Errorf("label names of %s through the proxy: %v (%v), want %v", c.match, names, err, c.names)
+		}
+		vals, _, _, err := a.LabelValues(ctx, "model_name", []string{c.match}, start, end)
+		got := make([]string, len(vals))
+		for i, v := range vals {
+			got[i] = string(v)
+		}
+		if err != nil || !slices.Equal(got, c.models) {
+			t.Errorf("model_name values of %s through the proxy: %v (%v), want %v", c.match, got, err, c.models)
+		}
+	}
+	via, err := metricsclient.New(metricsclient.Config{Address: s.URL + "/prom"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := metricsclient.New(metricsclient.Config{Address: prom.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv, err := via.SeriesLabels(ctx, nil, start, end)
+	ld, derr := direct.SeriesLabels(ctx, nil, start, end)
+	want := map[string][]string{"engine": {"0", "1"}, "model_name": {"m-a", "m-b"}}
+	if err != nil || derr != nil || !reflect.DeepEqual(lv, want) || !reflect.DeepEqual(ld, want) {
+		t.Errorf("SeriesLabels through the proxy %v (%v), straight %v (%v), want %v", lv, err, ld, derr, want)
 	}
 }
 

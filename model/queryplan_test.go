@@ -1,0 +1,120 @@
+//go:build !js
+
+package model
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"specdash/compute"
+	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
+	"specdash/metricsclient"
+)
+
+// queryLog records the PromQL queries a client sent (form or URL).
+type queryLog struct {
+	mu sync.Mutex
+	qs []string
+}
+
+func (l *queryLog) RoundTrip(req *http.Request) (*http.Response, error) {
+	q := req.URL.Query().Get("query")
+	if req.Body != nil && req.Method == http.MethodPost {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(strings.NewReader(string(b)))
+		if v, err := url.ParseQuery(string(b)); err == nil && v.Get("query") != "" {
+			q = v.Get("query")
+		}
+	}
+	if q != "" {
+		l.mu.Lock()
+		l.qs = append(l.qs, q)
+		l.mu.Unlock()
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (l *queryLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	qs := l.qs
+	l.qs = nil
+	return qs
+}
+
+// TestLiveSmallViewReadsOnce: the first load of a live view of a small
+// selection (10 counter series, at most RawSeriesMax) reads the window
+// once, series by series, after one query of the selection's size: no
+// shaped sums or detection first. Its numbers are the raw path's
+// (FromSeries of the fetched series), and it has the Window of the next
+// refresh. A fixed (absolute) window of the same selection is read
+// shaped, without the size query.
+func TestLiveSmallViewReadsOnce(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	log := &queryLog{}
+	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second, RoundTripper: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := int64(fixtures.OutageStartUnix) * 1000
+	g := compute.Grid{Start: start, End: start + 2400_000, Step: 60_000}
+	r := Request{Grid: g, GroupBy: []string{"engine"}, Now: time.UnixMilli(g.End).Add(time.Hour), Scrape: 15 * time.Second}
+	n, err := c.SelectionSize(t.Context(), g, nil)
+	if err != nil || n != 10 {
+		t.Fatalf("selection size %d (%v), want 10", n, err)
+	}
+	log.take()
+	live, err := Compute(t.Context(), c, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := log.take()
+	for _, q := range qs {
+		if strings.HasPrefix(q, "sum by") || strings.HasPrefix(q, "count by") || strings.Contains(q, "resets(") {
+			t.Errorf("live small view sent a shaped query: %s", q)
+		}
+	}
+	if len(qs) == 0 || !strings.Contains(qs[0], `"at", "end"`) {
+		t.Errorf("queries %q: want the selection size first", qs)
+	}
+	if live.Shaped || live.Window == nil || live.Series != 10 {
+		t.Errorf("live small view: shaped %v, window %v, %d series; want the raw path's 10 with a Window", live.Shaped, live.Window, live.Series)
+	}
+	f, _, err := c.Fetch(t.Context(), metricsclient.FetchRequest{Grid: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FromSeries(f.Series, r)
+	if !reflect.DeepEqual(live.Stats, want.Stats) || !reflect.DeepEqual(live.Buckets, want.Buckets) || len(live.Groups) != len(want.Groups) {
+		t.Errorf("live small view: stats %+v, want the raw path's %+v", live.Stats, want.Stats)
+	}
+	if live.Stats.Drafts <= 0 {
+		t.Errorf("live small view: %v drafts", live.Stats.Drafts)
+	}
+
+	log.take()
+	r.Fixed = true
+	fixed, err := Compute(t.Context(), c, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs = log.take()
+	if !fixed.Shaped || fixed.Window != nil {
+		t.Errorf("fixed window: shaped %v, window %v; want the shaped read alone", fixed.Shaped, fixed.Window)
+	}
+	for _, q := range qs {
+		if strings.Contains(q, `"at", "end"`) {
+			t.Errorf("fixed window asked the selection size: %s", q)
+		}
+	}
+}
