@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"specdash/compute"
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
 	"specdash/metricsclient"
@@ -53,25 +52,30 @@ func (l *queryLog) take() []string {
 }
 
 // TestLiveSmallViewReadsOnce: the first load of a live view of a small
-// selection (10 counter series, at most RawSeriesMax) reads the window
+// selection (26 counter series, at most RawSeriesMax) reads the window
 // once, series by series, after one query of the selection's size: no
 // shaped sums or detection first. Its numbers are the raw path's
 // (FromSeries of the fetched series), and it has the Window of the next
 // refresh. A fixed (absolute) window of the same selection is read
 // shaped, without the size query.
 func TestLiveSmallViewReadsOnce(t *testing.T) {
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	// The known-answer fixture at its scrape interval: its one restart
+	// falls on a step point, so the raw points count it exactly (a
+	// restart they cannot count sends a live view to the shaped read:
+	// TestSimulatorKilledMidStep).
+	fx := fixtures.KnownAnswer()
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
 	log := &queryLog{}
 	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second, RoundTripper: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := int64(fixtures.OutageStartUnix) * 1000
-	g := compute.Grid{Start: start, End: start + 2400_000, Step: 60_000}
+	g := fx.Sub.Grid()
 	r := Request{Grid: g, GroupBy: []string{"engine"}, Now: time.UnixMilli(g.End).Add(time.Hour), Scrape: 15 * time.Second}
+	const series = 26 // the fixture's counter series (3 families and the positions, per engine)
 	n, err := c.SelectionSize(t.Context(), g, nil)
-	if err != nil || n != 10 {
-		t.Fatalf("selection size %d (%v), want 10", n, err)
+	if err != nil || n != series {
+		t.Fatalf("selection size %d (%v), want %d", n, err, series)
 	}
 	log.take()
 	live, err := Compute(t.Context(), c, r)
@@ -87,8 +91,8 @@ func TestLiveSmallViewReadsOnce(t *testing.T) {
 	if len(qs) == 0 || !strings.Contains(qs[0], `"at", "end"`) {
 		t.Errorf("queries %q: want the selection size first", qs)
 	}
-	if live.Shaped || live.Window == nil || live.Series != 10 {
-		t.Errorf("live small view: shaped %v, window %v, %d series; want the raw path's 10 with a Window", live.Shaped, live.Window, live.Series)
+	if live.Shaped || live.Window == nil || live.Series != series {
+		t.Errorf("live small view: shaped %v, window %v, %d series; want the raw path's %d with a Window", live.Shaped, live.Window, live.Series, series)
 	}
 	f, _, err := c.Fetch(t.Context(), metricsclient.FetchRequest{Grid: g})
 	if err != nil {
