@@ -26,7 +26,7 @@ type firstPaint struct {
 	Theme string `json:"theme"`
 	// Button is the theme button's text.
 	Button string `json:"button"`
-	Wasm  bool   `json:"wasm"`
+	Wasm   bool   `json:"wasm"`
 }
 
 const readFirstPaintJS = `(() => {
