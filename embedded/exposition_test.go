@@ -109,7 +109,7 @@ func TestRawVLLMExposition(t *testing.T) {
 	}
 	// The series start inside the window: phase A is the base.
 	want := simulate.Counts{Drafts: 1000, DraftTokens: 3000, AcceptedTokens: 1500, AcceptedPerPosition: []int64{700, 500, 300}}
-	checkCounts(t, "raw exposition", res.Total, want, res.WindowSeconds)
+	checkCounts(t, "raw exposition", res.Total, want, res.CoveredSeconds)
 	if res.Total.MeanAcceptanceLength.V != 2.5 || res.Total.AcceptanceRate.V != 0.5 {
 		t.Errorf("mean acceptance length %v, rate %v, want 2.5 and 0.5", res.Total.MeanAcceptanceLength, res.Total.AcceptanceRate)
 	}

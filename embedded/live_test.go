@@ -87,7 +87,7 @@ func TestSimulatorTarget(t *testing.T) {
 		for _, g := range res.Groups {
 			if g.Labels["model_name"] == s.Model && g.Labels["engine"] == s.Engine {
 				found = true
-				checkCounts(t, s.Model+"/"+s.Engine, g.Stats, s.Total, res.WindowSeconds)
+				checkCounts(t, s.Model+"/"+s.Engine, g.Stats, s.Total, res.CoveredSeconds)
 			}
 		}
 		if !found {
@@ -104,7 +104,7 @@ func TestSimulatorTarget(t *testing.T) {
 	if atPos[2] == want.Drafts {
 		t.Fatalf("the simulated series do not mix k: drafts at positions %v", atPos)
 	}
-	simtest.CheckCountsAt(t, "total", res.Total, want, atPos, res.WindowSeconds)
+	simtest.CheckCountsAt(t, "total", res.Total, want, atPos, res.CoveredSeconds)
 
 	// A filter on a model name with quotes and a backslash.
 	res, err = report.Build(ctx, c, report.Options{Range: opts.Range, End: end, GroupBy: []string{"model_name"},
@@ -116,7 +116,7 @@ func TestSimulatorTarget(t *testing.T) {
 	if len(res.Groups) != 1 || res.Groups[0].Labels["model_name"] != liveModels[1] {
 		t.Fatalf("filtered groups: %+v", res.Groups)
 	}
-	checkCounts(t, "filtered", res.Total, m1, res.WindowSeconds)
+	checkCounts(t, "filtered", res.Total, m1, res.CoveredSeconds)
 
 	// Label values through metricsclient (label/<name>/values).
 	vals, err := c.LabelValues(ctx, "model_name", nil, began.Add(-time.Minute), time.Now())
@@ -194,7 +194,7 @@ func TestCounterReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkCounts(t, "total across a reset", res.Total, want, res.WindowSeconds)
+	checkCounts(t, "total across a reset", res.Total, want, res.CoveredSeconds)
 }
 
 // TestTargetDownAndBack: the target's listener closes; the engine records
