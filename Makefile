@@ -102,8 +102,9 @@ fuzz:
 test-host:
 	$(GO) test -race -count=1 -timeout 45m ./...
 
-# The pure and in-process tests (about a minute): -short skips those that
-# start Prometheus, VictoriaMetrics or Chromium, and the long load test.
+# The pure and in-process tests (31 s on a quiet 2-core machine, warm
+# cache): -short skips those that start Prometheus, VictoriaMetrics or
+# Chromium, the long load test and the 16 MiB scrape bodies.
 # No deps, no wasm build: the e2e tests it would need are skipped.
 test-short:
 	$(GO) test -short -count=1 ./...
