@@ -76,7 +76,14 @@ vet:
 
 # Host tests (with the real Prometheus and Chromium tests), then compute under
 # js/wasm in Node, where the browser runs it.
-test: deps build vet test-host test-wasm fuzz-exposition
+# Each step's wall time is printed (where CI's minutes go).
+TEST_STEPS := deps build vet test-host test-wasm fuzz-exposition
+test:
+	@for t in $(TEST_STEPS); do \
+		s=$$(date +%s); \
+		$(MAKE) --no-print-directory $$t || exit 1; \
+		echo "make test: $$t took $$(( $$(date +%s) - s )) s"; \
+	done
 
 # Each fuzz target for FUZZTIME (go test alone runs their seed corpora as
 # normal tests). A crash's input lands in the package's testdata/fuzz and is
