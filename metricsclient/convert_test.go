@@ -101,6 +101,7 @@ func TestStartWarnings(t *testing.T) {
 	b := map[string]string{"engine": "b"}
 	c := map[string]string{"engine": "c"}
 	d := map[string]string{"engine": "d"}
+	e := map[string]string{"engine": "e"}
 	series := []compute.Series{
 		// a: starts at 15 s, no start time: named, with 40 draft tokens.
 		{Family: compute.Drafts, Labels: a, Position: -1, Points: []compute.Point{{T: 15_000, V: 10}}},
@@ -112,6 +113,10 @@ func TestStartWarnings(t *testing.T) {
 		{Family: compute.DraftTokens, Labels: c, Position: -1, Points: []compute.Point{{T: 0, V: 9}, {T: 15_000, V: 12}}},
 		// d: an old process first scraped inside: not named.
 		{Family: compute.DraftTokens, Labels: d, Position: -1, Points: []compute.Point{{T: 45_000, V: 9}}, Created: -100_000},
+		// e: starts inside without a start time at 0 draft tokens (and
+		// drafts): it missed nothing, not named.
+		{Family: compute.Drafts, Labels: e, Position: -1, Points: []compute.Point{{T: 15_000, V: 0}, {T: 30_000, V: 2}}},
+		{Family: compute.DraftTokens, Labels: e, Position: -1, Points: []compute.Point{{T: 15_000, V: 0}, {T: 30_000, V: 6}}},
 	}
 	w := startWarnings(series, g)
 	if len(w) != 1 || !strings.Contains(w[0], `series {engine="a"} started inside the window (first step point 1970-01-01T00:00:15Z)`) ||

@@ -200,7 +200,8 @@ const maxStartWarnings = 5
 // counted before their first step point is not counted. Series whose
 // _created says they started before the window are not named: their counts
 // before their first point may be from before the window and are left out
-// by design. One sentence per label set, at most maxStartWarnings (and one
+// by design, and neither are those whose counter is 0 at its first point
+// (nothing to miss). One sentence per label set, at most maxStartWarnings (and one
 // saying how many more).
 func startWarnings(series []compute.Series, g compute.Grid) []string {
 	type first struct {
@@ -240,7 +241,13 @@ func startWarnings(series []compute.Series, g compute.Grid) []string {
 		}
 	}
 	keys := make([]string, 0, len(byLabels))
-	for k := range byLabels {
+	for k, f := range byLabels {
+		// A counter at 0 at its first point counted nothing before it
+		// (nor did the drafts and accepted tokens: each draft carries
+		// draft tokens): nothing is missing.
+		if f.haveCounter && f.value == 0 {
+			continue
+		}
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
