@@ -175,6 +175,12 @@ func SumHistograms(hs ...Histogram) Histogram {
 // element j is SumHistograms of every series' BucketIncreases(g)[j].
 // g.Buckets() elements.
 func HistogramIncreases(series []HistogramSeries, g Grid) []Histogram {
+	return bucketIncreases(series, g)
+}
+
+// bucketIncreases sums, bucket by bucket of g, the BucketIncreases of
+// classic or native histogram series.
+func bucketIncreases[S interface{ BucketIncreases(Grid) []Histogram }](series []S, g Grid) []Histogram {
 	out := make([]Histogram, g.Buckets())
 	for _, s := range series {
 		for j, h := range s.BucketIncreases(g) {

@@ -478,13 +478,7 @@ func (s NativeHistogramSeries) BucketIncreases(g Grid) []Histogram {
 // (NativeHistogram.Add: ratio of sums, coarser schema): element j sums
 // every series' BucketIncreases(g)[j]. g.Buckets() elements.
 func NativeIncreases(series []NativeHistogramSeries, g Grid) []Histogram {
-	out := make([]Histogram, g.Buckets())
-	for _, s := range series {
-		for j, h := range s.BucketIncreases(g) {
-			out[j] = out[j].Add(h)
-		}
-	}
-	return out
+	return bucketIncreases(series, g)
 }
 
 // nativeBucketBounds is one bucket of a native histogram in the order
