@@ -81,7 +81,7 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 			card("Inter-token latency p50", ms("itl-p50", q.P50), app.Text(itlSub)),
 			card("Inter-token latency p95 / p99", app.Span().Body(ms("itl-p95", q.P95), app.Text(" / "), ms("itl-p99", q.P99)), app.Text("per engine step")),
 			card("Inter-token latency mean", ms("itl-mean", q.Mean), app.Text("ITL sum / observations")),
-			card("Output tokens/s", perSec, app.Text("output tokens / window seconds")),
+			card("Output tokens/s", perSec, app.Text("output tokens / seconds of data")),
 			card("Output from accepted drafts", share, app.Text(shareSub)),
 		),
 	}

@@ -77,7 +77,8 @@ type Latency struct {
 	Histogram compute.Histogram
 	// GenerationMetric is the output-token counter read ("" when none);
 	// GenerationTokens its increase over the window; OutputPerSecond that
-	// per window second; OutputShare accepted tokens / generation tokens.
+	// per second of data (CoveredSeconds, as the cards' rates);
+	// OutputShare accepted tokens / generation tokens.
 	GenerationMetric string
 	GenerationTokens float64
 	OutputPerSecond  compute.Value
@@ -211,7 +212,7 @@ func (m *Model) addLatency(ctx context.Context, src Source, s metricsclient.Sche
 	if fam, ok := f.Families[metricsclient.GenerationTokens]; ok {
 		l.GenerationMetric = fam.Name
 		l.GenerationTokens = fam.Increase(g.Start, g.End)
-		l.OutputPerSecond = compute.PerSecond(l.GenerationTokens, m.WindowSeconds)
+		l.OutputPerSecond = compute.PerSecond(l.GenerationTokens, m.CoveredSeconds())
 		l.OutputShare = compute.OutputShare(total.AcceptedTokens, l.GenerationTokens)
 		switch {
 		case s.Kind == metricsclient.Gauges || !s.HasFamily(compute.AcceptedTokens):

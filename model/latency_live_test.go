@@ -77,6 +77,24 @@ func TestLatencyAgainstPrometheus(t *testing.T) {
 	if l.GenerationTokens != want.GenerationTokens || l.OutputShare != compute.Defined(240.0/400) || l.OutputPerSecond != compute.Defined(400.0/600) {
 		t.Errorf("generation %v share %v per second %v", l.GenerationTokens, l.OutputShare, l.OutputPerSecond)
 	}
+	// A window twice as long, whose first half has no data: output
+	// tokens/s is per second of data, as the cards' rates.
+	long := g
+	long.Start -= g.End - g.Start
+	ml, err := Compute(t.Context(), c, Request{Grid: long, Filters: []metricsclient.Filter{{Name: "model_name", Values: []string{"m-v1"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The data cover the fixture's 600 s and the step before its first
+	// sample (the bucket that sample ends), not the window's 1200 s.
+	cov := ml.CoveredSeconds()
+	ll := ml.Latency
+	if ll == nil {
+		t.Fatal("long window: no latency")
+	}
+	if ll.GenerationTokens != want.GenerationTokens || cov != 615 || ll.OutputPerSecond != compute.Defined(400.0/615) {
+		t.Errorf("long window: covered %v s; want 615; output tokens %v, per second %v; want 400, 400/615", cov, ll.GenerationTokens, ll.OutputPerSecond)
+	}
 	if len(l.Load) != 4 {
 		t.Fatalf("load bins %+v", l.Load)
 	}
