@@ -198,6 +198,11 @@ type Config struct {
 	// Logger receives the engine's, the scrape manager's and the TSDB's
 	// logs (default: discard).
 	Logger *slog.Logger
+
+	// convertToNHCB stores classic histograms as native histograms with
+	// custom buckets (Prometheus 3's convert_classic_histograms_to_nhcb):
+	// tests use it for a source that holds such histograms.
+	convertToNHCB bool
 }
 
 // TargetStatus is the state of one scrape target.
@@ -446,7 +451,8 @@ scrape_configs:
     label_name_length_limit: %d
     label_value_length_limit: %d
     fallback_scrape_protocol: PrometheusText0.0.4
-`, iv, iv, cfg.JobName, cfg.SampleLimit, cfg.BodySizeLimit, cfg.LabelLimit, cfg.LabelNameLengthLimit, cfg.LabelValueLengthLimit)
+    convert_classic_histograms_to_nhcb: %t
+`, iv, iv, cfg.JobName, cfg.SampleLimit, cfg.BodySizeLimit, cfg.LabelLimit, cfg.LabelNameLengthLimit, cfg.LabelValueLengthLimit, cfg.convertToNHCB)
 	c, err := config.Load(y, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: scrape configuration: %w", err)

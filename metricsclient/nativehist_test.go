@@ -1,7 +1,6 @@
 package metricsclient
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -9,9 +8,8 @@ import (
 // samples, as Prometheus writes it, decodes in one pass (rangedecode.go)
 // into SampleStream.Histograms; nativeFromMatrix converts the schema-0
 // series (buckets (0.5, 1] 1 and (1, 2] 2 at t = 10 s, 3 and 2 at 20 s)
-// into index buckets 0 and 1, while a name whose buckets fit no
-// exponential schema (custom buckets) is left out with a reason and a
-// float series is ignored.
+// into index buckets 0 and 1, a name whose buckets fit no exponential
+// schema is read as custom buckets, and a float series is ignored.
 func TestNativeDecodeAndConvert(t *testing.T) {
 	body := `{"status":"success","data":{"resultType":"matrix","result":[
 {"metric":{"__name__":"vllm:inter_token_latency_seconds","engine":"0"},"histograms":[
@@ -25,7 +23,7 @@ func TestNativeDecodeAndConvert(t *testing.T) {
 		t.Fatalf("decoded %+v, %v", a, err)
 	}
 	got, errs := nativeFromMatrix(a.result)
-	ns := got["vllm:inter_token_latency_seconds"]
+	ns := got.exp["vllm:inter_token_latency_seconds"]
 	if len(ns) != 1 || len(ns[0].Samples) != 2 || ns[0].Labels["engine"] != "0" || ns[0].Samples[1].T != 20000 {
 		t.Fatalf("series %+v", ns)
 	}
@@ -33,10 +31,14 @@ func TestNativeDecodeAndConvert(t *testing.T) {
 	if h.Schema != 0 || h.Count != 5 || h.Sum != 6 || len(h.Positive) != 2 || h.Positive[0].Index != 0 || h.Positive[0].Count != 3 || h.Positive[1].Index != 1 {
 		t.Errorf("sample %+v", h)
 	}
-	if _, ok := got["vllm:time_per_output_token_seconds"]; ok || len(errs) != 1 || !strings.Contains(errs[0].Error(), "vllm:time_per_output_token_seconds") || !strings.Contains(errs[0].Error(), "custom buckets") {
-		t.Errorf("custom buckets: %v, %v", got, errs)
+	// Buckets that fit no exponential schema: custom buckets, read as the
+	// classic series of the same observations (le 0.25 and +Inf).
+	cs := got.custom["vllm:time_per_output_token_seconds"]
+	if _, ok := got.exp["vllm:time_per_output_token_seconds"]; ok || len(errs) != 0 || len(cs) != 1 || len(cs[0].Buckets) != 2 ||
+		cs[0].Buckets[0].UpperBound != 0.25 || cs[0].Buckets[0].Points[0].V != 1 || cs[0].Buckets[1].Points[0].V != 1 {
+		t.Errorf("custom buckets: %+v, %v", cs, errs)
 	}
-	if _, ok := got["vllm:generation_tokens_total"]; ok {
+	if _, ok := got.exp["vllm:generation_tokens_total"]; ok {
 		t.Error("float series converted")
 	}
 }

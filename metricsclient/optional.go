@@ -3,6 +3,7 @@ package metricsclient
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -120,6 +121,11 @@ type OptionalFamily struct {
 	// native histograms (no _bucket series; samples at the grid's points).
 	// A family holds either Histograms or Natives.
 	Natives []compute.NativeHistogramSeries
+	// CustomBuckets is set when the source stores the role as native
+	// histograms with custom buckets (Prometheus 3's schema -53):
+	// Histograms then holds the classic series of the same observations
+	// (compute.ClassicFromCustom).
+	CustomBuckets bool
 	// Series are the series of a counter or gauge role, values at the
 	// grid's points; Labels keep every label but __name__ (a position label
 	// included), Role holds the OptionalRole as a Role. Counters' start
@@ -234,7 +240,7 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 		}
 		if chosen == "" {
 			for _, n := range s.Optional[role] {
-				if len(native[n]) == 0 {
+				if len(native.exp[n]) == 0 && len(native.custom[n]) == 0 {
 					continue
 				}
 				if chosen == "" {
@@ -244,7 +250,8 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 				}
 			}
 			if chosen != "" {
-				out.Families[role] = OptionalFamily{Role: role, Name: chosen, Natives: native[chosen]}
+				out.Families[role] = OptionalFamily{Role: role, Name: chosen, Natives: native.exp[chosen],
+					Histograms: native.custom[chosen], CustomBuckets: len(native.custom[chosen]) > 0}
 			}
 			continue
 		}
@@ -267,7 +274,7 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 // series in byName, their names as native histograms over g with one
 // query_range of the plain names (only when there is such a role). The
 // answer maps a name to its native series.
-func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, byName map[string]model.Matrix, out *OptionalFetch) (map[string][]compute.NativeHistogramSeries, error) {
+func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, byName map[string]model.Matrix, out *OptionalFetch) (nativeRead, error) {
 	var names []string
 	for _, r := range roles {
 		if r.Kind() != OptionalHistogram {
@@ -282,17 +289,17 @@ func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filt
 		}
 	}
 	if len(names) == 0 {
-		return nil, nil
+		return nativeRead{}, nil
 	}
 	sel, err := Selector(names, filters)
 	if err != nil {
-		return nil, err
+		return nativeRead{}, err
 	}
 	step := time.Duration(g.Step) * time.Millisecond
 	m, warns, err := c.queryMatrix(ctx, sel, v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step})
 	out.Warnings = append(out.Warnings, warns...)
 	if err != nil {
-		return nil, err
+		return nativeRead{}, err
 	}
 	native, bad := nativeFromMatrix(m)
 	for _, err := range bad {
@@ -301,44 +308,113 @@ func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filt
 	return native, nil
 }
 
+// nativeRead is what fetchNative found, by name: exponential native
+// histograms, and native histograms with custom buckets (Prometheus 3's
+// schema -53) as the classic series of the same observations
+// (compute.ClassicFromCustom).
+type nativeRead struct {
+	exp    map[string][]compute.NativeHistogramSeries
+	custom map[string][]compute.HistogramSeries
+}
+
+// customBuckets reports whether a stream's samples are a native histogram
+// with custom buckets: a bucket bound is infinite (the first and last
+// custom buckets; exponential buckets have finite bounds) or a sample's
+// buckets fit no exponential schema.
+func customBuckets(hs []model.SampleHistogramPair) bool {
+	for _, hp := range hs {
+		if hp.Histogram == nil {
+			continue
+		}
+		bs := nativeBuckets(hp.Histogram)
+		for _, b := range bs {
+			if math.IsInf(b.Lower, 0) || math.IsInf(b.Upper, 0) {
+				return true
+			}
+		}
+		if _, err := compute.NativeFromBuckets(float64(hp.Histogram.Count), float64(hp.Histogram.Sum), bs); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// nativeBuckets are the API's buckets of h.
+func nativeBuckets(h *model.SampleHistogram) []compute.NativeBucket {
+	bs := make([]compute.NativeBucket, 0, len(h.Buckets))
+	for _, b := range h.Buckets {
+		if b == nil {
+			continue
+		}
+		bs = append(bs, compute.NativeBucket{Boundaries: b.Boundaries, Lower: float64(b.Lower), Upper: float64(b.Upper), Count: float64(b.Count)})
+	}
+	return bs
+}
+
 // nativeFromMatrix converts native histogram samples (the Histograms of
 // each stream; float samples are ignored) into series by name, sorted by
-// label string. A name with a sample that does not convert
-// (compute.NativeFromBuckets) is left out; errs says why, one per name.
-func nativeFromMatrix(m model.Matrix) (out map[string][]compute.NativeHistogramSeries, errs []error) {
-	out = map[string][]compute.NativeHistogramSeries{}
+// label string: exponential ones (compute.NativeFromBuckets) and, for a
+// stream with custom buckets (customBuckets), the classic series of the
+// same observations (compute.ClassicFromCustom). A name with a sample
+// that does not convert, or with streams of both kinds, is left out; errs
+// says why, one per name.
+func nativeFromMatrix(m model.Matrix) (out nativeRead, errs []error) {
+	out = nativeRead{exp: map[string][]compute.NativeHistogramSeries{}, custom: map[string][]compute.HistogramSeries{}}
 	bad := map[string]bool{}
+	drop := func(name string, err error) {
+		errs = append(errs, err)
+		bad[name] = true
+		delete(out.exp, name)
+		delete(out.custom, name)
+	}
 	for _, ss := range m {
 		name := string(ss.Metric[model.MetricNameLabel])
 		if len(ss.Histograms) == 0 || bad[name] {
 			continue
 		}
-		ns := compute.NativeHistogramSeries{Labels: plainLabels(ss.Metric)}
+		labels := plainLabels(ss.Metric)
+		if customBuckets(ss.Histograms) {
+			samples := make([]compute.CustomSample, 0, len(ss.Histograms))
+			for _, hp := range ss.Histograms {
+				if hp.Histogram != nil {
+					samples = append(samples, compute.CustomSample{T: int64(hp.Timestamp), Count: float64(hp.Histogram.Count), Sum: float64(hp.Histogram.Sum), Buckets: nativeBuckets(hp.Histogram)})
+				}
+			}
+			hs, err := compute.ClassicFromCustom(labels, samples)
+			switch {
+			case err != nil:
+				drop(name, fmt.Errorf("%s%s: %w", name, compute.LabelString(labels), err))
+			case len(out.exp[name]) > 0:
+				drop(name, fmt.Errorf("%s mixes native histograms with exponential and with custom buckets", name))
+			case len(samples) > 0:
+				out.custom[name] = append(out.custom[name], hs)
+			}
+			continue
+		}
+		if len(out.custom[name]) > 0 {
+			drop(name, fmt.Errorf("%s mixes native histograms with exponential and with custom buckets", name))
+			continue
+		}
+		ns := compute.NativeHistogramSeries{Labels: labels}
 		for _, hp := range ss.Histograms {
 			if hp.Histogram == nil {
 				continue
 			}
-			bs := make([]compute.NativeBucket, 0, len(hp.Histogram.Buckets))
-			for _, b := range hp.Histogram.Buckets {
-				if b == nil {
-					continue
-				}
-				bs = append(bs, compute.NativeBucket{Boundaries: b.Boundaries, Lower: float64(b.Lower), Upper: float64(b.Upper), Count: float64(b.Count)})
-			}
-			h, err := compute.NativeFromBuckets(float64(hp.Histogram.Count), float64(hp.Histogram.Sum), bs)
+			h, err := compute.NativeFromBuckets(float64(hp.Histogram.Count), float64(hp.Histogram.Sum), nativeBuckets(hp.Histogram))
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s%s at %s: %w", name, compute.LabelString(ns.Labels), hp.Timestamp.Time().UTC().Format(time.RFC3339), err))
-				bad[name] = true
-				delete(out, name)
+				drop(name, fmt.Errorf("%s%s at %s: %w", name, compute.LabelString(labels), hp.Timestamp.Time().UTC().Format(time.RFC3339), err))
 				break
 			}
 			ns.Samples = append(ns.Samples, compute.NativeSample{T: int64(hp.Timestamp), H: h})
 		}
 		if len(ns.Samples) > 0 && !bad[name] {
-			out[name] = append(out[name], ns)
+			out.exp[name] = append(out.exp[name], ns)
 		}
 	}
-	for _, ss := range out {
+	for _, ss := range out.exp {
+		sort.Slice(ss, func(i, j int) bool { return compute.LabelString(ss[i].Labels) < compute.LabelString(ss[j].Labels) })
+	}
+	for _, ss := range out.custom {
 		sort.Slice(ss, func(i, j int) bool { return compute.LabelString(ss[i].Labels) < compute.LabelString(ss[j].Labels) })
 	}
 	return out, errs

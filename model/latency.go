@@ -66,8 +66,11 @@ type Latency struct {
 	// ITLMetric is the inter-token latency histogram read ("" when none).
 	ITLMetric string
 	// ITLNative is true when the source stores it as a native histogram
-	// (ITLKind says "native"; else "classic").
-	ITLNative bool
+	// (ITLKind says "native"; else "classic"), ITLCustomBuckets when as a
+	// native histogram with custom buckets (Prometheus 3's schema -53,
+	// read as the classic histogram of the same observations; ITLKind
+	// "native, custom buckets").
+	ITLNative, ITLCustomBuckets bool
 	// ITL summarizes the window's histogram (seconds); Buckets one per grid
 	// bucket (empty when there is no histogram).
 	ITL     compute.LatencySummary
@@ -102,11 +105,14 @@ type Latency struct {
 }
 
 // ITLKind names the kind of histogram the inter-token latency was read
-// from: "native" or "classic" ("" when none was read).
+// from: "native", "native, custom buckets" or "classic" ("" when none was
+// read).
 func (l *Latency) ITLKind() string {
 	switch {
 	case l == nil || l.ITLMetric == "":
 		return ""
+	case l.ITLCustomBuckets:
+		return "native, custom buckets"
 	case l.ITLNative:
 		return "native"
 	}
@@ -192,7 +198,7 @@ func (m *Model) addLatency(ctx context.Context, src Source, s metricsclient.Sche
 	var perBucket []compute.Histogram
 	if fam, ok := f.Families[metricsclient.InterTokenLatency]; ok {
 		l.ITLMetric = fam.Name
-		l.ITLNative = fam.Native()
+		l.ITLNative, l.ITLCustomBuckets = fam.Native() || fam.CustomBuckets, fam.CustomBuckets
 		perBucket = fam.HistogramIncreases(g)
 		l.Histogram = compute.SumOverBuckets(perBucket)
 		l.ITL = l.Histogram.Summarize()

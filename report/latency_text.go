@@ -19,7 +19,7 @@ type LatencyInfo struct {
 	// that vLLM's ITL is per engine step, not per token.
 	ITLMetric string `json:"itl_metric,omitempty"`
 	// ITLHistogram is the kind of histogram read: "classic" (_bucket
-	// series) or "native" (model.Latency.ITLKind).
+	// series), "native" or "native, custom buckets" (model.Latency.ITLKind).
 	ITLHistogram string       `json:"itl_histogram,omitempty"`
 	ITLNote      string       `json:"itl_note"`
 	ITL          ITLQuantiles `json:"itl_seconds"`
