@@ -184,8 +184,8 @@ func TestURLHardening(t *testing.T) {
 // A 15 min window whose series start 65 s before its end (step 15 s):
 // buckets before the first point are gaps in the throughput and drafts/s
 // charts and empty in their CSV; the page says the data covers only the
-// last 1m 15s (from the first bucket with data) and that the rates of the
-// cards and the breakdown table are per second of those 75 s.
+// last 1m 05s (from the first points, the counts' base) and that the
+// rates of the cards and the breakdown table are per second of those 65 s.
 func TestPartialWindow(t *testing.T) {
 	g := compute.Grid{Start: 1_000_000_000, End: 1_000_900_000, Step: 15_000}
 	q := DefaultQuery()
@@ -193,8 +193,8 @@ func TestPartialWindow(t *testing.T) {
 	first := g.End - 65_000 // 999_835_000 + ...: inside bucket 55 (825 s, 840 s]
 	res := &Result{Query: q}
 	res.compute(fleet(first, g.End, 5_000), q, g, time.UnixMilli(g.End+time.Hour.Milliseconds()), time.Second)
-	if res.FirstBucket != 55 || res.DataFrom != g.Start+825_000 {
-		t.Fatalf("first bucket %d from %d, want 55 from %d", res.FirstBucket, res.DataFrom, g.Start+825_000)
+	if res.FirstBucket != 55 || res.DataFrom != first {
+		t.Fatalf("first bucket %d from %d, want 55 from %d", res.FirstBucket, res.DataFrom, first)
 	}
 	for _, gr := range res.Groups {
 		if gr.FirstBucket != 55 {
@@ -205,25 +205,25 @@ func TestPartialWindow(t *testing.T) {
 	if !res.Stats.DraftsPerSecond.OK || math.Abs(res.Stats.DraftsPerSecond.V-res.Total.Total.Drafts/900) > 1e-12 {
 		t.Errorf("drafts/s %v, want drafts %v / 900 s", res.Stats.DraftsPerSecond, res.Total.Total.Drafts)
 	}
-	want := "Data covers the last 1m 15s of this 15m window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (1m 15s)"
+	want := "Data covers the last 1m 05s of this 15m window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (1m 05s)"
 	if note := CoverageNote(res); !strings.HasPrefix(note, want) {
 		t.Errorf("note %q, want it to start with %q", note, want)
 	}
 	d := &Dashboard{q: q, res: res}
-	if html := renderHTML(t, d.renderMessages()); !strings.Contains(html, want) || !strings.Contains(html, `data-coverage-seconds="75"`) {
+	if html := renderHTML(t, d.renderMessages()); !strings.Contains(html, want) || !strings.Contains(html, `data-coverage-seconds="65"`) {
 		t.Errorf("messages lack the coverage note:\n%s", html)
 	}
 	v := d.prepare()
-	// The breakdown table: drafts/s per second of data (75 s), as the
+	// The breakdown table: drafts/s per second of data (65 s), as the
 	// cards (model.Model.CoveredStatsOf), the seconds said in its note.
 	table := renderHTML(t, d.renderBreakdown(v))
 	for _, gr := range res.Groups {
-		want := strconv.FormatFloat(gr.Stats.Drafts/75, 'f', -1, 64)
+		want := strconv.FormatFloat(gr.Stats.Drafts/65, 'f', -1, 64)
 		if !strings.Contains(table, `data-cell="drafts-per-second" data-value="`+want+`"`) {
-			t.Errorf("table row %s: want drafts/s %s (%v drafts / 75 s):\n%s", gr.Name, want, gr.Stats.Drafts, table)
+			t.Errorf("table row %s: want drafts/s %s (%v drafts / 65 s):\n%s", gr.Name, want, gr.Stats.Drafts, table)
 		}
 	}
-	if !strings.Contains(table, "per second of data, as on the cards (1m 15s of the 15m window)") {
+	if !strings.Contains(table, "per second of data, as on the cards (1m 05s of the 15m window)") {
 		t.Errorf("table note does not say the rates' seconds:\n%s", table)
 	}
 	for _, name := range []string{ChartThroughput, ChartDrafts} {

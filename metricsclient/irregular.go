@@ -415,9 +415,10 @@ func batchHolds(f []Filter, l map[string]string) bool {
 // started inside the window (its first sample counts in full, as in
 // compute.IncreaseSince), else its first sample (not counted). The result
 // starts at the series' first grid point (so first-bucket logic sees what
-// the raw path sees), ends at its last, and has Created g.Start+1 when it
-// starts after g.Start (so that compute counts its first value, the
-// increases up to there, in full). The restarts found (a decrease, or a
+// the raw path sees), ends at its last, and, when it starts after g.Start,
+// has Created when its counts start: its _created time when inside the
+// window, else its first grid point (either way compute counts its first
+// value, the increases up to there, in full). The restarts found (a decrease, or a
 // changed _created value) are returned as compute.Resets finds decreases,
 // one Reset per series, with the bucket of each.
 func (d *irregularData) exactSeries(s Schema, g compute.Grid) ([]compute.Series, []compute.Reset) {
@@ -535,7 +536,15 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) ([]compute.Series,
 		}
 		cs := compute.Series{Family: st.Family, Position: st.Position, Labels: st.Labels}
 		if first > 0 {
-			cs.Created = g.Start + 1
+			// When its counts start: its _created time when it started
+			// from 0 inside the window, else its first grid point. Both lie
+			// after g.Start, so compute counts its first value (the exact
+			// increases up to there) in full; the view's rates are per
+			// second from there (model's DataFrom).
+			cs.Created = st.Points[0].T
+			if st.Created > g.Start && st.Created < cs.Created {
+				cs.Created = st.Created
+			}
 		}
 		sum := 0.0
 		for i := int64(0); i <= last; i++ {

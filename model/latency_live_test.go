@@ -85,15 +85,15 @@ func TestLatencyAgainstPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The data cover the fixture's 600 s and the step before its first
-	// sample (the bucket that sample ends), not the window's 1200 s.
+	// The counts start at the fixture's first samples (600 s before the
+	// end), not at the window's start 1200 s before.
 	cov := ml.CoveredSeconds()
 	ll := ml.Latency
 	if ll == nil {
 		t.Fatal("long window: no latency")
 	}
-	if ll.GenerationTokens != want.GenerationTokens || cov != 615 || ll.OutputPerSecond != compute.Defined(400.0/615) {
-		t.Errorf("long window: covered %v s; want 615; output tokens %v, per second %v; want 400, 400/615", cov, ll.GenerationTokens, ll.OutputPerSecond)
+	if ll.GenerationTokens != want.GenerationTokens || cov != 600 || ll.OutputPerSecond != compute.Defined(400.0/600) {
+		t.Errorf("long window: covered %v s; want 600; output tokens %v, per second %v; want 400, 400/600", cov, ll.GenerationTokens, ll.OutputPerSecond)
 	}
 	if len(l.Load) != 4 {
 		t.Fatalf("load bins %+v", l.Load)

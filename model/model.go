@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -112,9 +113,10 @@ type Group struct {
 	// Stats over the window and per bucket.
 	Stats   compute.Stats
 	Buckets []compute.Stats
-	// FirstBucket is the index of the group's first bucket with data (see
-	// Model.FirstBucket).
+	// FirstBucket is the index of the group's first bucket with data, and
+	// DataFrom when its counts start (see Model.FirstBucket, DataFrom).
 	FirstBucket int
+	DataFrom    int64
 	// Insights are the group's speedup, best k, fit and intervals
 	// (Request.Insights; log input always); nil when not computed.
 	Insights *Insights
@@ -179,8 +181,13 @@ type Model struct {
 	// FirstBucket is the index of the first bucket with data: the first
 	// bucket ending at or after the earliest point of any series (Buckets()
 	// when there is none). Buckets before it have no series at all: the
-	// time charts of rates leave them as gaps, not zeros. DataFrom is the
-	// grid time (Unix ms) where the data starts, BucketStart(FirstBucket).
+	// time charts of rates leave them as gaps, not zeros. DataFrom is when
+	// the window's counts start (Unix ms, countStarts): the window's start
+	// when a series has a point at or before it, else the earliest series
+	// start, its _created time when it started from 0 inside the window
+	// (its counts since then are in the window's), else its first point
+	// (a base, not counted). The rates are per second from there
+	// (CoveredSeconds).
 	FirstBucket int
 	DataFrom    int64
 	// LastPoint is the latest point time (Unix ms) of any series: the
@@ -436,8 +443,9 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 	m.Fit = compute.FitGeometric(m.Total.Total)
 	m.Series = nSeries
 	first := firstPoints(series, r.GroupBy)
+	from := countStarts(series, r.GroupBy, g)
 	m.FirstBucket = g.BucketAt(first[allKey])
-	m.DataFrom = g.BucketStart(m.FirstBucket)
+	m.DataFrom = from[allKey]
 	m.LastPoint = lastPoint(series)
 	if note := m.CoverageNote(); note != "" {
 		// Rates are per second of data (CoveredStatsOf).
@@ -451,6 +459,7 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 		}
 		m.Groups[i] = Group{
 			FirstBucket: g.BucketAt(first[gr.Key]),
+			DataFrom:    from[gr.Key],
 			Key:         gr.Key,
 			Name:        GroupName(labels, r.GroupBy),
 			Labels:      labels,
@@ -469,6 +478,47 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 // window or there is none.
 func (m *Model) CoverageNote() string {
 	return compute.Coverage{FirstBucket: m.FirstBucket, DataFrom: m.DataFrom}.Note(m.Grid)
+}
+
+// countStarts is, for all series (allKey) and per group key, when the
+// window's counts start (Unix ms), as compute.IncreaseSince counts: the
+// grid's start when a series has a usable point at or before it; else a
+// series' _created time when it started from 0 inside the window before
+// its first point (what it counted since then is counted); else its first
+// point (the base: what it held then is not counted). The earliest over
+// the series, never before g.Start; g.End for a key without points.
+func countStarts(series []compute.Series, groupBy []string, g compute.Grid) map[string]int64 {
+	out := map[string]int64{}
+	set := func(k string, t int64) {
+		if cur, ok := out[k]; !ok || t < cur {
+			out[k] = t
+		}
+	}
+	for _, s := range series {
+		p0, ok := int64(0), false
+		for _, p := range s.Points {
+			if p.V >= 0 && !math.IsInf(p.V, 0) {
+				p0, ok = p.T, true
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		t := p0
+		switch {
+		case p0 <= g.Start:
+			t = g.Start
+		case s.Created > g.Start && s.Created < p0:
+			t = s.Created
+		}
+		set(allKey, t)
+		set(compute.GroupKey(s.Labels, groupBy), t)
+	}
+	if _, ok := out[allKey]; !ok {
+		out[allKey] = g.End
+	}
+	return out
 }
 
 // allKey is the key of all series in firstPoints (no group key is "").

@@ -43,11 +43,13 @@ func TestFromSeriesWindow(t *testing.T) {
 	}
 	now := time.UnixMilli(g.End + 5_000 + 16_000) // the last bucket ended 21 s ago
 	m := FromSeries(series, Request{Grid: g, GroupBy: []string{"model_name"}, Now: now, Scrape: 30 * time.Second})
-	if m.FirstBucket != 6 || m.DataFrom != 360_000 {
-		t.Fatalf("first bucket %d from %d", m.FirstBucket, m.DataFrom)
+	// The first point (420 s, no _created) is the base: the counts, and
+	// the seconds of data, start there.
+	if m.FirstBucket != 6 || m.DataFrom != 420_000 || m.CoveredSeconds() != 180 {
+		t.Fatalf("first bucket %d from %d, covered %v s", m.FirstBucket, m.DataFrom, m.CoveredSeconds())
 	}
 	note := m.CoverageNote()
-	if !strings.HasPrefix(note, "Data covers the last 4m of this 10m window") || !slices.Contains(m.Notes, note) {
+	if !strings.HasPrefix(note, "Data covers the last 3m of this 10m window") || !slices.Contains(m.Notes, note) {
 		t.Errorf("coverage note %q, notes %q", note, m.Notes)
 	}
 	if m.Complete != 9 {

@@ -96,8 +96,19 @@ func TestNativeLatencyFromSimulator(t *testing.T) {
 	at := time.UnixMilli(t1)
 	agg := fmt.Sprintf("sum(rate(%s[%dms]))", itl, t1-s0)
 	for q, got := range map[float64]compute.Value{0.5: s.P50, 0.95: s.P95, 0.99: s.P99} {
+		if want := l.Histogram.Quantile(q); got != want {
+			t.Errorf("p%v shown %v, the window's histogram gives %v", q*100, got, want)
+		}
+	}
+	// Against Prometheus at ranks that are not whole numbers: rate's
+	// extrapolation scales every bucket alike, but a rank exactly on a
+	// bucket's edge (q x count equal to a cumulative count, as the
+	// simulator's round counts make likely at p50) can then fall into the
+	// next bucket by a rounding error; 2.42 cannot subtract histograms for
+	// an unextrapolated increase.
+	for _, q := range []float64{0.503, 0.951, 0.991} {
 		vec := srv.QueryVector(t, fmt.Sprintf("histogram_quantile(%v, %s)", q, agg), at)
-		if len(vec) != 1 || !got.OK || !closeTo(got.V, float64(vec[0].Value)) {
+		if got := l.Histogram.Quantile(q); len(vec) != 1 || !got.OK || !closeTo(got.V, float64(vec[0].Value)) {
 			t.Errorf("q %v: specdash %v, Prometheus %v", q, got, vec)
 		}
 	}

@@ -57,7 +57,9 @@ func NowBuckets(g compute.Grid) int {
 
 // LastInterval computes the numbers of the last complete interval of
 // group gr on grid g: the NowBuckets(g) buckets that end at bucket
-// complete-1 (fewer when the window holds fewer complete buckets).
+// complete-1 (fewer when the window holds fewer complete buckets). Its
+// rates are per second from dataFrom (Model.DataFrom: when the counts
+// start) when that lies inside the interval, else per interval second.
 //
 // Staleness comes from samples (per-bucket sample counts of the
 // selection, metricsclient.Client.SampleCounts) when given: no sample in
@@ -67,7 +69,7 @@ func NowBuckets(g compute.Grid) int {
 // lookback (docs/ARCHITECTURE.md, "Query plan"), so without sample counts
 // a target that is gone reads as stopped (0/s) for up to one lookback
 // before it reads as stale.
-func LastInterval(g compute.Grid, gr compute.Group, complete int, conv compute.Convention, samples []float64, lastPoint int64) Now {
+func LastInterval(g compute.Grid, gr compute.Group, complete int, conv compute.Convention, samples []float64, lastPoint, dataFrom int64) Now {
 	n := NowBuckets(g)
 	complete = min(complete, len(gr.Buckets), g.Buckets())
 	if n == 0 || complete <= 0 {
@@ -81,7 +83,10 @@ func LastInterval(g compute.Grid, gr compute.Group, complete int, conv compute.C
 		c = c.Add(gr.Buckets[j])
 	}
 	out.Counts = c
-	out.Stats = compute.Derive(c, float64(out.To-out.From)/1000, conv)
+	// Rates per second of data, as the window's: an interval the data
+	// entered after its start (the counts' start, dataFrom) is divided
+	// by its part with data.
+	out.Stats = compute.Derive(c, float64(out.To-max(out.From, dataFrom))/1000, conv)
 	stale := false
 	if samples != nil {
 		seen := 0.0
@@ -117,7 +122,7 @@ func LastInterval(g compute.Grid, gr compute.Group, complete int, conv compute.C
 // Now is the total's last complete interval (LastInterval of m.Total at
 // m.Complete, staleness from m.LastPoint).
 func (m *Model) Now() Now {
-	return LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, nil, m.LastPoint)
+	return LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, nil, m.LastPoint, m.DataFrom)
 }
 
 // CoveredSeconds is the part of the window that has data, in seconds:

@@ -49,13 +49,15 @@ func TestNowLive(t *testing.T) {
 	if !closeTo(n.Stats.DraftsPerSecond.V, 0.2) || !closeTo(n.Stats.AcceptanceRate.V, 0.5) || n.Counts.Drafts != 12 {
 		t.Errorf("now stats %+v", n.Stats)
 	}
-	// Data from bucket 9 (first point 300 s is in bucket (270, 300]):
-	// covered 900-270 = 630 s; drafts = 2 per 10 s from 300 s to 900 s = 120.
-	if m.FirstBucket != 9 || m.CoveredSeconds() != 630 {
+	// Data from bucket 9 (first point 300 s is in bucket (270, 300]); the
+	// counts start at that point (the base, no _created): covered 900-300
+	// = 600 s; drafts = 2 per 10 s from 300 s to 900 s = 120, 0.2/s, the
+	// true rate.
+	if m.FirstBucket != 9 || m.CoveredSeconds() != 600 {
 		t.Fatalf("first bucket %d covered %v", m.FirstBucket, m.CoveredSeconds())
 	}
 	cs := m.CoveredStats()
-	if cs.Drafts != 120 || !closeTo(cs.DraftsPerSecond.V, 120.0/630) || !closeTo(m.Stats.DraftsPerSecond.V, 120.0/900) {
+	if cs.Drafts != 120 || !closeTo(cs.DraftsPerSecond.V, 0.2) || !closeTo(m.Stats.DraftsPerSecond.V, 120.0/900) {
 		t.Errorf("covered drafts/s %v (window %v), drafts %v", cs.DraftsPerSecond, m.Stats.DraftsPerSecond, cs.Drafts)
 	}
 	if !closeTo(cs.AcceptanceRate.V, 0.5) {
@@ -79,7 +81,7 @@ func TestNowStopped(t *testing.T) {
 	if n.State != NowStopped || !n.Stats.DraftsPerSecond.OK || n.Stats.DraftsPerSecond.V != 0 || n.Stats.AcceptanceRate.OK {
 		t.Fatalf("now %+v", n)
 	}
-	if m.Stats.Drafts != 60 || !closeTo(m.CoveredStats().DraftsPerSecond.V, 60.0/630) {
+	if m.Stats.Drafts != 60 || !closeTo(m.CoveredStats().DraftsPerSecond.V, 60.0/600) {
 		t.Errorf("window drafts %v, covered rate %v", m.Stats.Drafts, m.CoveredStats().DraftsPerSecond)
 	}
 }
@@ -98,12 +100,12 @@ func TestNowStale(t *testing.T) {
 	for j := range 27 {
 		samples[j] = 3
 	}
-	s := LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, samples, m.LastPoint)
+	s := LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, samples, m.LastPoint, m.DataFrom)
 	if s.State != NowStale || s.LastData != g.BucketEnd(26) {
 		t.Errorf("with samples: %+v", s)
 	}
 	samples[29] = 1
-	if s := LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, samples, 0); s.State != NowStopped {
+	if s := LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, samples, 0, 0); s.State != NowStopped {
 		t.Errorf("samples in the interval, no increase: %s", s.State)
 	}
 }
@@ -122,7 +124,7 @@ func TestNowIncompleteAndLongBuckets(t *testing.T) {
 	if NowBuckets(long) != 1 || NowBuckets(compute.Grid{Step: 7_000}) != 9 {
 		t.Errorf("now buckets %d %d", NowBuckets(long), NowBuckets(compute.Grid{Step: 7_000}))
 	}
-	if n := LastInterval(g, compute.Group{}, 0, compute.WithBonus, nil, 0); n.State != NowNone {
+	if n := LastInterval(g, compute.Group{}, 0, compute.WithBonus, nil, 0, 0); n.State != NowNone {
 		t.Errorf("no complete bucket: %s", n.State)
 	}
 	v := []compute.Value{{V: 1, OK: true}, {V: 2, OK: true}, {V: 3, OK: true}, {V: 4, OK: true}}
@@ -154,5 +156,41 @@ func TestForGroup(t *testing.T) {
 	}
 	if same, ok := m.ForGroup("nope"); ok || same != m {
 		t.Errorf("unknown key: %v", ok)
+	}
+}
+
+// TestNowJustStarted: a server that started from 0 (its _created) 25 s
+// before the window's end and was first scraped 20 s before it: the
+// window's counts include what it drafted before the first scrape, and
+// both the window's rates and now's are per second from its start, so
+// they read the true 0.2 drafts/s (2 per 10 s), not a rate over the
+// whole last minute or from the first scrape only.
+func TestNowJustStarted(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 900_000, Step: 30_000}
+	created := int64(875_000)
+	l := map[string]string{"model_name": "a"}
+	series := []compute.Series{}
+	for _, f := range []struct {
+		fam compute.Family
+		pos int
+		inc float64
+	}{{compute.Drafts, -1, 2}, {compute.DraftTokens, -1, 6}, {compute.AcceptedTokens, -1, 3}, {compute.AcceptedPerPosition, 0, 2}, {compute.AcceptedPerPosition, 1, 1}} {
+		// 2 drafts per 10 s since 875 s: 1 at the first scrape (880 s).
+		s := compute.Series{Family: f.fam, Labels: l, Position: f.pos, Created: created}
+		for t := int64(880_000); t <= g.End; t += 10_000 {
+			s.Points = append(s.Points, compute.Point{T: t, V: f.inc * float64(t-created) / 10_000})
+		}
+		series = append(series, s)
+	}
+	m := FromSeries(series, Request{Grid: g, Now: time.UnixMilli(g.End + 40_000), Scrape: 10 * time.Second})
+	if m.DataFrom != created || m.CoveredSeconds() != 25 || m.Stats.Drafts != 5 {
+		t.Fatalf("data from %d, covered %v s, %v drafts; want %d, 25 s, 5", m.DataFrom, m.CoveredSeconds(), m.Stats.Drafts, created)
+	}
+	if cs := m.CoveredStats(); !closeTo(cs.DraftsPerSecond.V, 0.2) {
+		t.Errorf("window drafts/s %v, want 0.2", cs.DraftsPerSecond)
+	}
+	n := m.Now()
+	if n.State != NowLive || n.Counts.Drafts != 5 || !closeTo(n.Stats.DraftsPerSecond.V, 0.2) {
+		t.Errorf("now %+v: want 5 drafts over the 25 s since the start, 0.2/s", n)
 	}
 }

@@ -18,7 +18,7 @@ func (m *Model) ForGroup(key string) (sub *Model, ok bool) {
 		c.Total, c.Stats, c.Buckets = g.Counts, g.Stats, g.Buckets
 		c.Fit = compute.FitGeometric(g.Counts.Total)
 		c.FirstBucket = g.FirstBucket
-		c.DataFrom = m.Grid.BucketStart(g.FirstBucket)
+		c.DataFrom = g.DataFrom
 		c.Insights = g.Insights
 		return &c, true
 	}

@@ -28,8 +28,9 @@ func gapCounter(f compute.Family, labels map[string]string, pos int, start, end 
 // of data, the same seconds for every group (one compute:
 // model.Model.CoveredStatsOf), so the groups add up to the total.
 //
-// Hand-computed: 30 s buckets; model a's first point (300 s) lies in
-// bucket (270, 300], so the data covers 900 − 270 = 630 s. Model a: 2
+// Hand-computed: 30 s buckets; model a's first point (300 s, no
+// _created) is the base its counts start from, so the data covers
+// 900 − 300 = 600 s (model a's 2 drafts per 10 s read 0.2/s). Model a: 2
 // drafts, 6 draft tokens, 3 accepted per 10 s over 600 s = 120 drafts,
 // 360 draft tokens, 180 accepted; model b: 4 drafts, 12 draft tokens, 6
 // accepted per 10 s over 300 s = 120, 360, 180.
@@ -53,7 +54,7 @@ func TestRatesPerSecondOfData(t *testing.T) {
 	}
 	m := model.FromSeries(series, model.Request{Grid: g, GroupBy: []string{"model_name"},
 		Now: time.UnixMilli(g.End + 60_000), Scrape: 10 * time.Second})
-	const covered = 630.0
+	const covered = 600.0
 	if m.CoveredSeconds() != covered {
 		t.Fatalf("covered %v s, want %v", m.CoveredSeconds(), covered)
 	}
@@ -88,10 +89,10 @@ func TestRatesPerSecondOfData(t *testing.T) {
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "rates (drafts/s, tokens/s) per second of data: 10m30s of the window\n") {
+	if !strings.Contains(b.String(), "rates (drafts/s, tokens/s) per second of data: 10m0s of the window\n") {
 		t.Errorf("report text does not say the rates' seconds:\n%s", b.String())
 	}
-	// vLLM's log line of the total: 240 drafts / 630 s.
+	// vLLM's log line of the total: 240 drafts / 600 s.
 	if !strings.Contains(b.String(), "total: ") {
 		t.Errorf("report text lacks the total:\n%s", b.String())
 	}
@@ -111,7 +112,7 @@ func TestRatesPerSecondOfData(t *testing.T) {
 		}
 	}
 	// The coverage note says so.
-	if note := m.CoverageNote(); !strings.HasSuffix(note, "rates (drafts/s, tokens/s) are per second of data (10m 30s)") {
+	if note := m.CoverageNote(); !strings.HasSuffix(note, "rates (drafts/s, tokens/s) are per second of data (10m)") {
 		t.Errorf("coverage note %q", note)
 	}
 }
