@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,8 +85,10 @@ func TestLiveSimulatorLongRange(t *testing.T) {
 		t.Errorf("step %v s, want 300 s for a 1 d range", res.StepSeconds)
 	}
 	// The simulator ran for minutes of the day: only the coverage note.
-	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "Data covers the last ") ||
-		!strings.Contains(res.Warnings[0], " of this 1d window; rates (drafts/s, tokens/s) are per second of data (") {
+	// (A gap note if a busy machine delayed a scrape past a bucket.)
+	warns := slices.DeleteFunc(slices.Clone(res.Warnings), func(w string) bool { return strings.HasPrefix(w, "no samples for ") })
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], "Data covers the last ") ||
+		!strings.Contains(warns[0], " of this 1d window; rates (drafts/s, tokens/s) are per second of data (") {
 		t.Errorf("warnings: %q, want the coverage note only", res.Warnings)
 	}
 	checkCounts(t, "1d total", res.Total, total, res.CoveredSeconds)
