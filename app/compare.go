@@ -177,10 +177,7 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 		if cmp.Lower.OK && cmp.Upper.OK {
 			ci = signed(cmp.Lower.V*100, 1) + " … " + signed(cmp.Upper.V*100, 1) + " pp"
 		}
-		p := compute.Undefined
-		if cmp.PValue.OK {
-			p = fmt.Sprintf("%.3g", cmp.PValue.V)
-		}
+		p := pCell(cmp.PValue)
 		return app.Tr().DataSet("compare", key).DataSet("significant", sig).Body(
 			app.Td().Text(label),
 			app.Td().Class("num").Text(side(aDrafts, cmp.A.Estimate)),
@@ -226,4 +223,14 @@ func (d *Dashboard) renderCompareTable(c CompareResult) app.UI {
 			),
 		),
 	)
+}
+
+// pCell is a p-value as the report and the change notes print it
+// (model.PText): three decimals, "< 0.001" below that (not "0" or
+// "4.87e-297"); compute.Undefined without one.
+func pCell(v compute.Value) string {
+	if !v.OK {
+		return compute.Undefined
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(model.PText(v.V), "p = "), "p ")
 }

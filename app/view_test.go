@@ -388,3 +388,18 @@ func TestInsightsChartTheme(t *testing.T) {
 		t.Error("InsightsChartOption is not the light theme's InsightsChart")
 	}
 }
+
+// The compare table's p column reads as the report's p-values do.
+func TestPCell(t *testing.T) {
+	for v, want := range map[compute.Value]string{
+		compute.Defined(0):         "< 0.001",
+		compute.Defined(4.87e-297): "< 0.001",
+		compute.Defined(0.0234):    "0.023",
+		compute.Defined(1):         "1.000",
+		{}:                         compute.Undefined,
+	} {
+		if got := pCell(v); got != want {
+			t.Errorf("pCell(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

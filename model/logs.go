@@ -55,6 +55,7 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 	// V1 counts would break the per-position invariants).
 	type acc struct {
 		labels  map[string]string
+		k       int
 		v0      bool
 		counts  compute.Counts
 		seconds float64
@@ -88,7 +89,7 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 		key := [4]string{e.Container, e.Engine, strconv.FormatBool(v0), strconv.Itoa(e.K)}
 		a := idx[key]
 		if a == nil {
-			a = &acc{labels: map[string]string{"container": e.Container, "engine": e.Engine, "k": strconv.Itoa(e.K)}, v0: v0, timed: true, counts: compute.Counts{AcceptedPerPosition: []float64{}}}
+			a = &acc{labels: map[string]string{"container": e.Container, "engine": e.Engine, "k": strconv.Itoa(e.K)}, k: e.K, v0: v0, timed: true, counts: compute.Counts{AcceptedPerPosition: []float64{}}}
 			idx[key] = a
 			groups = append(groups, a)
 		}
@@ -157,6 +158,11 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 		}
 		counts = append(counts, a.counts)
 		g := Group{Labels: a.labels, Name: GroupName(a.labels, r.Request.GroupBy), Stats: compute.Derive(a.counts, secs, conv)}
+		if g.Stats.K == 0 {
+			// V0 lines print no per-position counts, but they print k
+			// (each group's lines share one).
+			g.Stats.K = a.k
+		}
 		g.Key = compute.GroupKey(a.labels, r.Request.GroupBy)
 		g.Insights = ComputeInsights(a.counts, costs.For(g.Labels))
 		g.Insights.Derived = derivedNames(a.derived)
@@ -208,6 +214,11 @@ func FromLog(res logparse.Result, conv compute.Convention, costs *CostRatios) *M
 		total = costs.Default
 	}
 	r.Stats, r.Insights = compute.Derive(res.Total, r.WindowSeconds, conv), ComputeInsights(res.Total, total)
+	if r.Stats.K == 0 && len(kLines) == 1 {
+		for k := range kLines {
+			r.Stats.K = k // V0 lines: the k they print
+		}
+	}
 	r.Insights.Derived = derivedNames(all)
 	r.addTotalsHealth(counts, res.Total)
 	if mixedK {

@@ -299,7 +299,8 @@ func TestFromLogReproducesVLLM(t *testing.T) {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	// The V0 reference line: accepted 8547 of 13311, k = 3 -> drafts 4437,
-	// acceptance 8547/13311 = 0.642, in a group of its own (format V0).
+	// acceptance 8547/13311 = 0.642, in a group of its own (format V0),
+	// with the k its line prints.
 	r = ParseInput("ref.log", readLog(t, "reference.log"), compute.WithBonus, nil)
 	var v0 *Group
 	for i := range r.Groups {
@@ -307,7 +308,7 @@ func TestFromLogReproducesVLLM(t *testing.T) {
 			v0 = &r.Groups[i]
 		}
 	}
-	if len(r.Groups) != 5 || v0 == nil || v0.Drafts != 4437 || v0.AcceptedTokens != 8547 || compute.FormatRatio(v0.AcceptanceRate) != "0.642" || v0.K != 0 || v0.Insights.Fit != nil {
+	if len(r.Groups) != 5 || v0 == nil || v0.Drafts != 4437 || v0.AcceptedTokens != 8547 || compute.FormatRatio(v0.AcceptanceRate) != "0.642" || v0.K != 3 || v0.Insights.Fit != nil {
 		t.Errorf("reference groups %+v", r.Groups)
 	}
 }
