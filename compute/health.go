@@ -52,6 +52,11 @@ func (s HealthState) Label() string { return strings.ReplaceAll(string(s), "_", 
 // never crosses them by chance). DefaultHealthThresholds documents the
 // defaults; docs/ALERTING.md explains each one.
 type HealthThresholds struct {
+	// Convention is the mean acceptance length's convention in the
+	// verdict's texts and MeanLength (WithBonus, vLLM's 1 + accepted /
+	// drafts, by default; WithoutBonus on request, labelled so). Not a
+	// threshold: the states do not depend on it.
+	Convention Convention `json:"-"`
 	// MinDrafts: fewer drafts in the window give NotEnoughData (default 50).
 	MinDrafts float64 `json:"min_drafts"`
 	// MinDraftTokens replaces MinDrafts for schemas without a drafts
@@ -133,7 +138,8 @@ type Verdict struct {
 	Notes []string `json:"notes,omitempty"`
 	// Rate is the acceptance rate's interval (accepted of draft tokens).
 	Rate Interval `json:"rate"`
-	// MeanLength is the mean acceptance length 1 + accepted / drafts
+	// MeanLength is the mean acceptance length 1 + accepted / drafts, or
+	// accepted / drafts under HealthThresholds.Convention WithoutBonus
 	// (tokens per draft; undefined without drafts).
 	MeanLength Value `json:"mean_length"`
 	// DraftsPerSecond is drafts / window (undefined without a window).
@@ -241,8 +247,14 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 	v.Rate = AcceptanceRateInterval(c, th.Z)
 	v.MeanLength = Value{}
 	v.DraftsPerSecond = Value{}
+	// The mean acceptance length as the page shows it: "mean acceptance
+	// length" is 1 + accepted / drafts; the older form is labelled.
+	bonus, lengthName := 1.0, "mean acceptance length"
+	if th.Convention == WithoutBonus {
+		bonus, lengthName = 0, "mean acceptance length without bonus token"
+	}
 	if c.Drafts > 0 && finite(c.Drafts) && finite(c.AcceptedTokens) {
-		v.MeanLength = Defined(1 + c.AcceptedTokens/c.Drafts)
+		v.MeanLength = Defined(bonus + c.AcceptedTokens/c.Drafts)
 		if window > 0 && finite(window) {
 			v.DraftsPerSecond = Defined(c.Drafts / window)
 		}
@@ -294,9 +306,9 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 	rate := intervalText(v.Rate, "draft tokens")
 	lead := ""
 	if hasDrafts {
-		lead = fmt.Sprintf("drafts %s but mean acceptance length %.2f%s", num(c.Drafts), v.MeanLength.V, over)
+		lead = fmt.Sprintf("drafts %s but %s %.2f%s", num(c.Drafts), lengthName, v.MeanLength.V, over)
 		if v.DraftsPerSecond.OK {
-			lead = fmt.Sprintf("drafts %s but mean acceptance length %.2f%s", rateText(v.DraftsPerSecond.V), v.MeanLength.V, over)
+			lead = fmt.Sprintf("drafts %s but %s %.2f%s", rateText(v.DraftsPerSecond.V), lengthName, v.MeanLength.V, over)
 		}
 	} else {
 		lead = fmt.Sprintf("%s draft tokens but acceptance rate %s%s", num(c.DraftTokens), pct(v.Rate.Estimate.V), over)
@@ -311,8 +323,8 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 			if a.Lower.V >= th.CliffHealthy && b.Upper.V < th.CliffDead {
 				v.State = PositionCliff
 				v.CliffPosition = i
-				v.Summary = fmt.Sprintf("position cliff after pos %d: pos %d accepts %s of drafts, pos %d only %s%s (mean acceptance length %.2f)",
-					i, i, pct(a.Estimate.V), i+1, pct(b.Estimate.V), over, v.MeanLength.V)
+				v.Summary = fmt.Sprintf("position cliff after pos %d: pos %d accepts %s of drafts, pos %d only %s%s (%s %.2f)",
+					i, i, pct(a.Estimate.V), i+1, pct(b.Estimate.V), over, lengthName, v.MeanLength.V)
 				v.Evidence = []string{
 					fmt.Sprintf("pos %d: %s", i, intervalText(a, "drafts")),
 					fmt.Sprintf("pos %d: %s, below the cliff threshold %s right after a position at or above %s", i+1, intervalText(b, "drafts"), pct(th.CliffDead), pct(th.CliffHealthy)),
@@ -332,7 +344,7 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 	case v.Rate.Lower.V >= th.LoopRate:
 		v.State = SuspectedLoop
 		if hasDrafts {
-			v.Summary = fmt.Sprintf("mean acceptance length %.2f of at most %d%s: nearly every drafted token is accepted, typical of a repetition loop", v.MeanLength.V, k+1, over)
+			v.Summary = fmt.Sprintf("%s %.2f of at most %d%s: nearly every drafted token is accepted, typical of a repetition loop", lengthName, v.MeanLength.V, k+int(bonus), over)
 		} else {
 			v.Summary = fmt.Sprintf("acceptance rate %s%s: nearly every drafted token is accepted, typical of a repetition loop", pct(v.Rate.Estimate.V), over)
 		}
@@ -344,7 +356,7 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 		v.State = Degraded
 		v.Summary = fmt.Sprintf("acceptance rate %s%s, below %s", pct(v.Rate.Estimate.V), over, pct(th.DegradedRate))
 		if hasDrafts {
-			v.Summary += fmt.Sprintf(" (mean acceptance length %.2f)", v.MeanLength.V)
+			v.Summary += fmt.Sprintf(" (%s %.2f)", lengthName, v.MeanLength.V)
 		}
 		v.Evidence = []string{fmt.Sprintf("acceptance rate %s, below the degraded threshold %s", rate, pct(th.DegradedRate))}
 		v.Cause = CauseDegraded
@@ -353,7 +365,7 @@ func Health(c Counts, window float64, k int, th HealthThresholds) Verdict {
 	v.State = Healthy
 	v.Summary = fmt.Sprintf("acceptance rate %s%s", pct(v.Rate.Estimate.V), over)
 	if hasDrafts {
-		v.Summary += fmt.Sprintf(", mean acceptance length %.2f", v.MeanLength.V)
+		v.Summary += fmt.Sprintf(", %s %.2f", lengthName, v.MeanLength.V)
 	}
 	v.Evidence = []string{"acceptance rate " + rate}
 	return v

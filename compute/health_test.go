@@ -3,6 +3,7 @@ package compute
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -211,5 +212,19 @@ func TestGroupChangePoints(t *testing.T) {
 	grid := Grid{Start: 1_000_000, End: 1_000_000 + 20*15_000, Step: 15_000}
 	if len(cps) != 1 || cps[0].Bucket != 12 || cps[0].Start(grid) != 1_000_000+12*15_000 {
 		t.Errorf("got %v", cps)
+	}
+}
+
+// The verdict's mean acceptance length follows the convention asked for,
+// labelled when it is the older form; the state does not change.
+func TestHealthConvention(t *testing.T) {
+	c := Counts{Drafts: 1000, DraftTokens: 3000, AcceptedTokens: 1950, AcceptedPerPosition: []float64{800, 650, 500}}
+	with := Health(c, 600, 3, HealthThresholds{})
+	without := Health(c, 600, 3, HealthThresholds{Convention: WithoutBonus})
+	if with.State != without.State || with.MeanLength != Defined(2.95) || without.MeanLength != Defined(1.95) {
+		t.Fatalf("with %v %v, without %v %v", with.State, with.MeanLength, without.State, without.MeanLength)
+	}
+	if !strings.Contains(with.Summary, "mean acceptance length 2.95") || !strings.Contains(without.Summary, "mean acceptance length without bonus token 1.95") {
+		t.Errorf("summaries %q / %q", with.Summary, without.Summary)
 	}
 }

@@ -53,6 +53,7 @@ func (m *Model) AddHealth() {
 		return
 	}
 	th, co := m.Request.Health.Thresholds, m.Request.Health.Changes
+	th.Convention = m.Request.Convention
 	changes := func(c compute.Group) []compute.ChangePoint {
 		if m.Grid.Step <= 0 {
 			return nil

@@ -288,6 +288,7 @@ func FromScrape(s logparse.Scrape, conv compute.Convention, costs *CostRatios) *
 // judged). There are no buckets, so no change points.
 func (r *Model) addTotalsHealth(counts []compute.Counts, total compute.Counts) {
 	th := r.Request.Health.Thresholds
+	th.Convention = r.Request.Convention
 	for i := range r.Groups {
 		v := compute.Health(counts[i], r.Groups[i].Stats.WindowSeconds, r.healthK(counts[i]), th)
 		r.Groups[i].Health = &v

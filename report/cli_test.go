@@ -181,9 +181,9 @@ func TestCLI(t *testing.T) {
 	}
 	wantText := `window 10m0s (` + end.Add(-10*time.Minute).Format(time.RFC3339) + ` to ` + end.Format(time.RFC3339) + `), step 15s, mean acceptance length without bonus token (accepted/drafts)
 {model_name="a \"quoted\" \\ model"}: SpecDecoding metrics: Mean acceptance length: 1.30, Accepted throughput: 0.87 tokens/s, Drafted throughput: 1.33 tokens/s, Accepted: 520 tokens, Drafted: 800 tokens, Per-position acceptance rate: 0.800, 0.500, Avg Draft acceptance rate: 65.0%
-  health: healthy - acceptance rate 65.0 % over the last 10m, mean acceptance length 2.30
+  health: healthy - acceptance rate 65.0 % over the last 10m, mean acceptance length without bonus token 1.30
 total: SpecDecoding metrics: Mean acceptance length: 1.30, Accepted throughput: 0.87 tokens/s, Drafted throughput: 1.33 tokens/s, Accepted: 520 tokens, Drafted: 800 tokens, Per-position acceptance rate: 0.800, 0.500, Avg Draft acceptance rate: 65.0%
-  health: healthy - acceptance rate 65.0 % over the last 10m, mean acceptance length 2.30
+  health: healthy - acceptance rate 65.0 % over the last 10m, mean acceptance length without bonus token 1.30
 `
 	if out != wantText {
 		t.Errorf("text\n%s\nwant\n%s", out, wantText)
