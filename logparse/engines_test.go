@@ -3,6 +3,7 @@ package logparse
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,32 @@ func TestScrapeEngineFormats(t *testing.T) {
 			sc.Total.DraftTokens != float64(c.DraftTokens) || sc.Total.AcceptedTokens != float64(c.AcceptedTokens) ||
 			fmt.Sprint(sc.Total.AcceptedPerPosition) != fmt.Sprint(c.AcceptedPerPosition) {
 			t.Errorf("%s: groups %d, total %+v, problems %v; want %+v", f, len(sc.Groups), sc.Total, sc.Problems, c)
+		}
+	}
+}
+
+// TestScrapeOtherEngines: a raw scrape of TensorRT-LLM or SGLang, whose
+// speculative-decoding metrics --from-log does not read, is not called
+// "is speculative decoding on?": the problem names the metrics found and
+// what reads them.
+func TestScrapeOtherEngines(t *testing.T) {
+	for f, metric := range map[simulate.Format]string{simulate.FormatTRTLLM: "trtllm_spec_decode_", simulate.FormatSGLang: "sglang:spec_"} {
+		s, err := simulate.New(simulate.Config{Models: []string{"m"}, K: 2, Acceptance: []float64{0.7}, DraftsPerSecond: 5, Seed: 1, Start: time.Unix(1700000000, 0), Format: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Step(4 * time.Second)
+		var b bytes.Buffer
+		if err := s.WriteMetrics(&b); err != nil {
+			t.Fatal(err)
+		}
+		sc := ParseScrape(b.String())
+		if len(sc.Groups) != 0 || len(sc.Problems) != 1 {
+			t.Fatalf("%s: groups %d, problems %v", f, len(sc.Groups), sc.Problems)
+		}
+		r := sc.Problems[0].Reason
+		if !strings.Contains(r, "another engine's speculative-decoding metrics ("+metric) || !strings.Contains(r, "specdash serve --scrape.target=URL") || strings.Contains(r, "is speculative decoding on") {
+			t.Errorf("%s: %q", f, r)
 		}
 	}
 }

@@ -224,7 +224,21 @@ func ParseScrape(text string) Scrape {
 		out.Total = out.Total.Add(g.Counts)
 	}
 	if len(out.Groups) == 0 {
-		out.Problems = append(out.Problems, Problem{Reason: fmt.Sprintf("no speculative-decoding counter (vllm:spec_decode_num_drafts_total and the like) among the %d metric families of the scrape: is speculative decoding on?", len(fams))})
+		// Another engine's speculative-decoding metrics (TensorRT-LLM's
+		// trtllm_spec_decode_*, SGLang's sglang:spec_* gauges): say what
+		// was found and what reads it, not "is it on?".
+		var other []string
+		for _, n := range names {
+			if strings.Contains(n, "spec_decode") || strings.Contains(n, ":spec_") {
+				other = append(other, n)
+			}
+		}
+		reason := fmt.Sprintf("no speculative-decoding counter (vllm:spec_decode_num_drafts_total and the like) among the %d metric families of the scrape: is speculative decoding on?", len(fams))
+		if len(other) > 0 {
+			reason = fmt.Sprintf("the scrape has another engine's speculative-decoding metrics (%s), which --from-log does not read: it reads vLLM-style counters (<prefix>spec_decode_num_drafts_total and the like); for this engine, let specdash scrape the target (specdash serve --scrape.target=URL) or read it from Prometheus (specdash report --prometheus.url)",
+				strings.Join(other[:min(len(other), 3)], ", "))
+		}
+		out.Problems = append(out.Problems, Problem{Reason: reason})
 	}
 	return out
 }
