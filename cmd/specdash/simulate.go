@@ -56,6 +56,12 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		if *native && (!*latency || *format != string(simulate.FormatVLLM)) {
 			return fmt.Errorf("--native-histograms needs --latency and --format %s", simulate.FormatVLLM)
 		}
+		if *latency && *format != string(simulate.FormatVLLM) {
+			return fmt.Errorf("--latency serves vLLM's histogram: it needs --format %s (got %s)", simulate.FormatVLLM, *format)
+		}
+		if *engines < 1 {
+			return fmt.Errorf("--engines %d: want at least 1", *engines)
+		}
 		pat, err := simulate.ParsePattern(*pattern)
 		if err != nil {
 			return fmt.Errorf("--pattern: %w", err)

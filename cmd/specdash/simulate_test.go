@@ -5,7 +5,10 @@ package main
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/alecthomas/kingpin/v2"
 
 	"specdash/simulate"
 )
@@ -33,6 +36,26 @@ func TestDefaultAcceptance(t *testing.T) {
 	for _, k := range []int{1, 3, 5, 8, 32} {
 		if _, err := simulate.New(simulate.Config{Models: []string{"m"}, K: k, Acceptance: defaultAcceptance(k), DraftsPerSecond: 1}); err != nil {
 			t.Errorf("simulate --k %d with the default acceptance: %v", k, err)
+		}
+	}
+}
+
+// Flags the simulator cannot honour are refused with a reason, before it
+// serves anything.
+func TestSimulateRefusesFlags(t *testing.T) {
+	for args, want := range map[string]string{
+		"--engines=0":               "--engines 0: want at least 1",
+		"--latency --format=sglang": "--latency serves vLLM's histogram: it needs --format vllm (got sglang)",
+		"--native-histograms --latency --format=trtllm": "--native-histograms needs --latency and --format vllm",
+	} {
+		a := kingpin.New("specdash", "")
+		cmds := map[string]func() error{}
+		registerSimulate(a, cmds)
+		if _, err := a.Parse(append([]string{"simulate"}, strings.Fields(args)...)); err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		if err := cmds["simulate"](); err == nil || err.Error() != want {
+			t.Errorf("simulate %s: %v, want %q", args, err, want)
 		}
 	}
 }
