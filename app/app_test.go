@@ -30,6 +30,10 @@ func TestQueryURL(t *testing.T) {
 	if q.RangeDuration() != time.Hour || q.RefreshDuration() != 10*time.Second {
 		t.Errorf("durations %v %v", q.RangeDuration(), q.RefreshDuration())
 	}
+	// The CLI's spelling of the convention works in the URL too.
+	if c := ParseQuery(url.Values{"convention": {"no-bonus"}}); c.Convention != compute.WithoutBonus || c.Warn != "" {
+		t.Errorf("convention=no-bonus: %v, warn %q", c.Convention, c.Warn)
+	}
 
 	// Invalid values fall back to the defaults; "all" is no filter.
 	v, _ = url.ParseQuery("range=7m&refresh=1s&model=all&engine=all&convention=bogus&theme=pink&tz=mars&sort=x&compare=y&group=bad-label,__name__,position&f.bad-name=1&from=yesterday&to=1")

@@ -337,7 +337,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		}
 	}
 	switch c := v.Get("convention"); c {
-	case ConventionNoBonus:
+	case ConventionNoBonus, "no-bonus": // the page's and the CLI's spelling
 		q.Convention = compute.WithoutBonus
 	case "", ConventionBonus:
 	default:
