@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"time"
 
 	"specdash/compute"
 )
@@ -84,6 +85,14 @@ func (m *Model) AddHealth() {
 	}
 	m.Changes = changes(m.Total)
 	m.Health = verdict(m.Total, m.FirstBucket, m.Changes)
+	if n := m.Now(); n.State == NowStale && m.Health != nil && m.Health.State != compute.NotEnoughData {
+		// The target is gone: the verdict is of the data before.
+		since := "its last sample"
+		if n.LastData > 0 {
+			since = time.UnixMilli(n.LastData).UTC().Format(time.RFC3339)
+		}
+		m.Health.Notes = append(m.Health.Notes, fmt.Sprintf("no samples since %s: the targets are down or no longer scraped; this verdict judges the data before", since))
+	}
 	for i := range m.Groups {
 		g := &m.Groups[i]
 		g.Changes = changes(g.Counts)

@@ -48,6 +48,7 @@ func (m *Model) addIrregular(ctx context.Context, src Source, f *metricsclient.F
 		}
 		return
 	}
+	m.samples = counts
 	m.Gaps = compute.FindGaps(counts)
 	m.Notes = append(m.Notes, compute.GapNotes(m.Gaps, g, maxIrregularNotes)...)
 }

@@ -193,6 +193,10 @@ type Model struct {
 	// LastPoint is the latest point time (Unix ms) of any series: the
 	// staleness of the "now" numbers (now.go); 0 without points.
 	LastPoint int64
+	// samples are the selection's sample counts per bucket (the gap
+	// check's, SchemaSampleCounts; nil when not read): the "now" interval
+	// is stale as soon as it has none (Now).
+	samples []float64
 	// Labels maps every label name on the spec-decode series in the window
 	// (unfiltered) to its values; nil when not asked for or the look-up
 	// failed. Models and Engines are Labels["model_name"] and

@@ -120,9 +120,10 @@ func LastInterval(g compute.Grid, gr compute.Group, complete int, conv compute.C
 }
 
 // Now is the total's last complete interval (LastInterval of m.Total at
-// m.Complete, staleness from m.LastPoint).
+// m.Complete; staleness from the selection's sample counts when the gap
+// check read them, else from m.LastPoint).
 func (m *Model) Now() Now {
-	return LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, nil, m.LastPoint, m.DataFrom)
+	return LastInterval(m.Grid, m.Total, m.Complete, m.Request.Convention, m.samples, m.LastPoint, m.DataFrom)
 }
 
 // CoveredSeconds is the part of the window that has data, in seconds:
