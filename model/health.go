@@ -61,8 +61,8 @@ func (m *Model) AddHealth() {
 		}
 		return compute.GroupChangePoints(compute.Group{Buckets: m.changeBuckets(c.Buckets)}, co)
 	}
-	verdict := func(c compute.Group, first int, cps []compute.ChangePoint) *compute.Verdict {
-		v := compute.Health(c.Total, m.coveredSeconds(first), m.healthK(c.Total), th)
+	verdict := func(c compute.Group, dataFrom int64, cps []compute.ChangePoint) *compute.Verdict {
+		v := compute.Health(c.Total, m.coveredSeconds(dataFrom), m.healthK(c.Total), th)
 		if len(cps) == 0 {
 			return &v
 		}
@@ -84,7 +84,7 @@ func (m *Model) AddHealth() {
 		return &sv
 	}
 	m.Changes = changes(m.Total)
-	m.Health = verdict(m.Total, m.FirstBucket, m.Changes)
+	m.Health = verdict(m.Total, m.DataFrom, m.Changes)
 	if n := m.Now(); n.State == NowStale && m.Health != nil && m.Health.State != compute.NotEnoughData {
 		// The target is gone: the verdict is of the data before.
 		since := "its last sample"
@@ -96,21 +96,23 @@ func (m *Model) AddHealth() {
 	for i := range m.Groups {
 		g := &m.Groups[i]
 		g.Changes = changes(g.Counts)
-		g.Health = verdict(g.Counts, g.FirstBucket, g.Changes)
+		g.Health = verdict(g.Counts, g.DataFrom, g.Changes)
 	}
 }
 
 // coveredSeconds is the part of the window the verdict's rates (drafts/s)
-// and "over the last ..." cover: from the start of bucket first (the
-// first with data) to the window's end, so that a series that started a
-// minute ago in a 1h window is not judged at 1/60 of its drafts/s. The
-// whole window when first is 0 or out of range (log input: WindowSeconds).
-func (m *Model) coveredSeconds(first int) float64 {
+// and "over the last ..." cover: from dataFrom (when the counts start,
+// Model.DataFrom or Group.DataFrom) to the window's end, so that a series
+// that started a minute ago in a 1h window is not judged at 1/60 of its
+// drafts/s, nor one whose counts since its _created came before its first
+// scrape at more than it drafted. The whole window when dataFrom is at or
+// before its start or out of range (log input: WindowSeconds).
+func (m *Model) coveredSeconds(dataFrom int64) float64 {
 	g := m.Grid
-	if g.Step <= 0 || first <= 0 || first >= g.Buckets() {
+	if g.Step <= 0 || dataFrom <= g.Start || dataFrom >= g.End {
 		return m.WindowSeconds
 	}
-	return float64(g.End-g.BucketStart(first)) / 1000
+	return float64(g.End-dataFrom) / 1000
 }
 
 // HealthRow is one tile of the health row: a group (or the selection) and

@@ -183,6 +183,7 @@ func TestHealthIncompleteBuckets(t *testing.T) {
 	// Data in the last 5 of 20 buckets only: rates and "over the last"
 	// cover those 5m, not the 20m window.
 	m.Groups[0].FirstBucket = 15
+	m.Groups[0].DataFrom = m.Grid.BucketStart(15)
 	m.Request.GroupBy = []string{"model_name"}
 	m.AddHealth()
 	if v := m.Groups[0].Health; v.Summary != "drafts 4/s but mean acceptance length 1.00 over the last 5m: drafted tokens are almost all rejected" {
