@@ -106,8 +106,9 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) ./$${t%%:*}/; \
 	done
 
+# e2e in E2E_SHARDS processes beside the other packages (scripts/test-host.sh).
 test-host:
-	$(GO) test -race -count=1 -timeout 45m ./...
+	GO=$(GO) ./scripts/test-host.sh
 
 # The pure and in-process tests (31 s on a quiet 2-core machine, warm
 # cache): -short skips those that start Prometheus, VictoriaMetrics or
