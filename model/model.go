@@ -401,6 +401,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	} else if f.LabelsErr != nil && ctx.Err() == nil {
 		m.Notes = append(m.Notes, "label list: "+f.LabelsErr.Error())
 	}
+	m.noteMissingGroupBy(ctx, src, f.Schema(), f.Labels)
 	m.addLatency(ctx, src, f.Schema())
 	if r.Baseline != nil {
 		m.Baseline = loadBaseline(ctx, src, r, *r.Baseline)
