@@ -95,6 +95,9 @@ type Request struct {
 	// Health are the thresholds of the health verdicts and the options of
 	// the change detection (zero fields: the defaults; model/health.go).
 	Health HealthOptions
+	// Location is the time zone of the times notes print (the page's);
+	// nil: UTC (the CLI report's).
+	Location *time.Location
 	// Trace, when set, is called at the stages of Compute ("start",
 	// "incremental", "fetched", "computed"): the browser's performance
 	// marks.
@@ -557,7 +560,7 @@ func loadBaseline(ctx context.Context, src Source, r Request, g compute.Grid) *B
 		var miss *metricsclient.MissingMetricsError
 		if errors.As(err, &miss) {
 			err = fmt.Errorf("no speculative-decoding series in the baseline window %s – %s",
-				time.UnixMilli(g.Start).UTC().Format(time.RFC3339), time.UnixMilli(g.End).UTC().Format(time.RFC3339))
+				compute.FormatTimeIn(g.Start, r.Location), compute.FormatTimeIn(g.End, r.Location))
 		}
 		b.Err = err
 		return b
