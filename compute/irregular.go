@@ -177,8 +177,9 @@ func FindGaps(samples []float64) []Gap {
 }
 
 // GapNotes says, for each gap (at most max, then how many more), when the
-// selection had no data and that the next bucket holds the gap's counts.
-func GapNotes(gaps []Gap, g Grid, max int) []string {
+// selection had no data (the time in loc, nil: UTC) and that the next
+// bucket holds the gap's counts.
+func GapNotes(gaps []Gap, g Grid, max int, loc *time.Location) []string {
 	var out []string
 	for i, gp := range gaps {
 		if i == max {
@@ -187,12 +188,16 @@ func GapNotes(gaps []Gap, g Grid, max int) []string {
 		}
 		from, to := g.BucketStart(gp.From), g.BucketStart(gp.To)
 		out = append(out, fmt.Sprintf("no samples for %s from %s: the source or its targets were down; the bucket after the gap holds the counts of the gap too, so its rates read high (marked on the charts)",
-			SpanText(to-from), formatUTC(from)))
+			SpanText(to-from), FormatTimeIn(from, loc)))
 	}
 	return out
 }
 
-// formatUTC prints a Unix ms time as RFC 3339 in UTC, to the second.
-func formatUTC(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
+// FormatTimeIn prints a Unix ms time as RFC 3339 in loc (nil: UTC), to
+// the second: "2025-06-01T00:15:00Z", "2025-06-01T02:15:00+02:00".
+func FormatTimeIn(ms int64, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return time.UnixMilli(ms).In(loc).Format(time.RFC3339)
 }

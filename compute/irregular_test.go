@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestResets(t *testing.T) {
@@ -65,13 +66,17 @@ func TestFindGaps(t *testing.T) {
 		}
 	}
 	g := Grid{Start: 1_700_000_000_000, End: 1_700_000_070_000, Step: 10_000}
-	notes := GapNotes([]Gap{{1, 3}, {5, 6}}, g, 1)
+	notes := GapNotes([]Gap{{1, 3}, {5, 6}}, g, 1, nil)
 	want := []string{
 		"no samples for 20s from 2023-11-14T22:13:30Z: the source or its targets were down; the bucket after the gap holds the counts of the gap too, so its rates read high (marked on the charts)",
 		"and 1 more gaps in the data",
 	}
 	if !reflect.DeepEqual(notes, want) {
 		t.Errorf("GapNotes = %q, want %q", notes, want)
+	}
+	// In the page's time zone: the same instant with its offset.
+	if got := GapNotes([]Gap{{1, 3}}, g, 1, time.FixedZone("UTC+2", 2*3600)); len(got) != 1 || !strings.HasPrefix(got[0], "no samples for 20s from 2023-11-15T00:13:30+02:00: ") {
+		t.Errorf("GapNotes in UTC+2 = %q", got)
 	}
 	if (Gap{1, 3}).Next() != 3 {
 		t.Error("Next")

@@ -222,3 +222,76 @@ func TestNativeHistogramAgainstPrometheus(t *testing.T) {
 		t.Errorf("one pass %v\nv1 %v", one, ref)
 	}
 }
+
+// TestMixedHistogramKindsAgainstPrometheus: Prometheus 2.42 with
+// --enable-feature=native-histograms scrapes vLLM's ITL as a classic
+// histogram from one target (engine 0) and as native histograms from
+// another (engines 1 and 2; 2.42 reads a family as one kind, so each kind
+// has its own target, as each server would). FetchOptional reads the
+// classic one (3 observations) and says in a warning that the two native
+// series, named, are not included.
+func TestMixedHistogramKindsAgainstPrometheus(t *testing.T) {
+	serve := func(hs ...prometheus.Histogram) string {
+		reg := prometheus.NewRegistry()
+		for _, h := range hs {
+			reg.MustRegister(h)
+		}
+		srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		t.Cleanup(srv.Close)
+		return strings.TrimPrefix(srv.URL, "http://")
+	}
+	itl := func(engine string, buckets []float64, factor float64, obs ...float64) prometheus.Histogram {
+		h := prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: nativeITL, Help: "Histogram of inter-token latency in seconds.",
+			ConstLabels: prometheus.Labels{"engine": engine}, Buckets: buckets, NativeHistogramBucketFactor: factor,
+		})
+		for _, v := range obs {
+			h.Observe(v)
+		}
+		return h
+	}
+	classicAddr := serve(itl("0", []float64{0.01, 0.05, 0.1}, 0, 0.02, 0.03, 0.2))
+	nativeAddr := serve(itl("1", nil, 2, 0.04), itl("2", nil, 2, 0.04))
+	srv := promtest.Start(t, promtest.Options{Targets: []string{classicAddr, nativeAddr}, ExtraFlags: []string{"--enable-feature=native-histograms"}})
+
+	// Three scrapes of each: the natives' samples, and the classic count's.
+	m := nativeSamples(t, srv, "three scrapes of the native histograms", func(m model.Matrix) bool {
+		n := samplesWithCount(m, map[string]float64{"1": 1, "2": 1})
+		return n["1"] >= 3 && n["2"] >= 3
+	})
+	srv.WaitFor(t, "count_over_time("+nativeITL+`_count{engine="0"}[5m]) >= 3`, nil, 2*time.Minute)
+	var first int64
+	for _, ss := range m {
+		if ts := int64(ss.Histograms[0].Timestamp); ts > first {
+			first = ts // the later of the two series' first samples
+		}
+	}
+	g := compute.Grid{Start: (first + 999) / 1000 * 1000, End: time.Now().UnixMilli() / 1000 * 1000, Step: 1000}
+	if g.End <= g.Start {
+		t.Fatalf("grid %+v: no whole second between the first sample and now", g)
+	}
+
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.FetchOptional(t.Context(), VLLMV1, g, nil, InterTokenLatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, ok := f.Families[InterTokenLatency]
+	if !ok || fam.Native() || len(fam.Histograms) != 1 || fam.Histograms[0].Labels["engine"] != "0" {
+		t.Fatalf("family %+v, warnings %q; want the classic series of engine 0", fam, f.Warnings)
+	}
+	if n := fam.Histograms[0].Count; len(n) == 0 || n[len(n)-1].V != 3 {
+		t.Errorf("classic count %v, want 3 at the end", n)
+	}
+	series := func(engine string) string {
+		return compute.LabelString(map[string]string{"engine": engine, "instance": nativeAddr, "job": "vllm"})
+	}
+	want := nativeITL + " has 2 native histogram series here too (" + series("1") + ", " + series("2") +
+		"); showing the 1 classic histogram series of " + nativeITL + " only (the two kinds are not combined)"
+	if len(f.Warnings) != 1 || f.Warnings[0] != want {
+		t.Errorf("warnings %q, want [%q]", f.Warnings, want)
+	}
+}

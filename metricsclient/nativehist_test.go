@@ -2,6 +2,10 @@ package metricsclient
 
 import (
 	"testing"
+
+	"github.com/prometheus/common/model"
+
+	"specdash/compute"
 )
 
 // TestNativeDecodeAndConvert: a query_range answer with native histogram
@@ -40,5 +44,33 @@ func TestNativeDecodeAndConvert(t *testing.T) {
 	}
 	if _, ok := got.exp["vllm:generation_tokens_total"]; ok {
 		t.Error("float series converted")
+	}
+}
+
+// TestNativeLeftOut: the native series a classic read leaves out are
+// named, at most three and a count of the rest; a native series with the
+// labels of a classic one of the same name (a source storing both kinds of
+// one histogram) is the same observations and is not named; none left out
+// is no warning.
+func TestNativeLeftOut(t *testing.T) {
+	const n = "vllm:inter_token_latency_seconds"
+	classic := func(engine string) *model.SampleStream {
+		return &model.SampleStream{Metric: model.Metric{model.MetricNameLabel: n + "_bucket", "engine": model.LabelValue(engine), "le": "0.1"},
+			Values: []model.SamplePair{{Timestamp: 1000, Value: 1}}}
+	}
+	byName := map[string]model.Matrix{n: {classic("0"), classic("1")}}
+	native := nativeRead{exp: map[string][]compute.NativeHistogramSeries{}, custom: map[string][]compute.HistogramSeries{}}
+	for _, e := range []string{"0", "1", "2", "3", "4"} {
+		native.exp[n] = append(native.exp[n], compute.NativeHistogramSeries{Labels: map[string]string{"engine": e}})
+	}
+	native.custom[n] = []compute.HistogramSeries{{Labels: map[string]string{"engine": "5"}}}
+	got := nativeLeftOut([]string{n, "vllm:time_per_output_token_seconds"}, byName, native, n, 2)
+	want := n + ` has 4 native histogram series here too ({engine="2"}, {engine="3"}, {engine="4"} and 1 more); showing the 2 classic histogram series of ` + n + " only (the two kinds are not combined)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %q\nwant [%q]", got, want)
+	}
+	native.exp[n], native.custom[n] = native.exp[n][:2], nil
+	if got := nativeLeftOut([]string{n}, byName, native, n, 2); len(got) != 0 {
+		t.Errorf("both kinds of the same series: %q, want no warning", got)
 	}
 }

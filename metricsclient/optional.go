@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -155,13 +156,16 @@ type OptionalFetch struct {
 // twice). Absent roles are no error. Combine a histogram role's series with
 // OptionalFamily.HistogramIncreases, then Quantile / Mean.
 //
-// A histogram role none of whose names has classic series (_bucket, _sum,
-// _count) is looked for as a native histogram with a second query_range of
-// the plain names (native histograms are samples of the name itself; no
-// last_over_time: Prometheus 2.42's returns a float 0 for them, so the
-// samples at the step points are the source's own lookback's); a name whose
-// native samples do not convert (buckets that fit no exponential schema,
-// e.g. Prometheus 3's custom buckets) is not read and a warning says why.
+// Histogram roles' names are also read as native histograms, with a second
+// query_range of the plain names (native histograms are samples of the
+// name itself; no last_over_time: Prometheus 2.42's returns a float 0 for
+// them, so the samples at the step points are the source's own
+// lookback's): a role none of whose names has classic series (_bucket,
+// _sum, _count) is read from them; one read from classic series names in
+// a warning the native series it leaves out (sources with either kind in
+// one selection: the kinds are not combined). A name whose native samples
+// do not convert (buckets that fit no exponential schema, e.g. Prometheus
+// 3's custom buckets) is not read and a warning says why.
 // Errors: an invalid grid or filter, an *APIError, a malformed le label.
 func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
 	if err := ValidateGrid(g); err != nil {
@@ -262,6 +266,7 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 				return nil, err
 			}
 			fam.Histograms = hs
+			out.Warnings = append(out.Warnings, nativeLeftOut(s.Optional[role], byName, native, chosen, len(hs))...)
 		} else {
 			fam.Series, fam.Created = plainFromMatrix(byName[chosen], role, chosen)
 		}
@@ -270,21 +275,16 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 	return out, nil
 }
 
-// fetchNative reads, for the histogram roles among roles without classic
-// series in byName, their names as native histograms over g with one
-// query_range of the plain names (only when there is such a role). The
-// answer maps a name to its native series.
+// fetchNative reads the names of the histogram roles among roles as native
+// histograms over g with one query_range of the plain names (only when
+// there is such a role): the family of a role without classic series in
+// byName, and for one with classic series the native series its classic
+// ones leave out (nativeLeftOut). The answer maps a name to its native
+// series.
 func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, byName map[string]model.Matrix, out *OptionalFetch) (nativeRead, error) {
 	var names []string
 	for _, r := range roles {
-		if r.Kind() != OptionalHistogram {
-			continue
-		}
-		classic := false
-		for _, n := range s.Optional[r] {
-			classic = classic || hasData(byName[n], r, n)
-		}
-		if !classic {
+		if r.Kind() == OptionalHistogram {
 			names = append(names, s.Optional[r]...)
 		}
 	}
@@ -307,6 +307,50 @@ func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filt
 	}
 	return native, nil
 }
+
+// nativeLeftOut names the native histogram series of a role's names that
+// are not read because the role is read from the classic histograms of
+// chosen (nClassic series): a selection whose sources expose the two kinds
+// (e.g. some engines with native histograms on) shows the classic ones
+// only, as the two do not combine. A native series with the labels of a
+// classic series of the same name (a source that stores both kinds of one
+// histogram) is the same observations and is not named.
+func nativeLeftOut(names []string, byName map[string]model.Matrix, native nativeRead, chosen string, nClassic int) []string {
+	var out []string
+	for _, n := range names {
+		classic := map[string]bool{}
+		for _, ss := range byName[n] {
+			classic[compute.LabelString(plainLabels(ss.Metric, string(model.BucketLabel)))] = true
+		}
+		var left []string
+		add := func(l map[string]string) {
+			if k := compute.LabelString(l); !classic[k] {
+				left = append(left, k)
+			}
+		}
+		for _, ns := range native.exp[n] {
+			add(ns.Labels)
+		}
+		for _, hs := range native.custom[n] {
+			add(hs.Labels)
+		}
+		if len(left) == 0 {
+			continue
+		}
+		sort.Strings(left)
+		shown := left
+		more := ""
+		if len(shown) > maxLeftOutNamed {
+			shown, more = shown[:maxLeftOutNamed], fmt.Sprintf(" and %d more", len(left)-maxLeftOutNamed)
+		}
+		out = append(out, fmt.Sprintf("%s has %d native histogram series here too (%s%s); showing the %d classic histogram series of %s only (the two kinds are not combined)",
+			n, len(left), strings.Join(shown, ", "), more, nClassic, chosen))
+	}
+	return out
+}
+
+// maxLeftOutNamed is how many left-out series nativeLeftOut names.
+const maxLeftOutNamed = 3
 
 // nativeRead is what fetchNative found, by name: exponential native
 // histograms, and native histograms with custom buckets (Prometheus 3's

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"time"
 
 	"specdash/compute"
 )
@@ -89,7 +88,7 @@ func (m *Model) AddHealth() {
 		// The target is gone: the verdict is of the data before.
 		since := "its last sample"
 		if n.LastData > 0 {
-			since = time.UnixMilli(n.LastData).UTC().Format(time.RFC3339)
+			since = compute.FormatTimeIn(n.LastData, m.Request.Location)
 		}
 		m.Health.Notes = append(m.Health.Notes, fmt.Sprintf("no samples since %s: the targets are down or no longer scraped; this verdict judges the data before", since))
 	}

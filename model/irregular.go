@@ -50,7 +50,7 @@ func (m *Model) addIrregular(ctx context.Context, src Source, f *metricsclient.F
 	}
 	m.samples = counts
 	m.Gaps = compute.FindGaps(counts)
-	m.Notes = append(m.Notes, compute.GapNotes(m.Gaps, g, maxIrregularNotes)...)
+	m.Notes = append(m.Notes, compute.GapNotes(m.Gaps, g, maxIrregularNotes, m.Request.Location)...)
 }
 
 // RestartBuckets are the buckets holding a counter restart (of series

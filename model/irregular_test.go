@@ -4,6 +4,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,15 @@ func TestOutageAndRestarts(t *testing.T) {
 	if live.Stats.Drafts != m.Stats.Drafts || live.Stats.AcceptedTokens != m.Stats.AcceptedTokens || live.Buckets[20].Drafts != 375 {
 		t.Errorf("live view: %v drafts, %v accepted, bucket after the gap %v drafts; want %v, %v, 375",
 			live.Stats.Drafts, live.Stats.AcceptedTokens, live.Buckets[20].Drafts, m.Stats.Drafts, m.Stats.AcceptedTokens)
+	}
+
+	// In the page's time zone (Request.Location) the gap note prints the
+	// same instant there.
+	m, err = Compute(t.Context(), c, Request{Grid: g, GroupBy: []string{"engine"}, Location: time.FixedZone("UTC+2", 2*3600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Replace(gapNote, "2025-06-01T00:15:00Z", "2025-06-01T02:15:00+02:00", 1); !slices.Contains(m.Notes, n) {
+		t.Errorf("notes %q lack %q", m.Notes, n)
 	}
 }

@@ -95,6 +95,9 @@ type Request struct {
 	// Health are the thresholds of the health verdicts and the options of
 	// the change detection (zero fields: the defaults; model/health.go).
 	Health HealthOptions
+	// Location is the time zone of the times notes print (the page's);
+	// nil: UTC (the CLI report's).
+	Location *time.Location
 	// Trace, when set, is called at the stages of Compute ("start",
 	// "incremental", "fetched", "computed"): the browser's performance
 	// marks.
@@ -401,6 +404,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	} else if f.LabelsErr != nil && ctx.Err() == nil {
 		m.Notes = append(m.Notes, "label list: "+f.LabelsErr.Error())
 	}
+	m.noteMissingGroupBy(ctx, src, f.Schema(), f.Labels)
 	m.addLatency(ctx, src, f.Schema())
 	if r.Baseline != nil {
 		m.Baseline = loadBaseline(ctx, src, r, *r.Baseline)
@@ -556,7 +560,7 @@ func loadBaseline(ctx context.Context, src Source, r Request, g compute.Grid) *B
 		var miss *metricsclient.MissingMetricsError
 		if errors.As(err, &miss) {
 			err = fmt.Errorf("no speculative-decoding series in the baseline window %s – %s",
-				time.UnixMilli(g.Start).UTC().Format(time.RFC3339), time.UnixMilli(g.End).UTC().Format(time.RFC3339))
+				compute.FormatTimeIn(g.Start, r.Location), compute.FormatTimeIn(g.End, r.Location))
 		}
 		b.Err = err
 		return b

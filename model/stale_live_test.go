@@ -55,4 +55,13 @@ func TestTargetGone(t *testing.T) {
 		!slices.ContainsFunc(m.Health.Notes, func(s string) bool { return strings.HasPrefix(s, "no samples since 2025-06-01T00:20:00Z: ") }) {
 		t.Errorf("verdict %+v: want healthy with the note that the targets are gone", m.Health)
 	}
+	// The page's time zone (Request.Location): the same instant there.
+	m, err = Compute(t.Context(), c, Request{Grid: g, Now: time.UnixMilli(g.End).Add(time.Minute), Scrape: 15 * time.Second, Fixed: true,
+		Location: time.FixedZone("UTC+2", 2*3600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Health == nil || !slices.ContainsFunc(m.Health.Notes, func(s string) bool { return strings.HasPrefix(s, "no samples since 2025-06-01T02:20:00+02:00: ") }) {
+		t.Errorf("verdict %+v: want the note's time in UTC+2", m.Health)
+	}
 }

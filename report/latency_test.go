@@ -45,7 +45,7 @@ func TestLatencyReport(t *testing.T) {
 		"  note: " + model.ITLCaveat + "\n",
 		"output: 0.67 tokens/s, 60.0 % from accepted drafts (240 of 400 output tokens)\n",
 		"speedup: 2.17× estimated (Leviathan formula, draft cost c = 0.05)\n",
-		"estimated speedup (c = 0.05):\n  2 running: 50.0 %, 31.2 ms, 2.17× (1 buckets)\n",
+		"estimated speedup (c = 0.05):\n  2 running: 50.0 %, 31.2 ms, 2.17× (1 bucket)\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -83,8 +83,18 @@ func TestLatencyReport(t *testing.T) {
 		t.Errorf("json speedup/load %+v", l)
 	}
 
-	// Output tokens only.
+	// Two buckets at the same load: one bin of both, "2 buckets".
 	m := latencyModel()
+	c, h := m.Total.Total, m.Latency.Histogram
+	two := compute.GaugeAverage{Value: compute.Defined(2)}
+	m.Latency.Load = compute.BinByLoad([]compute.GaugeAverage{two, two}, []compute.Counts{c, c}, []compute.Histogram{h, h}, 0.05)
+	b.Reset()
+	if err := FromModel(m, nil).WriteText(&b); err != nil || !strings.Contains(b.String(), "\n  2 running: 50.0 %, 31.2 ms, 2.17× (2 buckets)\n") {
+		t.Errorf("two buckets (%v):\n%s", err, b.String())
+	}
+
+	// Output tokens only.
+	m = latencyModel()
 	m.Latency = &model.Latency{Missing: []string{"inter-token latency: vllm:inter_token_latency_seconds not found (nor vllm:time_per_output_token_seconds)"},
 		GenerationMetric: "vllm:generation_tokens_total",
 		Reasons:          map[string]string{"itl": "no inter-token latency histogram", "output_share": "no output tokens in the window", "output_per_second": "no output tokens in the window"}}

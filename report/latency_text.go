@@ -130,10 +130,10 @@ func (r *Result) writeLatencyText(w io.Writer) {
 	if len(l.Load) > 0 {
 		fmt.Fprintf(w, "load (%s per engine, bucket average) -> acceptance rate, mean ITL, estimated speedup (c = %g):\n", l.LoadMetric, l.LoadCost)
 		for _, b := range l.Load {
-			fmt.Fprintf(w, "  %s running: %s, %s, %s (%d buckets)\n", b.Label(),
+			fmt.Fprintf(w, "  %s running: %s, %s, %s (%s)\n", b.Label(),
 				orReason(b.AcceptanceRate, compute.FormatPercent(b.AcceptanceRate, 1), "no draft tokens"),
 				orReason(b.MeanITL, model.FormatMs(b.MeanITL), "no ITL"),
-				orReason(b.Speedup.Speedup, strconv.FormatFloat(b.Speedup.Speedup.V, 'f', 2, 64)+"×", b.Speedup.Reason), b.Buckets)
+				orReason(b.Speedup.Speedup, strconv.FormatFloat(b.Speedup.Speedup.V, 'f', 2, 64)+"×", b.Speedup.Reason), plural(b.Buckets, "bucket"))
 		}
 	}
 	for _, m := range l.Missing {

@@ -6,12 +6,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/units"
 	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v2"
+	yaml3 "go.yaml.in/yaml/v3"
 )
 
 // FileConfig is the YAML file of `specdash serve --config.file` (see
@@ -126,7 +130,7 @@ func LoadConfigFile(path string) (*FileConfig, error) {
 func ParseConfig(b []byte) (*FileConfig, error) {
 	c := &FileConfig{}
 	if err := yaml.UnmarshalStrict(b, c); err != nil {
-		return nil, err
+		return nil, unknownKeyError(b, err)
 	}
 	if len(c.Sources) == 0 {
 		return nil, errors.New("no sources: list at least one under sources:")
@@ -184,4 +188,71 @@ func (s FileSource) Source() Source {
 		Params:         params,
 		ScrapeInterval: time.Duration(s.ScrapeInterval),
 	}
+}
+
+// unknownField is yaml.v2's message for an unknown key under UnmarshalStrict;
+// the type it names is a Go type (often a local "plain" alias), not
+// where the key is in the file.
+var unknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type \S+$`)
+
+// unknownKeyError rewrites the unknown-key messages of err (a *yaml.TypeError
+// of yaml.UnmarshalStrict of b) to name the key by its path in the file,
+// e.g. "line 4: unknown key sources[0].scrape_intervall". Other errors,
+// and keys whose path is not found, keep yaml's message.
+func unknownKeyError(b []byte, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var root yaml3.Node
+	if yaml3.Unmarshal(b, &root) != nil {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, e := range te.Errors {
+		msgs[i] = e
+		m := unknownField.FindStringSubmatch(e)
+		if m == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(m[1])
+		if p := keyPath(&root, line, m[2], ""); p != "" {
+			msgs[i] = fmt.Sprintf("line %d: unknown key %s", line, p)
+		}
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+// keyPath is the path (sources[0].basic_auth.password_fil) of the mapping
+// key named key on line line under n, prefix the path of n; "" if none.
+func keyPath(n *yaml3.Node, line int, key, prefix string) string {
+	switch n.Kind {
+	case yaml3.DocumentNode:
+		for _, c := range n.Content {
+			if p := keyPath(c, line, key, prefix); p != "" {
+				return p
+			}
+		}
+	case yaml3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			path := k.Value
+			if prefix != "" {
+				path = prefix + "." + k.Value
+			}
+			if k.Line == line && k.Value == key {
+				return path
+			}
+			if p := keyPath(v, line, key, path); p != "" {
+				return p
+			}
+		}
+	case yaml3.SequenceNode:
+		for i, c := range n.Content {
+			if p := keyPath(c, line, key, fmt.Sprintf("%s[%d]", prefix, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }

@@ -20,11 +20,31 @@ func main() {
 	registerReport(a, cmds)
 	registerSimulate(a, cmds)
 	registerRules(a, cmds)
-	name := kingpin.MustParse(a.Parse(joinStdinValues(os.Args[1:])))
+	args := joinStdinValues(os.Args[1:])
+	if len(args) == 0 {
+		// kingpin prints the usage and exits 0 when no command is given;
+		// a missing command is a usage error like a bad flag.
+		a.Usage(nil)
+		os.Exit(exitUsage)
+	}
+	name, err := a.Parse(args)
+	if err != nil {
+		a.Errorf("%v, try --help", err)
+		if ctx, _ := a.ParseContext(args); ctx == nil || ctx.SelectedCommand == nil {
+			// An unknown command: list the commands there are.
+			a.Usage(nil)
+		}
+		os.Exit(exitUsage)
+	}
 	if err := cmds[name](); err != nil {
 		a.Fatalf("%v", err)
 	}
 }
+
+// exitUsage is the exit status of a command line that cannot be parsed (no
+// command, an unknown command or flag, a bad flag value), as Go's flag
+// package uses; a command that runs and fails exits 1.
+const exitUsage = 2
 
 // joinStdinValues rewrites "--from-log -" as "--from-log=-": kingpin
 // drops a lone "-" argument, so the conventional stdin spelling would

@@ -1,0 +1,32 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestParseConfigUnknownKey: an unknown key is named by its path in the
+// file and its line (yaml.v2 names a Go type instead, "server.plain" for a
+// source); every unknown key is listed; other YAML errors keep their
+// message.
+func TestParseConfigUnknownKey(t *testing.T) {
+	for _, tc := range []struct{ yml, want string }{
+		{"sources:\n  - name: a\n    url: http://x\n    scrape_intervall: 15s\n",
+			"line 4: unknown key sources[0].scrape_intervall"},
+		{"sources:\n  - name: a\n    url: http://x\n  - name: b\n    embedded:\n      targets: [http://y]\n      retension: 6h\n",
+			"line 7: unknown key sources[1].embedded.retension"},
+		{"sources:\n  - name: a\n    url: http://x\n    basic_auth: {username: u, pasword_file: /p}\nfoo: 1\n",
+			"line 4: unknown key sources[0].basic_auth.pasword_file; line 5: unknown key foo"},
+		{"sources:\n  - name: a\n    url: http://x\nweb:\n  listen_adress: \":8080\"\n",
+			"line 5: unknown key web.listen_adress"},
+	} {
+		_, err := ParseConfig([]byte(tc.yml))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseConfig(%q): %v, want %q", tc.yml, err, tc.want)
+		}
+	}
+	_, err := ParseConfig([]byte("sources:\n  - name: a\n    url: http://x\n    scrape_interval: soon\n"))
+	if err == nil || !strings.Contains(err.Error(), `not a valid duration string: "soon"`) {
+		t.Errorf("bad duration: %v", err)
+	}
+}
