@@ -11,6 +11,7 @@ import (
 
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
 
 // sparkBuckets is how many complete buckets a card's sparkline draws.
@@ -56,10 +57,10 @@ func (d *Dashboard) renderCards() app.UI {
 	nowLabel := d.nowLabel(now, loc)
 	nowTip := ""
 	if now.State != model.NowNone {
-		nowTip = "Now: the last complete " + durationText(float64(now.To-now.From)/1000) + ", " +
+		nowTip = "Now: the last complete " + view.DurationText(float64(now.To-now.From)/1000) + ", " +
 			time.UnixMilli(now.From).In(loc).Format("15:04:05") + " – " + time.UnixMilli(now.To).In(loc).Format("15:04:05")
 	}
-	perData := "per s of data, " + durationText(covered)
+	perData := "per s of data, " + view.DurationText(covered)
 	rate := func(f func(compute.Stats) compute.Value) []compute.Value {
 		vals := make([]compute.Value, len(m.Buckets))
 		for j, b := range m.Buckets {
@@ -95,29 +96,29 @@ func (d *Dashboard) renderCards() app.UI {
 		lengthLabel += " (without bonus token)"
 	}
 	cards := []headlineCard{
-		{name: "acceptance-rate", label: "Acceptance rate", tip: tipRate, sub: "accepted / draft tokens",
+		{name: "acceptance-rate", label: "Acceptance rate", tip: view.TipRate, sub: "accepted / draft tokens",
 			window: s.AcceptanceRate, windowText: compute.FormatPercent(s.AcceptanceRate, 1),
 			now: ns.AcceptanceRate, nowText: nowRatio(ns.AcceptanceRate, compute.FormatPercent(ns.AcceptanceRate, 1)),
 			spark: rate(func(b compute.Stats) compute.Value { return b.AcceptanceRate }), ratio: true},
-		{name: "mean-acceptance-length", label: lengthLabel, tip: tipLength, sub: lengthFormula(d.q.Convention),
+		{name: "mean-acceptance-length", label: lengthLabel, tip: view.TipLength, sub: view.LengthFormula(d.q.Convention),
 			window: s.MeanAcceptanceLength, windowText: compute.FormatLength(s.MeanAcceptanceLength),
 			now: ns.MeanAcceptanceLength, nowText: nowRatio(ns.MeanAcceptanceLength, compute.FormatLength(ns.MeanAcceptanceLength)),
 			spark: rate(func(b compute.Stats) compute.Value { return b.MeanAcceptanceLength })},
 		{name: "headline-speedup", label: "Estimated speedup", sub: fmt.Sprintf("mean length / (1 + c × k), c = %s", strconv.FormatFloat(cost, 'g', -1, 64)),
 			tip:    "Estimated speedup for sequential drafting = mean acceptance length / (1 + c × k) (Leviathan et al., ICML 2023); c is the draft cost ratio of the insights panel below.",
-			window: spW.Speedup, windowText: Times(spW.Speedup),
-			now: spN.Speedup, nowText: nowRatio(spN.Speedup, Times(spN.Speedup))},
-		{name: "k", label: "k (speculative tokens)", tip: tipK, sub: "draft positions",
+			window: spW.Speedup, windowText: view.Times(spW.Speedup),
+			now: spN.Speedup, nowText: nowRatio(spN.Speedup, view.Times(spN.Speedup))},
+		{name: "k", label: "k (speculative tokens)", tip: view.TipK, sub: "draft positions",
 			window: k, windowText: kText, now: nk, nowText: nowRatio(nk, strconv.Itoa(ns.K))},
-		{name: "drafts-per-second", label: "Drafts", tip: tipDrafts, sub: perData + "; " + compute.FormatCount(s.Drafts, "drafts"),
+		{name: "drafts-per-second", label: "Drafts", tip: view.TipDrafts, sub: perData + "; " + compute.FormatCount(s.Drafts, "drafts"),
 			window: s.DraftsPerSecond, windowText: compute.FormatRate(s.DraftsPerSecond, "drafts/s"),
 			now: ns.DraftsPerSecond, nowText: nowRate(ns.DraftsPerSecond, "drafts/s"),
 			spark: rate(func(b compute.Stats) compute.Value { return b.DraftsPerSecond })},
-		{name: "accepted-throughput", label: "Accepted throughput", tip: tipAccepted, sub: perData + "; " + compute.FormatCount(s.AcceptedTokens, "tokens"),
+		{name: "accepted-throughput", label: "Accepted throughput", tip: view.TipAccepted, sub: perData + "; " + compute.FormatCount(s.AcceptedTokens, "tokens"),
 			window: s.AcceptedThroughput, windowText: compute.FormatRate(s.AcceptedThroughput, "tokens/s"),
 			now: ns.AcceptedThroughput, nowText: nowRate(ns.AcceptedThroughput, "tokens/s"),
 			spark: rate(func(b compute.Stats) compute.Value { return b.AcceptedThroughput })},
-		{name: "drafted-throughput", label: "Drafted throughput", tip: tipDrafted, sub: perData + "; " + compute.FormatCount(s.DraftTokens, "tokens"),
+		{name: "drafted-throughput", label: "Drafted throughput", tip: view.TipDrafted, sub: perData + "; " + compute.FormatCount(s.DraftTokens, "tokens"),
 			window: s.DraftedThroughput, windowText: compute.FormatRate(s.DraftedThroughput, "tokens/s"),
 			now: ns.DraftedThroughput, nowText: nowRate(ns.DraftedThroughput, "tokens/s"),
 			spark: rate(func(b compute.Stats) compute.Value { return b.DraftedThroughput })},
@@ -127,7 +128,7 @@ func (d *Dashboard) renderCards() app.UI {
 		out[i] = c.render(now, nowLabel, nowTip)
 	}
 	return app.Div().Class("cards", "cards-now").
-		DataSet("covered-seconds", plain(covered)).
+		DataSet("covered-seconds", view.Plain(covered)).
 		DataSet("now-state", string(now.State)).
 		Body(out...)
 }
@@ -140,9 +141,9 @@ func (d *Dashboard) nowLabel(n model.Now, loc *time.Location) string {
 		return "now: no complete interval yet"
 	case model.NowStale:
 		if n.LastData > 0 {
-			return "stale since " + time.UnixMilli(n.LastData).In(loc).Format("15:04:05") + ": no samples in the last " + durationText(float64(n.To-n.From)/1000)
+			return "stale since " + time.UnixMilli(n.LastData).In(loc).Format("15:04:05") + ": no samples in the last " + view.DurationText(float64(n.To-n.From)/1000)
 		}
-		return "stale: no samples in the last " + durationText(float64(n.To-n.From)/1000)
+		return "stale: no samples in the last " + view.DurationText(float64(n.To-n.From)/1000)
 	}
 	return "now" // the interval is in the line's title (nowTip)
 }
@@ -150,8 +151,8 @@ func (d *Dashboard) nowLabel(n model.Now, loc *time.Location) string {
 func (c headlineCard) render(n model.Now, nowLabel, nowTip string) app.UI {
 	win := app.Div().Class("metric-value").DataSet("metric", c.name)
 	if c.window.OK {
-		win = win.DataSet("value", plain(c.window.V))
-		if num, unit, ok := splitUnit(c.windowText); ok {
+		win = win.DataSet("value", view.Plain(c.window.V))
+		if num, unit, ok := view.SplitUnit(c.windowText); ok {
 			win = win.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
 		} else {
 			win = win.Text(c.windowText)
@@ -168,7 +169,7 @@ func (c headlineCard) render(n model.Now, nowLabel, nowTip string) app.UI {
 		c.now, text = compute.Value{}, ""
 	}
 	if c.now.OK && text != "" {
-		nowEl = nowEl.DataSet("value", plain(c.now.V))
+		nowEl = nowEl.DataSet("value", view.Plain(c.now.V))
 	} else {
 		nowEl = nowEl.DataSet("undefined", "true")
 		if text == "" {
@@ -231,40 +232,4 @@ func sparkline(vals []compute.Value, ratio bool) app.UI {
 	return app.Elem("svg").XMLNS(svg).Class("spark", "card-spark").
 		Attr("viewBox", "0 0 100 20").Attr("preserveAspectRatio", "none").Attr("aria-hidden", "true").
 		Body(lines...)
-}
-
-// durationText is a short duration: "42 min", "3 h 5 min", "50 s".
-func durationText(sec float64) string {
-	if !(sec > 0) || math.IsInf(sec, 0) {
-		return "0 s"
-	}
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + " s"
-	case d < time.Hour:
-		m := int(d.Minutes())
-		if s := int(d.Seconds()) % 60; s != 0 {
-			return fmt.Sprintf("%d min %d s", m, s)
-		}
-		return strconv.Itoa(m) + " min"
-	case d < 48*time.Hour:
-		h, m := int(d.Hours()), int(d.Minutes())%60
-		if m != 0 {
-			return fmt.Sprintf("%d h %d min", h, m)
-		}
-		return strconv.Itoa(h) + " h"
-	}
-	return strconv.Itoa(int(d.Hours()/24)) + " d"
-}
-
-// coverageText is the dashboard's coverage note: the rates on the cards
-// and in the breakdown table are per second of data
-// (model.Model.CoveredStatsOf), as in `specdash report`.
-func coverageText(res *Result) string {
-	g := res.Grid
-	covered := g.End - max(res.DataFrom, g.Start)
-	return "Data covers the last " + compute.SpanText(covered) + " of this " + compute.SpanText(g.End-g.Start) +
-		" window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (" +
-		compute.SpanText(covered) + ")."
 }

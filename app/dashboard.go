@@ -12,9 +12,11 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/model"
+	"specdash/view"
 )
 
 // loadTimeout bounds one load (all its Prometheus requests).
@@ -33,14 +35,14 @@ func Register() {
 type Dashboard struct {
 	app.Compo
 
-	q           Query
+	q           view.Query
 	source      string
 	scrape      time.Duration
 	version     string
 	wasmMissing bool
 
-	res     *Result // last successful load for the current query
-	err     error   // failure of the latest load, nil after a success
+	res     *view.Result // last successful load for the current query
+	err     error        // failure of the latest load, nil after a success
 	errAt   time.Time
 	loading bool
 	models  []string
@@ -56,7 +58,7 @@ type Dashboard struct {
 	// source); nil after a failed load, so the next one reads everything.
 	window *metricsclient.Window
 
-	view view        // derived from res and q, see prepare
+	view view.Charts // derived from res and q, see prepare
 	lay  layoutState // split group, kiosk, speedup card's cost (layout.go)
 
 	preview bool // res was loaded by the server's pre-render (prerender.go)
@@ -85,12 +87,12 @@ type Dashboard struct {
 // OnInit reads the server's settings (Env); it runs on the server and in
 // the browser.
 func (d *Dashboard) OnInit() {
-	d.q = DefaultQuery()
-	d.source = app.Getenv(EnvSource)
-	d.version = app.Getenv(EnvVersion)
-	d.wasmMissing = app.Getenv(EnvWasmMissing) == "1"
+	d.q = view.DefaultQuery()
+	d.source = app.Getenv(view.EnvSource)
+	d.version = app.Getenv(view.EnvVersion)
+	d.wasmMissing = app.Getenv(view.EnvWasmMissing) == "1"
 	d.scrape = metricsclient.DefaultScrapeInterval
-	if s, err := time.ParseDuration(app.Getenv(EnvScrapeInterval)); err == nil && s > 0 {
+	if s, err := time.ParseDuration(app.Getenv(view.EnvScrapeInterval)); err == nil && s > 0 {
 		d.scrape = s
 	}
 	d.source, d.scrape = SourceSettings(d.source, d.scrape) // app/source.go: the URL's ?source=
@@ -100,7 +102,7 @@ func (d *Dashboard) OnInit() {
 // when the server provides a client (SetPreRenderClient), the URL's numbers
 // (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
-	d.q = ParseQuery(ctx.Page().URL().Query())
+	d.q = view.ParseQuery(ctx.Page().URL().Query())
 	d.readLayout(ctx.Page().URL())
 	d.preRenderLoad(ctx)
 }
@@ -140,7 +142,7 @@ func (d *Dashboard) OnNav(ctx app.Context) {
 	}
 	d.setup()
 	u := ctx.Page().URL()
-	d.apply(ctx, d.withPrefs(ctx, u, ParseQuery(u.Query())), false, true)
+	d.apply(ctx, d.withPrefs(ctx, u, view.ParseQuery(u.Query())), false, true)
 	d.layoutNav(ctx)
 }
 
@@ -169,7 +171,7 @@ func (d *Dashboard) OnDismount() {
 // apply switches to q: rewrites the URL when asked, reloads when the data
 // selection changed (or force), and restarts the refresh timer when its
 // period changed.
-func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
+func (d *Dashboard) apply(ctx app.Context, q view.Query, writeURL, force bool) {
 	old := d.q
 	if writeURL {
 		q.Warn = "" // a user's choice replaces the refused URL window
@@ -181,7 +183,7 @@ func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 			defer func() { recover() }() // history.replaceState is JS: never let it kill the app
 			cur := ctx.Page().URL()
 			u := *cur
-			u.RawQuery = KeepSource(MergeValues(cur.Query(), q.Values()), cur).Encode()
+			u.RawQuery = view.KeepSource(view.MergeValues(cur.Query(), q.Values()), cur).Encode()
 			ctx.Page().ReplaceURL(&u)
 		}()
 	}
@@ -227,10 +229,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	d.inflight = cancel
 	d.gen++
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
-	labels := prev != nil || d.labelsOf != labelsWindow(q) || time.Since(d.labelsAt) >= LabelsMaxAge
+	labels := prev != nil || d.labelsOf != view.LabelsWindow(q) || time.Since(d.labelsAt) >= view.LabelsMaxAge
 	d.loading = true
 	ctx.Async(func() {
-		res := loadSince(lctx, client, q, scrape, client.Now(), prev, labels)
+		res := view.LoadWith(lctx, client, q, scrape, client.Now(), prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark})
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -265,7 +267,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 // incremental load, unless another load came in between.
 func (d *Dashboard) refreshLabels(ctx app.Context) {
 	w, client := d.window, d.client
-	if w == nil || client == nil || d.labelsBusy || time.Since(w.LabelsAt()) < LabelsMaxAge || d.ctx == nil {
+	if w == nil || client == nil || d.labelsBusy || time.Since(w.LabelsAt()) < view.LabelsMaxAge || d.ctx == nil {
 		return
 	}
 	d.labelsBusy = true
@@ -279,7 +281,7 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 				return // the next load reads them, or a newer load has them
 			}
 			d.window = nw
-			var r Result
+			var r view.Result
 			r.SetLabels(labels)
 			d.adoptLabels(&r)
 		})
@@ -288,7 +290,7 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 
 // adopt shows res (a successful load) and keeps its label lists; a load
 // without them (a failed look-up) leaves the previous ones.
-func (d *Dashboard) adopt(res *Result) {
+func (d *Dashboard) adopt(res *view.Result) {
 	d.res, d.err = res, nil
 	d.adoptLabels(res)
 	d.schema = res.SchemaName()
@@ -297,7 +299,7 @@ func (d *Dashboard) adopt(res *Result) {
 // adoptLabels keeps res's label lists for the filter menus, when it has
 // them (a failed load has them only when its filters matched nothing:
 // model.Compute fills them when the filters excluded every series).
-func (d *Dashboard) adoptLabels(res *Result) {
+func (d *Dashboard) adoptLabels(res *view.Result) {
 	if res.Models != nil {
 		d.models = res.Models
 	}
@@ -306,14 +308,8 @@ func (d *Dashboard) adoptLabels(res *Result) {
 	}
 	if res.Labels != nil {
 		d.labels = res.Labels
-		d.labelsAt, d.labelsOf = res.At, labelsWindow(res.Query)
+		d.labelsAt, d.labelsOf = res.At, view.LabelsWindow(res.Query)
 	}
-}
-
-// labelsWindow names the window whose label lists the menus show (they
-// are unfiltered: the filters do not change them).
-func labelsWindow(q Query) string {
-	return q.Range + "|" + time.UnixMilli(q.From).String() + "|" + time.UnixMilli(q.To).String()
 }
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser
@@ -333,15 +329,6 @@ func perfMark(name string) {
 	app.Window().Get("performance").Call("mark", "specdash:load:"+name)
 }
 
-// maxEmptyRetries bounds retryWhileEmpty: one retry per scrape interval,
-// for about a minute (at least 6 retries).
-func maxEmptyRetries(scrape time.Duration) int {
-	if scrape <= 0 {
-		return 6
-	}
-	return max(6, int(time.Minute/scrape))
-}
-
 // retryWhileEmpty reloads a live window without auto-refresh that found no
 // speculative-decoding series, once per scrape interval, at most
 // maxEmptyRetries times in a row: a source that has just started scraping
@@ -353,7 +340,7 @@ func maxEmptyRetries(scrape time.Duration) int {
 func (d *Dashboard) retryWhileEmpty(ctx app.Context, err error) {
 	var miss *metricsclient.MissingMetricsError
 	if !errors.As(err, &miss) || miss.ExistWithoutFilters || d.q.From != 0 || d.q.RefreshDuration() > 0 ||
-		d.emptyTries >= maxEmptyRetries(d.scrape) || d.stopEmpty != nil || d.ctx == nil {
+		d.emptyTries >= view.MaxEmptyRetries(d.scrape) || d.stopEmpty != nil || d.ctx == nil {
 		return
 	}
 	d.emptyTries++
@@ -421,7 +408,7 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 		q := d.q
 		switch field {
 		case "range":
-			if !slices.Contains(Ranges, v) {
+			if !slices.Contains(view.Ranges, v) {
 				return
 			}
 			q.Range, q.From, q.To = v, 0, 0
@@ -429,18 +416,18 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 			q.Refresh = v
 			remember(ctx, storeRefresh, v)
 		case "tz":
-			q.TZ = TZLocal
-			if v == TZUTC {
-				q.TZ = TZUTC
+			q.TZ = view.TZLocal
+			if v == view.TZUTC {
+				q.TZ = view.TZUTC
 			}
 		case "convention":
 			q.Convention = compute.WithBonus
-			if v == ConventionNoBonus {
+			if v == view.ConventionNoBonus {
 				q.Convention = compute.WithoutBonus
 			}
 		case "compare":
-			q.Compare = CompareOff
-			if v == CompareWindow || v == CompareGroups {
+			q.Compare = view.CompareOff
+			if v == view.CompareWindow || v == view.CompareGroups {
 				q.Compare = v
 			}
 		case "compare-a":
@@ -485,21 +472,21 @@ func (d *Dashboard) onTime(base bool) app.EventHandler {
 			if !el.Truthy() {
 				return 0
 			}
-			return parseLocalInput(el.Get("value").String(), d.q.Location())
+			return view.ParseLocalInput(el.Get("value").String(), d.q.Location())
 		}
 		from, to := read(fromID), read(toID)
 		q := d.q
 		if base {
 			if from == 0 && to == 0 {
 				q.BaseFrom, q.BaseTo = 0, 0
-			} else if err := CheckWindow(from, to, time.Now()); err != nil {
+			} else if err := view.CheckWindow(from, to, time.Now()); err != nil {
 				d.notice = "Baseline window: " + err.Error() + "."
 				return
 			} else {
 				q.BaseFrom, q.BaseTo = from, to
 			}
 		} else {
-			if err := CheckWindow(from, to, time.Now()); err != nil {
+			if err := view.CheckWindow(from, to, time.Now()); err != nil {
 				d.notice = "Time window: " + err.Error() + "."
 				return
 			}
@@ -507,28 +494,6 @@ func (d *Dashboard) onTime(base bool) app.EventHandler {
 		}
 		d.apply(ctx, q, true, false)
 	}
-}
-
-// inputLayout is the value format of <input type=datetime-local step=1>.
-const inputLayout = "2006-01-02T15:04:05"
-
-// parseLocalInput reads a datetime-local value in loc; 0 when empty or
-// invalid.
-func parseLocalInput(v string, loc *time.Location) int64 {
-	v = strings.TrimSpace(v)
-	for _, layout := range []string{inputLayout, "2006-01-02T15:04", textLayout, "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-			return t.UnixMilli()
-		}
-	}
-	return 0
-}
-
-func formatLocalInput(ms int64, loc *time.Location) string {
-	if ms <= 0 {
-		return ""
-	}
-	return time.UnixMilli(ms).In(loc).Format(textLayout)
 }
 
 // onZoom turns a span selected on a time chart into an absolute window
@@ -544,8 +509,8 @@ func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 		return
 	}
 	from, to := z.From, z.To
-	if z.Chart == ChartHeatmap && d.view.heatFirst != nil {
-		from, to = model.ColumnBuckets(d.view.heatFirst, n, from, to)
+	if z.Chart == view.ChartHeatmap && d.view.HeatFirst != nil {
+		from, to = model.ColumnBuckets(d.view.HeatFirst, n, from, to)
 	}
 	from, to = max(from, 0), min(to, n-1)
 	if to < from {
@@ -559,17 +524,17 @@ func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 func (d *Dashboard) onLive(ctx app.Context, e app.Event) {
 	q := d.q
 	q.From, q.To = 0, 0
-	if !slices.Contains(Ranges, q.Range) {
-		q.Range = DefaultQuery().Range
+	if !slices.Contains(view.Ranges, q.Range) {
+		q.Range = view.DefaultQuery().Range
 	}
 	d.apply(ctx, q, true, false)
 }
 
 func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
 	q := d.q
-	q.Theme = ThemeDark
-	if d.q.Theme == ThemeDark {
-		q.Theme = ThemeLight
+	q.Theme = view.ThemeDark
+	if d.q.Theme == view.ThemeDark {
+		q.Theme = view.ThemeLight
 	}
 	remember(ctx, storeTheme, q.Theme)
 	setPageTheme(q.Theme)
@@ -586,7 +551,7 @@ func (d *Dashboard) onSort(col string) app.EventHandler {
 			q.Sort = ""
 		default:
 			q.Sort = col
-			if col != ColGroup {
+			if col != view.ColGroup {
 				q.Sort = "-" + col // numbers: largest first
 			}
 		}
@@ -602,7 +567,7 @@ func (d *Dashboard) onCopyLink(ctx app.Context, e app.Event) {
 		defer func() { recover() }()
 		href = app.Window().Get("location").Get("href").String()
 		if u, err := url.Parse(href); err == nil {
-			href = CanonicalURL(u, d.q) // exportmeta.go: without ignored parameters
+			href = view.CanonicalURL(u, d.q) // exportmeta.go: without ignored parameters
 		}
 	}()
 	d.link = href
@@ -656,14 +621,14 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 		switch format {
 		case "png":
 			DrawPendingCharts(ctx) // the PNG is what the current option draws
-			pal := PaletteFor(d.q.Theme)
-			err = downloadPNG(name, fileName(d.res, name, "png"), pal.Panel, pal.Text, PNGTitle(d.res, d.q, d.source, d.splitShows(name)))
+			pal := chartopt.PaletteFor(d.q.Theme)
+			err = downloadPNG(name, view.FileName(d.res, name, "png"), pal.Panel, pal.Text, view.PNGTitle(d.res, d.q, d.source, d.splitShows(name)))
 		case "csv":
 			t := d.exportTableWithMeta(name)
-			err = download(fileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())
+			err = download(view.FileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())
 		case "json":
 			t := d.exportTableWithMeta(name)
-			err = download(fileName(d.res, t.Name, "json"), "application/json", t.JSON())
+			err = download(view.FileName(d.res, t.Name, "json"), "application/json", t.JSON())
 		}
 		if err != nil {
 			d.notice = err.Error()

@@ -5,14 +5,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
-
-// ChartLatency is the latency panel's chart (inter-token latency
-// quantiles per bucket).
-const ChartLatency = "inter-token-latency"
 
 // The latency panel: whether speculation pays, next to acceptance. It
 // shows the window's inter-token latency p50/p95/p99 and mean (ms) with
@@ -34,7 +30,7 @@ const ChartLatency = "inter-token-latency"
 func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	el := app.Span().Class("insight-value").DataSet("latency", name)
 	if v.OK {
-		return el.DataSet("value", plain(v.V)).Text(text)
+		return el.DataSet("value", view.Plain(v.V)).Text(text)
 	}
 	if reason == "" {
 		reason = compute.Undefined
@@ -86,11 +82,11 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 		),
 	}
 	if l.ITLMetric != "" {
-		body = append(body, chart(ChartLatency, 240, true))
+		body = append(body, chart(view.ChartLatency, 240, true))
 	}
 	body = append(body, renderLoadTable(l))
 	body = append(body, missing...)
-	return d.panel(ChartLatency, "Latency and output: is speculation paying?",
+	return d.panel(view.ChartLatency, "Latency and output: is speculation paying?",
 		"Inter-token latency quantiles (histogram_quantile of the increases summed over series), per window and per "+d.stepText(m.Grid)+" bucket, in ms.",
 		true, body...)
 }
@@ -112,7 +108,7 @@ func renderLoadTable(l *model.Latency) app.UI {
 	for _, b := range l.Load {
 		sp := model.Dash + " " + b.Speedup.Reason
 		if b.Speedup.Speedup.OK {
-			sp = Times(b.Speedup.Speedup)
+			sp = view.Times(b.Speedup.Speedup)
 		}
 		rate := model.Dash + " no draft tokens"
 		if b.AcceptanceRate.OK {
@@ -137,12 +133,4 @@ func (d *Dashboard) measured() *model.Measured {
 		return m.Measured
 	}
 	return nil
-}
-
-// latencyLines are the ITL quantile lines of m (nil without latency).
-func latencyLines(m *model.Model) []model.Line {
-	if m == nil {
-		return nil
-	}
-	return chartopt.ITLLines(m.Latency)
 }

@@ -7,51 +7,17 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
-
-// GroupNone is the URL value of "no grouping" (group=none): without a
-// group= parameter the dashboard groups per model (Query.Grouping).
-const GroupNone = "none"
-
-// Layout URL parameters (not part of Query: they change no data).
-const (
-	// KioskParam (?kiosk, ?kiosk=20s) is the wall-screen mode: no
-	// controls, the page scaled to the screen, and the split charts
-	// rotating through the groups every KioskPeriod (or the given period).
-	KioskParam = "kiosk"
-	// SplitParam (?split=<encodeOption(group key)> or ?split=all) picks
-	// the group the per-position, heatmap, token and insights charts show.
-	SplitParam = "split"
-	// SplitAll is SplitParam's value for the blend of all groups.
-	SplitAll = "all"
-)
-
-// KioskPeriod is how long the kiosk shows one group.
-const KioskPeriod = 15 * time.Second
 
 // Local storage keys of the remembered choices (URL parameters win).
 const (
 	storeTheme   = "specdash.theme"
 	storeRefresh = "specdash.refresh"
 )
-
-// Grouping is the effective group-by of q: its GroupBy, or per model
-// (model_name) when the URL has no group= parameter. With a single model
-// that is one group, shown as the ungrouped view (Result.Ungrouped).
-func (q Query) Grouping() []string {
-	if q.GroupBy == nil {
-		return []string{"model_name"}
-	}
-	return q.GroupBy
-}
-
-// Ungrouped reports whether res shows one group of everything: grouped by
-// nothing, or by default (per model) with at most one group.
-func (res *Result) Ungrouped() bool {
-	return len(res.Request.GroupBy) == 0 || (res.Query.GroupBy == nil && len(res.Groups) <= 1)
-}
 
 // layoutState is the dashboard's view state beyond Query: the split
 // group, kiosk mode, the cost of the speedup card, the phone's view menu.
@@ -85,19 +51,19 @@ func (d *Dashboard) readLayout(u *url.URL) {
 	}
 	v := u.Query()
 	d.lay.costSet = false
-	if c, err := ParseCost(v.Get(CostParam)); err == nil && v.Get(CostParam) != "" {
+	if c, err := view.ParseCost(v.Get(view.CostParam)); err == nil && v.Get(view.CostParam) != "" {
 		d.lay.cost, d.lay.costSet = c, true
 	}
 	d.lay.split = ""
-	if s := v.Get(SplitParam); s == SplitAll {
-		d.lay.split = SplitAll
+	if s := v.Get(view.SplitParam); s == view.SplitAll {
+		d.lay.split = view.SplitAll
 	} else if key, ok := decodeOptionOK(s); ok {
 		d.lay.split = key
 	}
 	d.lay.themeAuto = !app.IsClient && !v.Has("theme")
-	d.lay.kiosk = v.Has(KioskParam)
-	d.lay.period = KioskPeriod
-	if p, err := time.ParseDuration(v.Get(KioskParam)); err == nil && p >= time.Second {
+	d.lay.kiosk = v.Has(view.KioskParam)
+	d.lay.period = view.KioskPeriod
+	if p, err := time.ParseDuration(v.Get(view.KioskParam)); err == nil && p >= time.Second {
 		d.lay.period = p
 	}
 }
@@ -121,7 +87,7 @@ func (d *Dashboard) grouping() []string {
 // group, "all" chosen, or no choice: the default, captioned "all N
 // models blended"; kiosk mode rotates through the groups).
 func (d *Dashboard) splitGroup() *model.Group {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 || d.lay.split == SplitAll || d.lay.split == "" {
+	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 || d.lay.split == view.SplitAll || d.lay.split == "" {
 		return nil
 	}
 	for i := range d.res.Groups {
@@ -164,13 +130,13 @@ func (d *Dashboard) renderSplit() app.UI {
 	}
 	n, noun := len(d.res.Groups), d.groupNoun()
 	g := d.splitGroup()
-	cur, caption, name := SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
+	cur, caption, name := view.SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
 	if g != nil {
 		cur, name = encodeOption(g.Key), g.Name
 		caption = "showing " + g.Name + " (1 of " + strconv.Itoa(n) + " " + noun + ")"
 	}
-	opts := []selectOpt{{SplitAll, "all " + strconv.Itoa(n) + " " + noun + " blended"}}
-	for _, gr := range SortGroups(d.res.Groups, "") {
+	opts := []selectOpt{{view.SplitAll, "all " + strconv.Itoa(n) + " " + noun + " blended"}}
+	for _, gr := range view.SortGroups(d.res.Groups, "") {
 		opts = append(opts, selectOpt{encodeOption(gr.Key), gr.Name})
 	}
 	return app.Div().Class("split").DataSet("split", "groups").DataSet("split-group", name).DataSet("blended", g == nil).Body(
@@ -192,7 +158,7 @@ func (d *Dashboard) blendCaption() string {
 
 func (d *Dashboard) onSplit(ctx app.Context, e app.Event) {
 	v := ctx.JSSrc().Get("value").String()
-	d.lay.split = SplitAll
+	d.lay.split = view.SplitAll
 	if key, ok := decodeOptionOK(v); ok {
 		d.lay.split = key
 	}
@@ -206,11 +172,11 @@ func (d *Dashboard) writeLayoutURL(ctx app.Context) {
 	q := u.Query()
 	switch d.lay.split {
 	case "":
-		q.Del(SplitParam)
-	case SplitAll:
-		q.Set(SplitParam, SplitAll)
+		q.Del(view.SplitParam)
+	case view.SplitAll:
+		q.Set(view.SplitParam, view.SplitAll)
 	default:
-		q.Set(SplitParam, encodeOption(d.lay.split))
+		q.Set(view.SplitParam, encodeOption(d.lay.split))
 	}
 	u.RawQuery = q.Encode()
 	ctx.Page().ReplaceURL(&u)
@@ -239,23 +205,23 @@ func (d *Dashboard) viewControls(body ...app.UI) app.UI {
 // withPrefs fills q's theme and refresh from the remembered choices
 // (local storage) or, for the theme, the OS setting (prefers-color-scheme)
 // when the URL does not give them (browser only).
-func (d *Dashboard) withPrefs(ctx app.Context, u *url.URL, q Query) Query {
+func (d *Dashboard) withPrefs(ctx app.Context, u *url.URL, q view.Query) view.Query {
 	if !app.IsClient || u == nil {
 		return q
 	}
 	v := u.Query()
 	if !v.Has("theme") {
 		var t string
-		if err := ctx.LocalStorage().Get(storeTheme, &t); err == nil && (t == ThemeDark || t == ThemeLight) {
+		if err := ctx.LocalStorage().Get(storeTheme, &t); err == nil && (t == view.ThemeDark || t == view.ThemeLight) {
 			q.Theme = t
 		} else if prefersDark() {
-			q.Theme = ThemeDark
+			q.Theme = view.ThemeDark
 		}
 	}
 	if !v.Has("refresh") {
 		var r string
 		if err := ctx.LocalStorage().Get(storeRefresh, &r); err == nil && r != "" {
-			for _, ok := range Refreshes {
+			for _, ok := range view.Refreshes {
 				if r == ok {
 					q.Refresh = r
 				}
@@ -323,7 +289,7 @@ func (d *Dashboard) rotate() {
 	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
 		return
 	}
-	groups := SortGroups(d.res.Groups, "")
+	groups := view.SortGroups(d.res.Groups, "")
 	cur := d.splitGroup()
 	next := 0
 	for i, g := range groups {
@@ -344,7 +310,7 @@ func (d *Dashboard) stopLayout() {
 
 // themeName is the root's theme (class theme-<name>, data-theme):
 // ThemeLight, ThemeDark, or "auto" (themeAuto).
-func (d *Dashboard) themeName(pal Palette) string {
+func (d *Dashboard) themeName(pal chartopt.Palette) string {
 	if d.lay.themeAuto {
 		return "auto"
 	}

@@ -11,33 +11,34 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/view"
 )
 
 // TestDefaultGrouping: without group= the view groups per model; group=none
 // is an explicit "no grouping" that round-trips and differs in data.
 func TestDefaultGrouping(t *testing.T) {
-	q := ParseQuery(url.Values{})
+	q := view.ParseQuery(url.Values{})
 	if q.GroupBy != nil || !slices.Equal(q.Grouping(), []string{"model_name"}) || q.Values().Has("group") {
 		t.Fatalf("default: %#v grouping %v values %q", q.GroupBy, q.Grouping(), q.Values().Encode())
 	}
-	none := ParseQuery(url.Values{"group": {"none"}})
-	if none.GroupBy == nil || len(none.Grouping()) != 0 || none.Values().Get("group") != GroupNone {
+	none := view.ParseQuery(url.Values{"group": {"none"}})
+	if none.GroupBy == nil || len(none.Grouping()) != 0 || none.Values().Get("group") != view.GroupNone {
 		t.Fatalf("group=none: %#v values %q", none.GroupBy, none.Values().Encode())
 	}
-	if back := ParseQuery(none.Values()); back.GroupBy == nil || len(back.GroupBy) != 0 {
+	if back := view.ParseQuery(none.Values()); back.GroupBy == nil || len(back.GroupBy) != 0 {
 		t.Errorf("group=none round trip: %#v", back.GroupBy)
 	}
 	if q.SameData(none) {
 		t.Error("default (per model) and group=none select the same data")
 	}
-	if e := ParseQuery(url.Values{"group": {"engine"}}); !slices.Equal(e.Grouping(), []string{"engine"}) {
+	if e := view.ParseQuery(url.Values{"group": {"engine"}}); !slices.Equal(e.Grouping(), []string{"engine"}) {
 		t.Errorf("explicit group: %v", e.Grouping())
 	}
 	// Two models by default: grouped per model; the split charts show the
 	// busiest model unless "all" is chosen, and say so.
 	g := compute.Grid{Start: 1_000_000, End: 1_060_000, Step: 10_000}
-	var res Result
-	res.compute(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
+	var res view.Result
+	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
 	if res.Ungrouped() || len(res.Groups) != 2 {
 		t.Fatalf("default grouping of two models: %d groups, ungrouped %v", len(res.Groups), res.Ungrouped())
 	}
@@ -56,7 +57,7 @@ func TestDefaultGrouping(t *testing.T) {
 	if c := d.blendCaption(); !strings.Contains(c, "Group: "+sg.Name) {
 		t.Errorf("caption %q", c)
 	}
-	d.lay.split = SplitAll
+	d.lay.split = view.SplitAll
 	if d.splitGroup() != nil || d.blendCaption() != " All 2 models blended." {
 		t.Errorf("all: caption %q", d.blendCaption())
 	}
@@ -80,11 +81,11 @@ func TestRenderCards(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := compute.Grid{Start: 1_000_000, End: 1_600_000, Step: 30_000}
-	q := ParseQuery(url.Values{"group": {"none"}})
-	var res Result
+	q := view.ParseQuery(url.Values{"group": {"none"}})
+	var res view.Result
 	// Data from 1_300_000 (the first points, the base of the counts):
 	// covered 300 s.
-	res.compute(fleet(1_300_000, g.End, 10_000), q, g, time.UnixMilli(g.End+60_000), 10*time.Second)
+	res.FromSeries(fleet(1_300_000, g.End, 10_000), q, g, time.UnixMilli(g.End+60_000), 10*time.Second)
 	d.q, d.res = q, &res
 	ui := d.renderCards()
 	cov := res.CoveredSeconds()
@@ -98,12 +99,12 @@ func TestRenderCards(t *testing.T) {
 	}
 	html := renderHTML(t, ui)
 	// The drafts card's value (go-app writes attributes in any order).
-	if m := regexp.MustCompile(`<[^>]*data-metric="drafts-per-second"[^>]*>`).FindString(html); !strings.Contains(m, `data-value="`+plain(want)+`"`) {
-		t.Errorf("drafts card %q, want data-value %s", m, plain(want))
+	if m := regexp.MustCompile(`<[^>]*data-metric="drafts-per-second"[^>]*>`).FindString(html); !strings.Contains(m, `data-value="`+view.Plain(want)+`"`) {
+		t.Errorf("drafts card %q, want data-value %s", m, view.Plain(want))
 	}
 	for _, s := range []string{
 		`data-now="drafts-per-second"`, `data-now-state="live"`,
-		`data-value="` + plain(wantNow) + `"`,
+		`data-value="` + view.Plain(wantNow) + `"`,
 		`data-card="headline-speedup"`, `per s of data, 5 min;`,
 	} {
 		if !strings.Contains(html, s) {

@@ -7,10 +7,12 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/logparse"
 	"specdash/model"
 	"specdash/report"
+	"specdash/view"
 )
 
 // maxLogFileBytes bounds a log file read in the browser (64 MiB).
@@ -124,7 +126,7 @@ func (l *LogsPage) parse() {
 	}
 	conv := compute.WithBonus
 	switch l.conv {
-	case ConventionNoBonus:
+	case view.ConventionNoBonus:
 		conv = compute.WithoutBonus
 	case "auto":
 		if !logparse.LooksLikeScrape(l.text) {
@@ -197,8 +199,8 @@ func (l *LogsPage) renderInput() app.UI {
 			),
 			selectBox("log-convention", "Mean length", l.conv, []selectOpt{
 				{"auto", "as the log printed it"},
-				{ConventionBonus, "with bonus token"},
-				{ConventionNoBonus, "without bonus token"},
+				{view.ConventionBonus, "with bonus token"},
+				{view.ConventionNoBonus, "without bonus token"},
 			}, l.onConv),
 			app.Button().ID("parse").Class("refresh-now").Text("Show numbers").OnClick(l.onParse),
 		),
@@ -239,7 +241,7 @@ func (l *LogsPage) renderResult() app.UI {
 				app.Section().Class("panel", "panel-wide").Body(
 					app.H2().Text("Per-position acceptance rate"),
 					app.P().Class("panel-note").Text("Share of drafts whose token at this position was accepted (accepted at position / drafts)."),
-					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined, Summary: positionSummary(total)},
+					&Chart{Name: view.ChartPerPosition, Option: chartopt.PerPosition(total, compute.FitGeometric(total.Counts()), chartopt.PaletteFor(view.ThemeLight)).JSON(), Height: 260, Empty: compute.Undefined, Summary: view.PositionSummary(total)},
 					positionsList(total),
 				),
 			),
@@ -256,8 +258,8 @@ func (l *LogsPage) renderResult() app.UI {
 func logMetric(name string, v compute.Value, text string) app.HTMLSpan {
 	el := app.Span().Class("metric-number").DataSet("metric", name)
 	if v.OK {
-		el = el.DataSet("value", plain(v.V))
-		if num, unit, ok := splitUnit(text); ok {
+		el = el.DataSet("value", view.Plain(v.V))
+		if num, unit, ok := view.SplitUnit(text); ok {
 			// The unit set smaller and allowed to wrap below the number,
 			// as on the dashboard's cards.
 			return el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
@@ -282,7 +284,7 @@ func logCards(s compute.Stats, derived bool, conv compute.Convention) app.UI {
 	}
 	return app.Div().Class("cards").Body(
 		card("Acceptance rate", logMetric("acceptance-rate", s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), app.Text("accepted / draft tokens")),
-		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(lengthFormula(conv))),
+		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(view.LengthFormula(conv))),
 		card("k (speculative tokens)", logMetric("k", k, kText), app.Text("draft positions")),
 		card("Drafts", drafts, app.Text(draftsSub)),
 		card("Accepted", logMetric("accepted-tokens", compute.Defined(s.AcceptedTokens), compute.FormatCount(s.AcceptedTokens, "tokens")),
@@ -310,26 +312,11 @@ func positionsList(s compute.Stats) app.UI {
 	items := make([]app.UI, len(s.PerPositionAcceptanceRate))
 	for i, v := range s.PerPositionAcceptanceRate {
 		items[i] = app.Div().Class("position").Body(
-			app.Span().Class("position-label").Text(PositionLabel(i)),
+			app.Span().Class("position-label").Text(chartopt.PositionLabel(i)),
 			logMetric("per-position-acceptance-rate", v, compute.FormatPercent(v, 1)).DataSet("position", i+1),
 		)
 	}
 	return app.Div().Class("positions").Body(items...)
-}
-
-// sourceName prints a group's labels for people: "container vllm-0,
-// engine 0", or "(no container or engine in the prefix)".
-func sourceName(labels map[string]string) string {
-	var parts []string
-	for _, n := range []string{"container", "model_name", "engine", "prefix", "format", "k"} {
-		if v := labels[n]; v != "" {
-			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+v)
-		}
-	}
-	if len(parts) == 0 {
-		return "(no container or engine in the line prefix)"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func (l *LogsPage) renderSources() app.UI {
@@ -353,7 +340,7 @@ func (l *LogsPage) renderSources() app.UI {
 			drafts = drafts.DataSet("derived", "true").Title("derived: drafted / k")
 		}
 		rows[i] = app.Tr().DataSet("source", i).Body(
-			app.Td().Text(sourceName(g.Labels)),
+			app.Td().Text(view.SourceName(g.Labels)),
 			app.Td().Body(logMetric("k", compute.Value{V: float64(g.K), OK: g.K > 0}, strconv.Itoa(g.K))),
 			app.Td().Body(drafts),
 			app.Td().Body(logMetric("accepted-tokens", compute.Defined(g.AcceptedTokens), compute.FormatCount(g.AcceptedTokens, ""))),
@@ -361,7 +348,7 @@ func (l *LogsPage) renderSources() app.UI {
 			app.Td().Body(logMetric("acceptance-rate", g.AcceptanceRate, compute.FormatPercent(g.AcceptanceRate, 1))),
 			app.Td().Body(logMetric("mean-acceptance-length", g.MeanAcceptanceLength, compute.FormatLength(g.MeanAcceptanceLength))),
 			app.Td().Text(perText),
-			app.Td().Body(logMetric("speedup", speed, Times(speed))),
+			app.Td().Body(logMetric("speedup", speed, view.Times(speed))),
 		)
 	}
 	return app.Section().Class("panel", "panel-wide").Body(

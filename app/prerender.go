@@ -11,6 +11,7 @@ import (
 
 	"specdash/chartopt"
 	"specdash/metricsclient"
+	"specdash/view"
 )
 
 // Server-side first paint. go-app pre-renders the dashboard on the server;
@@ -82,7 +83,7 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	}
 	u := ctx.Page().URL()
 	name := ""
-	if s, ok := pickSource(Sources(), u); ok {
+	if s, ok := view.PickSource(Sources(), u); ok {
 		name = s.Name
 		d.source = s.Label
 		if sc, err := time.ParseDuration(s.ScrapeInterval); err == nil && sc > 0 {
@@ -95,7 +96,7 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	}
 	lctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	res := Load(lctx, c, d.q, d.scrape, time.Now())
+	res := view.Load(lctx, c, d.q, d.scrape, time.Now())
 	if res.Err != nil || lctx.Err() != nil {
 		return
 	}

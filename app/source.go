@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"specdash/metricsclient"
+	"specdash/view"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -23,68 +24,16 @@ import (
 // [data-target-error] element holding its last scrape error; the selector
 // is select#source (only with more than one source).
 
-// EnvSources is the JSON list of configured sources ([]SourceInfo) that the
-// server sets.
-const EnvSources = "SPECDASH_SOURCES"
-
-// SourceParam is the URL parameter naming the source.
-const SourceParam = "source"
-
-// Source kinds (as package server's).
-const (
-	KindPrometheus = "prometheus"
-	KindEmbedded   = "embedded"
-)
-
 // targetsEvery is how often the status of embedded targets is refreshed.
 const targetsEvery = 5 * time.Second
 
-// SourceInfo is one configured source as the page sees it (no URL
-// credentials; Label is what to show).
-type SourceInfo struct {
-	Name           string `json:"name"`
-	Label          string `json:"label"`
-	Kind           string `json:"kind"`
-	ScrapeInterval string `json:"scrape_interval"`
-	Default        bool   `json:"default,omitempty"`
-}
-
-// EncodeSources is the EnvSources value for list.
-func EncodeSources(list []SourceInfo) string {
-	b, _ := json.Marshal(list)
-	return string(b)
-}
-
 // Sources decodes EnvSources (nil when unset or invalid).
-func Sources() []SourceInfo {
-	var list []SourceInfo
-	if err := json.Unmarshal([]byte(app.Getenv(EnvSources)), &list); err != nil {
+func Sources() []view.SourceInfo {
+	var list []view.SourceInfo
+	if err := json.Unmarshal([]byte(app.Getenv(view.EnvSources)), &list); err != nil {
 		return nil
 	}
 	return list
-}
-
-// pickSource returns the source named by u's ?source= among list, else the
-// default one; ok is false when list is empty.
-func pickSource(list []SourceInfo, u *url.URL) (SourceInfo, bool) {
-	if len(list) == 0 {
-		return SourceInfo{}, false
-	}
-	if u != nil {
-		if name := u.Query().Get(SourceParam); name != "" {
-			for _, s := range list {
-				if s.Name == name {
-					return s, true
-				}
-			}
-		}
-	}
-	for _, s := range list {
-		if s.Default {
-			return s, true
-		}
-	}
-	return list[0], true
 }
 
 // browserURL is the page's URL in the browser, nil on the server.
@@ -96,30 +45,16 @@ func browserURL() *url.URL {
 }
 
 // currentSource is the source the page shows (browser: from its URL).
-func currentSource() (SourceInfo, bool) { return pickSource(Sources(), browserURL()) }
-
-// unknownSource reports whether name (a ?source= value) is not one of the
-// configured sources of list (then pickSource shows the default one).
-func unknownSource(list []SourceInfo, name string) bool {
-	if name == "" || len(list) == 0 {
-		return false
-	}
-	for _, s := range list {
-		if s.Name == name {
-			return false
-		}
-	}
-	return true
-}
+func currentSource() (view.SourceInfo, bool) { return view.PickSource(Sources(), browserURL()) }
 
 // SourceAddress is the metricsclient Address of the current source: the
 // proxy root of the default source (ProxyAddress) or /prom/s/<name>.
 func SourceAddress() string {
 	s, ok := currentSource()
 	if !ok || s.Default {
-		return ProxyAddress
+		return view.ProxyAddress
 	}
-	return ProxyAddress + "/s/" + s.Name
+	return view.ProxyAddress + "/s/" + s.Name
 }
 
 // SourceSettings returns the label and scrape interval of the current
@@ -136,17 +71,6 @@ func SourceSettings(label string, scrape time.Duration) (string, time.Duration) 
 	return s.Label, scrape
 }
 
-// KeepSource adds cur's ?source= to v (so that rewriting the URL for a new
-// view keeps the source).
-func KeepSource(v url.Values, cur *url.URL) url.Values {
-	if cur != nil {
-		if s := cur.Query().Get(SourceParam); s != "" {
-			v.Set(SourceParam, s)
-		}
-	}
-	return v
-}
-
 // targetInfo is one embedded target (metricsclient.Target).
 type targetInfo = metricsclient.Target
 
@@ -155,8 +79,8 @@ type targetInfo = metricsclient.Target
 type SourceStatus struct {
 	app.Compo
 
-	sources []SourceInfo
-	cur     SourceInfo
+	sources []view.SourceInfo
+	cur     view.SourceInfo
 
 	targets   []targetInfo
 	targetErr string
@@ -168,13 +92,13 @@ type SourceStatus struct {
 // OnInit reads the configured sources.
 func (s *SourceStatus) OnInit() {
 	s.sources = Sources()
-	s.cur, _ = pickSource(s.sources, browserURL())
+	s.cur, _ = view.PickSource(s.sources, browserURL())
 	s.lastGood = map[string]time.Time{}
 }
 
 // OnPreRender selects the URL's source in the server-rendered page.
 func (s *SourceStatus) OnPreRender(ctx app.Context) {
-	s.cur, _ = pickSource(s.sources, ctx.Page().URL())
+	s.cur, _ = view.PickSource(s.sources, ctx.Page().URL())
 }
 
 // OnMount starts polling the targets of an embedded source (browser only).
@@ -182,8 +106,8 @@ func (s *SourceStatus) OnMount(ctx app.Context) {
 	if !app.IsClient || s.cancel != nil {
 		return
 	}
-	s.cur, _ = pickSource(s.sources, app.Window().URL())
-	if s.cur.Kind != KindEmbedded {
+	s.cur, _ = view.PickSource(s.sources, app.Window().URL())
+	if s.cur.Kind != view.KindEmbedded {
 		return
 	}
 	c, cancel := context.WithCancel(context.Background())
@@ -245,7 +169,7 @@ func (s *SourceStatus) onSelect(ctx app.Context, e app.Event) {
 			out.Set(k, v)
 		}
 	}
-	out.Set(SourceParam, name)
+	out.Set(view.SourceParam, name)
 	u.RawQuery = out.Encode()
 	// A full load: the dashboard's client is bound to one source.
 	app.Window().Get("location").Set("href", u.String())
@@ -254,10 +178,10 @@ func (s *SourceStatus) onSelect(ctx app.Context, e app.Event) {
 // Summary is the source line: the label, and for an embedded source the
 // count of targets up and down.
 func (s *SourceStatus) Summary() string {
-	if s.cur.Kind != KindEmbedded || len(s.targets) == 0 {
+	if s.cur.Kind != view.KindEmbedded || len(s.targets) == 0 {
 		return s.cur.Label
 	}
-	if targetsUnreachable(s.targetErr) {
+	if view.TargetsUnreachable(s.targetErr) {
 		return s.cur.Label + ": target status unknown, the specdash server is unreachable"
 	}
 	up, down := 0, 0
@@ -270,14 +194,7 @@ func (s *SourceStatus) Summary() string {
 		}
 	}
 	n := len(s.targets)
-	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, plural(n), up, down)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, view.Plural(n), up, down)
 }
 
 // downTargets counts the targets the last poll saw down.
@@ -321,7 +238,7 @@ func (s *SourceStatus) Render() app.UI {
 	}
 	if s.targetErr != "" {
 		msg := s.targetErr
-		if targetsUnreachable(msg) {
+		if view.TargetsUnreachable(msg) {
 			msg = "The specdash server is unreachable: target status unknown (" + msg + ")"
 		}
 		parts = append(parts, app.Span().Class("msg-stale").DataSet("targets-error", "true").Text(msg))
@@ -330,7 +247,7 @@ func (s *SourceStatus) Render() app.UI {
 		parts = append(parts, app.Strong().Class("target-banner").DataSet("targets-down", down).
 			Text(fmt.Sprintf("%d of %d targets down: their numbers are stale", down, len(s.targets))))
 	}
-	if s.cur.Kind == KindEmbedded {
+	if s.cur.Kind == view.KindEmbedded {
 		parts = append(parts, app.Ul().Class("targets").
 			Style("list-style", "none").Style("margin", "0").Style("padding", "0").
 			Style("display", "flex").Style("flex-wrap", "wrap").Style("gap", "4px 16px").Body(

@@ -1,4 +1,4 @@
-package app
+package view
 
 import (
 	"net/url"
@@ -20,12 +20,12 @@ func TestUnknownSource(t *testing.T) {
 		{list, "", false},
 		{nil, "nope", false},
 	} {
-		if got := unknownSource(c.list, c.name); got != c.want {
+		if got := UnknownSource(c.list, c.name); got != c.want {
 			t.Errorf("unknownSource(%v, %q) = %v, want %v", c.list, c.name, got, c.want)
 		}
 	}
 	u, _ := url.Parse("/?source=nope")
-	if s, ok := pickSource(list, u); !ok || s.Name != "prod" {
+	if s, ok := PickSource(list, u); !ok || s.Name != "prod" {
 		t.Errorf("pickSource(?source=nope) = %v, %v; want the default, prod", s, ok)
 	}
 }

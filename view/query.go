@@ -1,49 +1,4 @@
-// Package app is specdash's browser front end: go-app v10 components that
-// query Prometheus through the server's same-origin proxy (/prom) with
-// specdash/metricsclient and compute every number with specdash/compute.
-//
-// The same package is linked into the server, which pre-renders the page
-// (Render runs there; OnMount, OnNav and all loading run only in the
-// browser, see app.IsClient).
-//
-// Test hooks on the page (stable, for end-to-end tests and scripts):
-//   - the root element [data-dashboard] carries data-state
-//     ("loading"|"ready"|"error"), data-window-start and data-window-end
-//     (Unix ms of the grid the numbers are for), data-step-seconds,
-//     data-buckets and data-complete-buckets (buckets [0, complete) are
-//     final; later ones may still change, see IncompleteLag), data-theme,
-//     data-stale="true" when a refresh failed and older numbers are
-//     shown, and data-loads, the number of loads started since the page
-//     opened (1 after the first load; each refresh or change adds one);
-//   - every headline number is an element [data-metric=<name>] with
-//     data-value, a plain decimal that parses back to the exact float64;
-//     when the number is undefined (no drafts in window) data-value is
-//     absent and data-undefined="true"; names: acceptance-rate (ratio 0..1),
-//     mean-acceptance-length (tokens per draft), k, drafts-per-second,
-//     accepted-throughput and drafted-throughput (tokens/s);
-//   - [data-metric=per-position-acceptance-rate][data-position=1..k]
-//     (1-based; ratio 0..1);
-//   - the breakdown table: rows [data-row] (data-group =
-//     encodeOption(GroupKey): "v:" + base64url of the key), cells [data-cell=<column>] with data-value like the
-//     headline numbers (columns: acceptance-rate, mean-acceptance-length,
-//     k, drafts-per-second, accepted-throughput) and [data-label=<name>]
-//     with the label value as text;
-//   - charts are [data-chart=<name>] (Chart* constants), each holding an
-//     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>]
-//     (name: a chart name, "breakdown" or "compare");
-//   - filters (app/filters.go): per label [data-filter=<label>] with
-//     checkboxes input[data-filter-value] in #model, #engine and
-//     #f-<label>, chips [data-chip=<label>], search #<id>-search, popover
-//     #<id>-menu; the summary line [data-filter-summary]; group-by
-//     checkboxes input[data-group=<label>]; [data-schema] names the
-//     detected schema; compare rows [data-compare][data-significant=yes|no];
-//   - after "Copy link", input[data-link] holds the view's URL;
-//   - headline cards [data-card=<name>] (cards.go) hold the window value
-//     [data-metric=<name>] and the now value [data-now=<name>]
-//     (data-value, data-now-state live|stopped|stale|none, data-now-from,
-//     data-now-to); .cards-now carries data-covered-seconds; the split
-//     charts' selector [data-split] (data-split-group, data-blended).
-package app
+package view
 
 import (
 	"errors"
@@ -51,32 +6,84 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
-
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/model"
+	"strconv"
+	"strings"
+	"time"
 )
 
-// Environment keys the server sets (go-app Handler.Env) and the page reads
-// with app.Getenv.
+// PanelParams are URL parameters that panels other than Query read (the
+// insights panel's draft cost): a canonical link keeps them, and drops
+// every other parameter Query did not read.
+var PanelParams = []string{CostParam}
+
+// CanonicalURL is the link to the view q: cur's address with only the
+// parameters q was read from (Query.Values, the source included) and
+// those other panels read (PanelParams); parameters the page ignored
+// (unknown, or refused: see Query.Warn) are dropped.
+func CanonicalURL(cur *url.URL, q Query) string {
+	if cur == nil {
+		return ""
+	}
+	v := q.Values()
+	for k, vs := range cur.Query() {
+		if slices.Contains(PanelParams, k) {
+			v[k] = slices.Clone(vs)
+		}
+	}
+	u := *cur
+	u.RawQuery = v.Encode()
+	u.Fragment = ""
+	return u.String()
+}
+
+// CostParam is the URL parameter holding the draft cost ratio of the
+// insights panel (?cost=0.05).
+const CostParam = "cost"
+
+// ParseCost parses a draft cost ratio as typed by a user or found in the
+// URL: a finite number >= 0 (ratio of draft step time to target step
+// time). It returns an error message for anything else.
+func ParseCost(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !model.ValidCost(v) {
+		return 0, fmt.Errorf("draft cost ratio %q: want a number >= 0, e.g. %g (draft step time / target step time)", s, compute.DefaultDraftCostRatio)
+	}
+	return v, nil
+}
+
+// GroupNone is the URL value of "no grouping" (group=none): without a
+// group= parameter the dashboard groups per model (Query.Grouping).
+const GroupNone = "none"
+
+// Layout URL parameters (not part of Query: they change no data).
 const (
-	// EnvSource is the upstream shown as the data source (no userinfo).
-	EnvSource = "SPECDASH_SOURCE"
-	// EnvScrapeInterval is the upstream's scrape interval, a Go duration.
-	EnvScrapeInterval = "SPECDASH_SCRAPE_INTERVAL"
-	// EnvVersion is specdash's version, shown in the footer.
-	EnvVersion = "SPECDASH_VERSION"
-	// EnvWasmMissing is "1" when the server has no app.wasm to serve.
-	EnvWasmMissing = "SPECDASH_WASM_MISSING"
+	// KioskParam (?kiosk, ?kiosk=20s) is the wall-screen mode: no
+	// controls, the page scaled to the screen, and the split charts
+	// rotating through the groups every KioskPeriod (or the given period).
+	KioskParam = "kiosk"
+	// SplitParam (?split=<encodeOption(group key)> or ?split=all) picks
+	// the group the per-position, heatmap, token and insights charts show.
+	SplitParam = "split"
+	// SplitAll is SplitParam's value for the blend of all groups.
+	SplitAll = "all"
 )
 
-// ProxyAddress is where the browser reaches the Prometheus API: the
-// server's same-origin proxy.
-const ProxyAddress = "/prom"
+// KioskPeriod is how long the kiosk shows one group.
+const KioskPeriod = 15 * time.Second
+
+// Grouping is the effective group-by of q: its GroupBy, or per model
+// (model_name) when the URL has no group= parameter. With a single model
+// that is one group, shown as the ungrouped view (Result.Ungrouped).
+func (q Query) Grouping() []string {
+	if q.GroupBy == nil {
+		return []string{"model_name"}
+	}
+	return q.GroupBy
+}
 
 // All is the selector value for "no filter".
 const All = "all"
@@ -320,7 +327,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		if slices.Contains(vals, All) {
 			continue
 		}
-		q.setFilter(label, vals)
+		q.SetFilter(label, vals)
 	}
 	if g := strings.TrimSpace(v.Get("group")); v.Has("group") && (g == "" || g == GroupNone) {
 		q.GroupBy = []string{} // explicit: no grouping (nil is the default, GroupingOf)
@@ -393,7 +400,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 
 // setFilter sets the values of one label filter (deduplicated, sorted);
 // no values removes it.
-func (q *Query) setFilter(label string, vals []string) {
+func (q *Query) SetFilter(label string, vals []string) {
 	m := make(map[string][]string, len(q.Filter)+1)
 	for k, v := range q.Filter {
 		m[k] = v

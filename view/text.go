@@ -1,0 +1,271 @@
+package view
+
+import (
+	"fmt"
+	"math"
+	"specdash/compute"
+	"specdash/model"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// textLayout is the From/To inputs' format (parseLocalInput also reads
+// datetime-local's "T" form).
+const textLayout = "2006-01-02 15:04:05"
+
+// durationText is a short duration: "42 min", "3 h 5 min", "50 s".
+func DurationText(sec float64) string {
+	if !(sec > 0) || math.IsInf(sec, 0) {
+		return "0 s"
+	}
+	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + " s"
+	case d < time.Hour:
+		m := int(d.Minutes())
+		if s := int(d.Seconds()) % 60; s != 0 {
+			return fmt.Sprintf("%d min %d s", m, s)
+		}
+		return strconv.Itoa(m) + " min"
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m != 0 {
+			return fmt.Sprintf("%d h %d min", h, m)
+		}
+		return strconv.Itoa(h) + " h"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + " d"
+}
+
+// coverageText is the dashboard's coverage note: the rates on the cards
+// and in the breakdown table are per second of data
+// (model.Model.CoveredStatsOf), as in `specdash report`.
+func coverageText(res *Result) string {
+	g := res.Grid
+	covered := g.End - max(res.DataFrom, g.Start)
+	return "Data covers the last " + compute.SpanText(covered) + " of this " + compute.SpanText(g.End-g.Start) +
+		" window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (" +
+		compute.SpanText(covered) + ")."
+}
+
+func windowText(start, end int64, loc *time.Location) string {
+	return time.UnixMilli(start).In(loc).Format("01-02 15:04:05") + " – " + time.UnixMilli(end).In(loc).Format("01-02 15:04:05")
+}
+
+// signedPoints formats a difference of ratios in percentage points
+// ("+1.5 pp", "0.0 pp").
+func SignedPoints(v compute.Value) string {
+	if !v.OK {
+		return compute.Undefined
+	}
+	return Signed(v.V*100, 1) + " pp"
+}
+
+// signed prints a difference with decimals decimals and an explicit sign,
+// except for a value that rounds to zero (and -0): "0.00", never "-0.00"
+// or "+0.00".
+func Signed(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Trim(s, "-+0.") == "" {
+		return strings.TrimPrefix(s, "-")
+	}
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+func Verdict(c compute.Comparison) (string, string) {
+	switch {
+	case c.Reason != "":
+		return c.Reason, "na"
+	case !c.Significant:
+		return "no: within chance", "no"
+	case c.Difference.V > 0:
+		return "yes: B higher", "yes"
+	default:
+		return "yes: B lower", "yes"
+	}
+}
+
+// directionClass colours a significant difference by what it means: a
+// higher acceptance rate in B is better (green), a lower one worse (red);
+// "" when not significant.
+func DirectionClass(c compute.Comparison) string {
+	switch {
+	case c.Reason != "" || !c.Significant || !c.Difference.OK:
+		return ""
+	case c.Difference.V > 0:
+		return "compare-better"
+	case c.Difference.V < 0:
+		return "compare-worse"
+	}
+	return ""
+}
+
+// pCell is a p-value as the report and the change notes print it
+// (model.PText): three decimals, "< 0.001" below that (not "0" or
+// "4.87e-297"); compute.Undefined without one.
+func PCell(v compute.Value) string {
+	if !v.OK {
+		return compute.Undefined
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(model.PText(v.V), "p = "), "p ")
+}
+
+// inputLayout is the value format of <input type=datetime-local step=1>.
+const inputLayout = "2006-01-02T15:04:05"
+
+// parseLocalInput reads a datetime-local value in loc; 0 when empty or
+// invalid.
+func ParseLocalInput(v string, loc *time.Location) int64 {
+	v = strings.TrimSpace(v)
+	for _, layout := range []string{inputLayout, "2006-01-02T15:04", textLayout, "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+			return t.UnixMilli()
+		}
+	}
+	return 0
+}
+
+func FormatLocalInput(ms int64, loc *time.Location) string {
+	if ms <= 0 {
+		return ""
+	}
+	return time.UnixMilli(ms).In(loc).Format(textLayout)
+}
+
+// healthTone is the tile's look for a state: "bad" (collapsed), "warn"
+// (degraded, cliff, loop), "ok" (healthy), "none" (idle, not enough
+// data); and its sign, so that the state never shows by colour alone.
+func HealthTone(s compute.HealthState) (tone, sign string) {
+	switch s {
+	case compute.Healthy:
+		return "ok", "✓"
+	case compute.Collapsed:
+		return "bad", "✕"
+	case compute.Degraded, compute.PositionCliff, compute.SuspectedLoop:
+		return "warn", "⚠"
+	}
+	return "none", "–"
+}
+
+// changeTime shows a change's time in loc: "14:05", with the date when the
+// window spans more than a day.
+func ChangeTime(ms int64, g compute.Grid, loc *time.Location) string {
+	t := time.UnixMilli(ms).In(loc)
+	if g.End-g.Start > 24*3600*1000 {
+		return t.Format("Jan 2 15:04")
+	}
+	return t.Format("15:04")
+}
+
+// tipHealth is the breakdown's health column's header tip.
+const TipHealth = "Health verdict of the group over the window (collapsed, degraded, position cliff, suspected loop, healthy, idle, not enough data; docs/ALERTING.md). The tile at the top has the numbers."
+
+// Times formats a speedup ratio: "2.43×"; undefined prints compute.Undefined.
+func Times(v compute.Value) string {
+	if !v.OK {
+		return compute.Undefined
+	}
+	return strconv.FormatFloat(v.V, 'f', 2, 64) + "×"
+}
+
+func ReasonText(r string) string {
+	if r == "" {
+		return compute.Undefined
+	}
+	return r
+}
+
+// sourceName prints a group's labels for people: "container vllm-0,
+// engine 0", or "(no container or engine in the prefix)".
+func SourceName(labels map[string]string) string {
+	var parts []string
+	for _, n := range []string{"container", "model_name", "engine", "prefix", "format", "k"} {
+		if v := labels[n]; v != "" {
+			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "(no container or engine in the line prefix)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func LengthFormula(c compute.Convention) string {
+	if c == compute.WithoutBonus {
+		return "accepted / drafts (without bonus token)"
+	}
+	return "1 + accepted / drafts"
+}
+
+func RefreshOr(r string) string {
+	if r == "" {
+		return "off"
+	}
+	return r
+}
+
+// CoverageNote is the view model's coverage note (model.Model.CoverageNote)
+// for the dashboard (cards and charts), "" when the data covers (almost)
+// the whole window or there is none.
+func CoverageNote(res *Result) string {
+	if res.Model.CoverageNote() == "" {
+		return ""
+	}
+	return coverageText(res) // cards.go: the cards' rates are per second of data
+}
+
+// plain is the data-value form of a number: a plain decimal that parses
+// back to the same float64.
+func Plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// splitUnit splits "2.80 tokens/draft" into the number and its unit, so the
+// unit can be set smaller than the number.
+func SplitUnit(text string) (num, unit string, ok bool) {
+	num, unit, ok = strings.Cut(text, " ")
+	if !ok || num == "" || strings.Trim(num, "0123456789.-+e") != "" {
+		return "", "", false
+	}
+	return num, unit, true
+}
+
+// Tooltips of the numbers: what each is, with its formula.
+const (
+	TipRate     = "Acceptance rate = accepted tokens / draft tokens over the window (ratio of sums over all selected series). Counters: vllm:spec_decode_num_accepted_tokens_total, vllm:spec_decode_num_draft_tokens_total."
+	TipLength   = "Mean acceptance length = 1 + accepted tokens / drafts: tokens produced per verification step, the bonus token included (vLLM PR 17908). Without the bonus token: accepted / drafts."
+	TipK        = "k = num_speculative_tokens: the number of draft positions seen in vllm:spec_decode_num_accepted_tokens_per_pos_total."
+	TipDrafts   = "Drafts per second = increase of vllm:spec_decode_num_drafts_total / window seconds. One draft is one request in one verification step that carried draft tokens."
+	TipAccepted = "Accepted throughput = accepted tokens / window seconds (tokens/s)."
+	TipDrafted  = "Drafted throughput = draft tokens / window seconds (tokens/s)."
+)
+
+func ZoneName(loc *time.Location) string {
+	if loc == time.UTC {
+		return "UTC"
+	}
+	name, _ := time.Now().In(loc).Zone()
+	return name
+}
+
+// lifetimeText prints a lifetime ratio as a percentage, "n/a (one series
+// needed)" when undefined (no series, or several servers' ratios).
+func LifetimeText(v compute.Value) string {
+	if !v.OK {
+		return compute.UndefinedShort + " (one series needed)"
+	}
+	return compute.FormatPercent(v, 1)
+}
+
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// tipPerData ends the rate columns' tips: which seconds they are per.
+const TipPerData = " Per second of data: from the first bucket with a sample to the window's end, as the cards (the same seconds for every row)."
