@@ -9,7 +9,6 @@ import (
 
 	"specdash/chartopt"
 	"specdash/compute"
-	"specdash/model"
 	"specdash/view"
 )
 
@@ -83,53 +82,16 @@ func (d *Dashboard) grouping() []string {
 	return d.q.GroupBy
 }
 
-// splitGroup is the group the split charts show: nil for the blend (one
-// group, "all" chosen, or no choice: the default, captioned "all N
-// models blended"; kiosk mode rotates through the groups).
-func (d *Dashboard) splitGroup() *model.Group {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 || d.lay.split == view.SplitAll || d.lay.split == "" {
-		return nil
-	}
-	for i := range d.res.Groups {
-		if g := &d.res.Groups[i]; g.Key == d.lay.split {
-			return g
-		}
-	}
-	return nil
-}
-
-// splitModel is the model the per-position, heatmap, token-flow and
-// insights charts draw: the split group's, or the whole (blended) one.
-func (d *Dashboard) splitModel() *model.Model {
-	if d.res == nil {
-		return nil
-	}
-	if g := d.splitGroup(); g != nil {
-		if sub, ok := d.res.Model.ForGroup(g.Key); ok {
-			return sub
-		}
-	}
-	return &d.res.Model
-}
-
-// groupNoun is "models" when grouped by model_name alone, else "groups".
-func (d *Dashboard) groupNoun() string {
-	if d.res != nil && len(d.res.Request.GroupBy) == 1 && d.res.Request.GroupBy[0] == "model_name" {
-		return "models"
-	}
-	return "groups"
-}
-
 // renderSplit is the selector above the split charts ("group: <name>")
 // and the caption saying what they show: one group, or "all N models
 // blended". Hooks: select#split, [data-split] with data-split-group (the
 // shown group's name, "" when blended) and data-blended.
 func (d *Dashboard) renderSplit() app.UI {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
+	if !d.res.Splits() {
 		return app.Div().Class("split").DataSet("split", "none")
 	}
-	n, noun := len(d.res.Groups), d.groupNoun()
-	g := d.splitGroup()
+	n, noun := len(d.res.Groups), d.res.GroupNoun()
+	g := d.res.SplitGroup(d.lay.split)
 	cur, caption, name := view.SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
 	if g != nil {
 		cur, name = encodeOption(g.Key), g.Name
@@ -143,17 +105,6 @@ func (d *Dashboard) renderSplit() app.UI {
 		selectBoxTip("split", "group", "The per-position, heatmap, token flow and speedup panels show one group, or the blend of all", cur, opts, d.onSplit),
 		app.Span().Class("split-caption").Text(caption),
 	)
-}
-
-// blendCaption is added to a split chart's note: which group it shows.
-func (d *Dashboard) blendCaption() string {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
-		return ""
-	}
-	if g := d.splitGroup(); g != nil {
-		return " Group: " + g.Name + "."
-	}
-	return " All " + strconv.Itoa(len(d.res.Groups)) + " " + d.groupNoun() + " blended."
 }
 
 func (d *Dashboard) onSplit(ctx app.Context, e app.Event) {
@@ -278,26 +229,10 @@ func (d *Dashboard) layoutNav(ctx app.Context) {
 	d.lay.stopKiosk = every(d.lay.period, func() {
 		ctx.Dispatch(func(ctx app.Context) {
 			if rctx.Err() == nil {
-				d.rotate()
+				d.lay.split = d.res.NextSplit(d.lay.split)
 			}
 		})
 	})
-}
-
-// rotate shows the next group in the split charts (kiosk).
-func (d *Dashboard) rotate() {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
-		return
-	}
-	groups := view.SortGroups(d.res.Groups, "")
-	cur := d.splitGroup()
-	next := 0
-	for i, g := range groups {
-		if cur != nil && g.Key == cur.Key {
-			next = (i + 1) % len(groups)
-		}
-	}
-	d.lay.split = groups[next].Key
 }
 
 // stopLayout stops kiosk mode's rotation.

@@ -16,60 +16,16 @@ import (
 	"specdash/view"
 )
 
+// prepare is the charts Render draws (view.Build), derived from the last
+// result and the query's look (theme, time zone, sort order) and the split
+// group; rebuilt only when one of them changes.
 func (d *Dashboard) prepare() *view.Charts {
 	key := fmt.Sprintf("%p|%s|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort, d.lay.split)
 	if d.view.Key == key && d.view.Options != nil {
 		return &d.view
 	}
-	v := view.Charts{Key: key, Pal: chartopt.PaletteFor(d.q.Theme), Loc: d.q.Location(), Specs: map[string]*chartopt.Option{}, Options: map[string]string{}}
-	if r := d.res; r != nil {
-		v.Groups = view.SortGroups(r.Groups, d.q.Sort)
-		byDrafts := slices.Clone(r.Groups)
-		slices.SortStableFunc(byDrafts, func(a, b model.Group) int {
-			switch {
-			case a.Stats.Drafts > b.Stats.Drafts:
-				return -1
-			case a.Stats.Drafts < b.Stats.Drafts:
-				return 1
-			}
-			return 0
-		})
-		single := r.Ungrouped()
-		for _, g := range byDrafts {
-			l := model.LinesOf(g)
-			rn, ln, dn := g.Name, g.Name, g.Name
-			if single {
-				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
-			}
-			v.Rate = append(v.Rate, model.Line{Name: rn, Values: l.Rate})
-			v.Length = append(v.Length, model.Line{Name: ln, Values: l.Length})
-			v.Drafts = append(v.Drafts, model.Line{Name: dn, Values: l.DraftsPerSecond})
-		}
-		v.Drawn = min(len(v.Rate), view.MaxLines)
-		sub := d.splitModel() // per-position, heatmap, token flow: one group or the blend (layout.go)
-		t := sub.TokenRates()
-		v.Tokens = []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}
-
-		g, c, p, loc := r.Grid, r.Complete, v.Pal, v.Loc
-		v.Set(view.ChartPerPosition, chartopt.PerPosition(sub.Stats, sub.Fit, p))
-		h := sub.Heatmap()
-		v.HeatFirst = h.First
-		v.Set(view.ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
-		// Gaps and restarts (model.Model.Gaps, Resets) marked on the
-		// acceptance-rate and throughput charts.
-		marks := chartopt.MarksOf(&r.Model)
-		rate := chartopt.Lines(g, v.Rate[:v.Drawn], c, 100, 1, "%", 0, 100, loc, p)
-		rate.Mark(marks, len(r.Buckets), p)
-		view.MarkRateChanges(rate, r, v.Rate[:v.Drawn], single) // health.go
-		v.Set(view.ChartAcceptanceRate, rate)
-		v.Set(view.ChartAcceptanceLength, chartopt.Lines(g, v.Length[:v.Drawn], c, 1, 3, "tokens", nil, nil, loc, p))
-		tput := chartopt.Lines(g, v.Tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
-		tput.Mark(marks, len(r.Buckets), p)
-		v.Set(view.ChartThroughput, tput)
-		v.Set(view.ChartDrafts, chartopt.Lines(g, v.Drafts[:v.Drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
-		v.Set(view.ChartLatency, chartopt.InterTokenLatency(g, r.Latency, c, loc, p))
-	}
-	d.view = v
+	d.view = view.Build(d.res, d.q, d.lay.split)
+	d.view.Key = key
 	return &d.view
 }
 
@@ -81,32 +37,9 @@ func (d *Dashboard) model() *model.Model {
 	return &d.res.Model
 }
 
-// exportTable is the data behind the panel called name.
+// exportTable is the data behind the panel called name (Charts.Table).
 func (d *Dashboard) exportTable(name string) report.Table {
-	v := d.prepare()
-	switch name {
-	case "breakdown":
-		return report.BreakdownTable(d.model(), v.Groups)
-	// The split charts export what they show: one group, or the blend
-	// (splitModel, layout.go).
-	case view.ChartPerPosition:
-		return report.PerPositionTable(d.splitModel())
-	case view.ChartHeatmap:
-		return report.HeatmapTable(d.splitModel())
-	case view.ChartAcceptanceRate:
-		return report.LinesTable(name, d.model(), v.Rate, "ratio")
-	case view.ChartAcceptanceLength:
-		return report.LinesTable(name, d.model(), v.Length, "tokens per draft")
-	case view.ChartThroughput:
-		return report.LinesTable(name, d.splitModel(), v.Tokens, "tokens/s")
-	case view.ChartDrafts:
-		return report.LinesTable(name, d.model(), v.Drafts, "drafts/s")
-	case view.ChartLatency:
-		return report.LinesTable(name, d.model(), view.LatencyLines(d.model()), "seconds")
-	case "compare":
-		return report.CompareTable(d.comparison())
-	}
-	return report.Table{Name: name}
+	return d.prepare().Table(name, d.res, d.q, d.lay.split)
 }
 
 // Render draws the page.
@@ -121,7 +54,7 @@ func (d *Dashboard) Render() app.UI {
 	var stats compute.Stats
 	var grid compute.Grid
 	if d.res != nil {
-		stats, grid = d.splitModel().Stats, d.res.Grid
+		stats, grid = d.res.SplitModel(d.lay.split).Stats, d.res.Grid
 		root = root.
 			DataSet("window-start", grid.Start).
 			DataSet("window-end", grid.End).
@@ -156,18 +89,18 @@ func (d *Dashboard) Render() app.UI {
 			d.renderSplit(),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartPerPosition, "Per-position acceptance",
-					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.blendCaption(),
+					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.res.BlendCaption(d.lay.split),
 					true,
 					chart(view.ChartPerPosition, 260, false),
 					d.renderPositions(stats),
 				),
 				d.panel(view.ChartHeatmap, "Per-position acceptance over time",
-					d.heatmapNote(grid)+d.blendCaption(),
+					d.heatmapNote(grid)+d.res.BlendCaption(d.lay.split),
 					true,
 					chart(view.ChartHeatmap, 290, true),
 				),
 			),
-			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.blendCaption()},
+			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.res.BlendCaption(d.lay.split)},
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartAcceptanceRate, "Acceptance rate over time",
@@ -179,7 +112,7 @@ func (d *Dashboard) Render() app.UI {
 			),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartThroughput, "Token throughput",
-					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds")+d.blendCaption(), true,
+					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds")+d.res.BlendCaption(d.lay.split), true,
 					chart(view.ChartThroughput, 240, true)),
 				d.panel(view.ChartDrafts, "Drafts per second",
 					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,

@@ -1,9 +1,11 @@
 package view
 
 import (
+	"slices"
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
+	"specdash/report"
 	"time"
 )
 
@@ -65,10 +67,11 @@ func LatencyLines(m *model.Model) []model.Line {
 	return chartopt.ITLLines(m.Latency)
 }
 
-// view is what Render draws, derived from the last result and the query's
-// look (theme, time zone, sort order); recomputed only when one of them
-// changes.
+// Charts is what the dashboard draws, derived from a result, the query's
+// look (theme, time zone, sort order) and the split group: the lines of
+// the time charts and every chart's option (Build).
 type Charts struct {
+	// Key is what the charts were built for (the dashboard's cache key).
 	Key    string
 	Pal    chartopt.Palette
 	Loc    *time.Location
@@ -78,14 +81,16 @@ type Charts struct {
 	Drafts []model.Line  // per group: drafts/s
 	Tokens []model.Line  // total: drafted, accepted, rejected tokens/s
 	Drawn  int           // groups drawn as lines (the busiest MaxLines)
-	// heatFirst[c] is the first bucket of heatmap column c (HeatmapColumns).
+	// HeatFirst[c] is the first bucket of heatmap column c
+	// (model.Model.Heatmap).
 	HeatFirst []int
-	// specs are the charts' typed options, options their JSON.
+	// Specs are the charts' typed options (by chart name), Options their
+	// JSON.
 	Specs   map[string]*chartopt.Option
 	Options map[string]string
 }
 
-// set keeps chart name's option.
+// Set keeps chart name's option.
 func (v *Charts) Set(name string, o *chartopt.Option) {
 	v.Specs[name], v.Options[name] = o, o.JSON()
 }
@@ -101,4 +106,90 @@ func AveragedRow(g model.Group) Averaged {
 	a := Averaged{Name: g.Name, Length: g.Averaged.MeanAcceptanceLength, Rate: g.Averaged.AcceptanceRate}
 	a.Length.Value = g.Stats.MeanAcceptanceLength
 	return a
+}
+
+// Build derives the charts of res shown for q, the split charts (per-position,
+// heatmap, token flow) showing group split (Result.SplitModel). Without a
+// result it holds the palette and time zone only.
+func Build(res *Result, q Query, split string) Charts {
+	v := Charts{Pal: chartopt.PaletteFor(q.Theme), Loc: q.Location(), Specs: map[string]*chartopt.Option{}, Options: map[string]string{}}
+	if r := res; r != nil {
+		v.Groups = SortGroups(r.Groups, q.Sort)
+		byDrafts := slices.Clone(r.Groups)
+		slices.SortStableFunc(byDrafts, func(a, b model.Group) int {
+			switch {
+			case a.Stats.Drafts > b.Stats.Drafts:
+				return -1
+			case a.Stats.Drafts < b.Stats.Drafts:
+				return 1
+			}
+			return 0
+		})
+		single := r.Ungrouped()
+		for _, g := range byDrafts {
+			l := model.LinesOf(g)
+			rn, ln, dn := g.Name, g.Name, g.Name
+			if single {
+				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
+			}
+			v.Rate = append(v.Rate, model.Line{Name: rn, Values: l.Rate})
+			v.Length = append(v.Length, model.Line{Name: ln, Values: l.Length})
+			v.Drafts = append(v.Drafts, model.Line{Name: dn, Values: l.DraftsPerSecond})
+		}
+		v.Drawn = min(len(v.Rate), MaxLines)
+		sub := res.SplitModel(split) // per-position, heatmap, token flow: one group or the blend (SplitModel)
+		t := sub.TokenRates()
+		v.Tokens = []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}
+
+		g, c, p, loc := r.Grid, r.Complete, v.Pal, v.Loc
+		v.Set(ChartPerPosition, chartopt.PerPosition(sub.Stats, sub.Fit, p))
+		h := sub.Heatmap()
+		v.HeatFirst = h.First
+		v.Set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
+		// Gaps and restarts (model.Model.Gaps, Resets) marked on the
+		// acceptance-rate and throughput charts.
+		marks := chartopt.MarksOf(&r.Model)
+		rate := chartopt.Lines(g, v.Rate[:v.Drawn], c, 100, 1, "%", 0, 100, loc, p)
+		rate.Mark(marks, len(r.Buckets), p)
+		MarkRateChanges(rate, r, v.Rate[:v.Drawn], single)
+		v.Set(ChartAcceptanceRate, rate)
+		v.Set(ChartAcceptanceLength, chartopt.Lines(g, v.Length[:v.Drawn], c, 1, 3, "tokens", nil, nil, loc, p))
+		tput := chartopt.Lines(g, v.Tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
+		tput.Mark(marks, len(r.Buckets), p)
+		v.Set(ChartThroughput, tput)
+		v.Set(ChartDrafts, chartopt.Lines(g, v.Drafts[:v.Drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
+		v.Set(ChartLatency, chartopt.InterTokenLatency(g, r.Latency, c, loc, p))
+	}
+	return v
+}
+
+// Table is the data behind the dashboard's panel called name (a chart
+// name, "breakdown" or "compare"), from the charts c built for res, q and
+// split: the split charts export what they show, one group or the blend.
+func (c *Charts) Table(name string, res *Result, q Query, split string) report.Table {
+	var m *model.Model
+	if res != nil {
+		m = &res.Model
+	}
+	switch name {
+	case "breakdown":
+		return report.BreakdownTable(m, c.Groups)
+	case ChartPerPosition:
+		return report.PerPositionTable(res.SplitModel(split))
+	case ChartHeatmap:
+		return report.HeatmapTable(res.SplitModel(split))
+	case ChartAcceptanceRate:
+		return report.LinesTable(name, m, c.Rate, "ratio")
+	case ChartAcceptanceLength:
+		return report.LinesTable(name, m, c.Length, "tokens per draft")
+	case ChartThroughput:
+		return report.LinesTable(name, res.SplitModel(split), c.Tokens, "tokens/s")
+	case ChartDrafts:
+		return report.LinesTable(name, m, c.Drafts, "drafts/s")
+	case ChartLatency:
+		return report.LinesTable(name, m, LatencyLines(m), "seconds")
+	case "compare":
+		return report.CompareTable(Compare(res, q))
+	}
+	return report.Table{Name: name}
 }
