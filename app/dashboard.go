@@ -78,7 +78,7 @@ type Dashboard struct {
 
 	// labelsAt is when the menus' label lists were read by a load of the
 	// window labelsOf; a load without a previous Window reuses them while
-	// younger than LabelsMaxAge (loadSince).
+	// younger than LabelsMaxAge (view.LoadWith).
 	labelsAt time.Time
 	labelsOf string
 	flt      filterState // filter menus: search text, chained values (filters.go)
@@ -331,10 +331,10 @@ func perfMark(name string) {
 
 // retryWhileEmpty reloads a live window without auto-refresh that found no
 // speculative-decoding series, once per scrape interval, at most
-// maxEmptyRetries times in a row: a source that has just started scraping
+// view.MaxEmptyRetries times in a row: a source that has just started scraping
 // (embedded mode's first seconds) has no sample before the window's end
 // (the last step point) yet, and the page must not stay on that error
-// until someone clicks Refresh. At most maxEmptyRetries in a row; a
+// until someone clicks Refresh. At most view.MaxEmptyRetries in a row; a
 // success or another data selection resets the count. Filters that
 // exclude series that exist are not retried: waiting will not help.
 func (d *Dashboard) retryWhileEmpty(ctx app.Context, err error) {

@@ -28,16 +28,16 @@ import (
 //
 // Hooks: [data-filter=<label>] per label; its checkboxes are
 // input[data-filter-value] (value: encodeOption of the label value) in
-// #<filterID> (role group); chips [data-chip=<label>][data-value=...];
-// search input #<filterID>-search; popover #<filterID>-menu.
+// #<view.FilterID> (role group); chips [data-chip=<label>][data-value=...];
+// search input #<view.FilterID>-search; popover #<view.FilterID>-menu.
 
 // filterState is the filter menus' view state (browser only).
 type filterState struct {
 	search   map[string]string   // label -> text typed in its menu's search
 	chained  map[string][]string // label -> its values under the other filters
-	chainKey string              // what chained is for (chainKeyOf), "" when none
+	chainKey string              // what chained is for (view.ChainKeyOf), "" when none
 	chainAt  time.Time           // when chained was read
-	busy     string              // the chainKeyOf being read
+	busy     string              // the view.ChainKeyOf being read
 
 	// ui is the Dashboard's own context (OnMount): the handlers apply a
 	// new filter with it, not with the clicked element's, because go-app
@@ -327,7 +327,7 @@ func (d *Dashboard) chainLabels(ctx app.Context) {
 	}
 	d.flt.busy = key
 	client := d.client.WithSchema(d.res.Schema.Schema)
-	q, g, names := d.q, d.window.Grid(), d.labelNames()
+	q, g, names := d.q, d.window.Grid(), view.LabelNames(d.labels, d.q)
 	sets := view.ChainSets(q, names)
 	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
 	ctx.Async(func() {

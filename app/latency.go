@@ -87,7 +87,7 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	body = append(body, renderLoadTable(l))
 	body = append(body, missing...)
 	return d.panel(view.ChartLatency, "Latency and output: is speculation paying?",
-		"Inter-token latency quantiles (histogram_quantile of the increases summed over series), per window and per "+d.stepText(m.Grid)+" bucket, in ms.",
+		"Inter-token latency quantiles (histogram_quantile of the increases summed over series), per window and per "+view.StepText(m.Grid)+" bucket, in ms.",
 		true, body...)
 }
 

@@ -95,7 +95,7 @@ func (d *Dashboard) Render() app.UI {
 					d.renderPositions(stats),
 				),
 				d.panel(view.ChartHeatmap, "Per-position acceptance over time",
-					d.heatmapNote(grid)+d.res.BlendCaption(d.lay.split),
+					view.HeatmapNote(grid)+d.res.BlendCaption(d.lay.split),
 					true,
 					chart(view.ChartHeatmap, 290, true),
 				),
@@ -104,18 +104,18 @@ func (d *Dashboard) Render() app.UI {
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartAcceptanceRate, "Acceptance rate over time",
-					d.bucketNote(grid, "accepted / draft tokens")+lineNote, true,
+					view.BucketNote(grid, "accepted / draft tokens")+lineNote, true,
 					chart(view.ChartAcceptanceRate, 240, true), d.renderChanges(v)),
 				d.panel(view.ChartAcceptanceLength, "Mean acceptance length over time",
-					d.bucketNote(grid, view.LengthFormula(d.q.Convention))+lineNote, true,
+					view.BucketNote(grid, view.LengthFormula(d.q.Convention))+lineNote, true,
 					chart(view.ChartAcceptanceLength, 240, true)),
 			),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartThroughput, "Token throughput",
-					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds")+d.res.BlendCaption(d.lay.split), true,
+					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+view.BucketNote(grid, "increase / bucket seconds")+d.res.BlendCaption(d.lay.split), true,
 					chart(view.ChartThroughput, 240, true)),
 				d.panel(view.ChartDrafts, "Drafts per second",
-					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,
+					view.BucketNote(grid, "drafts / bucket seconds")+lineNote, true,
 					chart(view.ChartDrafts, 240, true)),
 			),
 			d.renderLatency(chart),
@@ -163,34 +163,6 @@ func (d *Dashboard) emptyText() string {
 		return "no data: see the message above"
 	}
 	return "no drafts in window"
-}
-
-func (d *Dashboard) stepText(g compute.Grid) string {
-	if g.Step <= 0 {
-		return "step"
-	}
-	return (time.Duration(g.Step) * time.Millisecond).String()
-}
-
-// heatmapNote is the heatmap's subtitle: the width of its columns (a run
-// of buckets on long windows: model.HeatmapFactor).
-func (d *Dashboard) heatmapNote(g compute.Grid) string {
-	if g.Step <= 0 {
-		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."
-	}
-	col := g
-	if f := model.HeatmapFactor(g.Buckets()); f > 1 {
-		col.Step *= int64(f)
-		return "Colour: accepted at position / drafts, per " + d.stepText(col) + " column (" + strconv.Itoa(f) + " buckets of " + d.stepText(g) + "); blank: no drafts. Select a span to zoom."
-	}
-	return "Colour: accepted at position / drafts, per " + d.stepText(g) + " bucket; blank: no drafts. Select a span to zoom."
-}
-
-func (d *Dashboard) bucketNote(g compute.Grid, formula string) string {
-	if g.Step <= 0 {
-		return formula + ", per step."
-	}
-	return fmt.Sprintf("%s, per %s bucket; gaps: no drafts; shaded: incomplete (still being scraped). Select a span to zoom.", formula, d.stepText(g))
 }
 
 func (d *Dashboard) renderHeader() app.UI {
@@ -254,34 +226,6 @@ func selectBoxTip(id, label, tip string, current string, options []selectOpt, h 
 	)
 }
 
-// labelNames are the label names to offer: known from the series, filtered
-// or grouped by; model_name and engine first, then the rest sorted.
-func (d *Dashboard) labelNames() []string {
-	seen := map[string]bool{}
-	var rest []string
-	add := func(l string) {
-		if !seen[l] {
-			seen[l] = true
-			if l != "model_name" && l != "engine" {
-				rest = append(rest, l)
-			}
-		}
-	}
-	add("model_name")
-	add("engine")
-	for l := range d.labels {
-		add(l)
-	}
-	for l := range d.q.Filter {
-		add(l)
-	}
-	for _, l := range d.q.Grouping() {
-		add(l)
-	}
-	slices.Sort(rest)
-	return append([]string{"model_name", "engine"}, rest...)
-}
-
 func (d *Dashboard) labelValues(label string) []string {
 	switch {
 	case d.labels != nil:
@@ -295,7 +239,7 @@ func (d *Dashboard) labelValues(label string) []string {
 }
 
 func (d *Dashboard) renderFilters() app.UI {
-	names := d.labelNames()
+	names := view.LabelNames(d.labels, d.q)
 	return app.Div().Class("filters").Body(
 		app.Span().Class("filters-title").Title("Keep only the series whose label has one of the chosen values. Each menu lists the values of the series the other filters keep, over the whole window.").Text("Filters"),
 		app.Range(names).Slice(func(i int) app.UI { return d.renderFilterMenu(names[i]) }),

@@ -24,7 +24,7 @@ const (
 // palette has distinct colours, so no two lines share one.
 const MaxLines = chartopt.SeriesColors
 
-// changeSeries maps each drawn line of the acceptance-rate chart to the
+// ChangeSeries maps each drawn line of the acceptance-rate chart to the
 // change points of its group (the selection's when not grouped).
 func ChangeSeries(r *Result, lines []model.Line, single bool) [][]compute.ChangePoint {
 	out := make([][]compute.ChangePoint, len(lines))
@@ -44,7 +44,7 @@ func ChangeSeries(r *Result, lines []model.Line, single bool) [][]compute.Change
 	return out
 }
 
-// markRateChanges draws the change points of each drawn line on the
+// MarkRateChanges draws the change points of each drawn line on the
 // acceptance-rate chart (chartopt.MarkChanges).
 func MarkRateChanges(o *chartopt.Option, r *Result, lines []model.Line, single bool) {
 	for i, cps := range ChangeSeries(r, lines, single) {
@@ -59,7 +59,7 @@ const ChartInsightsFit = "insights-fit"
 // quantiles per bucket).
 const ChartLatency = "inter-token-latency"
 
-// latencyLines are the ITL quantile lines of m (nil without latency).
+// LatencyLines are the ITL quantile lines of m (nil without latency).
 func LatencyLines(m *model.Model) []model.Line {
 	if m == nil {
 		return nil
@@ -95,13 +95,14 @@ func (v *Charts) Set(name string, o *chartopt.Option) {
 	v.Specs[name], v.Options[name] = o, o.JSON()
 }
 
-// averaged is one row of a gauge schema's time averages: Length in the
+// Averaged is one row of a gauge schema's time averages: Length in the
 // query's convention (model.Group.Stats), with its number of values.
 type Averaged struct {
 	Name         string
 	Length, Rate compute.GaugeAverage
 }
 
+// AveragedRow is group g's row of time averages.
 func AveragedRow(g model.Group) Averaged {
 	a := Averaged{Name: g.Name, Length: g.Averaged.MeanAcceptanceLength, Rate: g.Averaged.AcceptanceRate}
 	a.Length.Value = g.Stats.MeanAcceptanceLength

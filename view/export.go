@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// fileName is the download name of an export: specdash-<name>-<window
+// FileName is the download name of an export: specdash-<name>-<window
 // end, UTC>.<ext>.
 func FileName(res *Result, name, ext string) string {
 	stamp := "now"

@@ -13,7 +13,7 @@ func ChainFilters(q Query, label string) []metricsclient.Filter {
 	return slices.DeleteFunc(q.Filters(), func(f metricsclient.Filter) bool { return f.Name == label })
 }
 
-// chainKeyOf is what a set of chained lists depends on: the query's
+// ChainKeyOf is what a set of chained lists depends on: the query's
 // filters, source and window (they are read again, like the label lists,
 // when older than LabelsMaxAge); "" without filters.
 func ChainKeyOf(q Query) string {
@@ -27,7 +27,7 @@ func ChainKeyOf(q Query) string {
 	return v.Encode()
 }
 
-// chainSets groups labels by the filters their menus need: labels without
+// ChainSets groups labels by the filters their menus need: labels without
 // a filter of their own share q's whole filter set; a filtered label needs
 // q's filters without its own. Keys are the sets' selectors' text.
 func ChainSets(q Query, labels []string) map[string][]string {
@@ -69,6 +69,7 @@ func MenuValues(known []string, chained []string, chainedOK bool, chosen []strin
 	return vals
 }
 
+// MapText is model.LabelText of each value.
 func MapText(vs []string) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
@@ -77,7 +78,7 @@ func MapText(vs []string) []string {
 	return out
 }
 
-// filterID is the id of a label's filter select ("model" and "engine" for
+// FilterID is the id of a label's filter select ("model" and "engine" for
 // the two vLLM labels, as before).
 func FilterID(label string) string {
 	switch label {
@@ -87,4 +88,33 @@ func FilterID(label string) string {
 		return "engine"
 	}
 	return "f-" + label
+}
+
+// LabelNames are the label names the filter menus offer (labels: the
+// names known from the series): known from the series, filtered
+// or grouped by; model_name and engine first, then the rest sorted.
+func LabelNames(labels map[string][]string, q Query) []string {
+	seen := map[string]bool{}
+	var rest []string
+	add := func(l string) {
+		if !seen[l] {
+			seen[l] = true
+			if l != "model_name" && l != "engine" {
+				rest = append(rest, l)
+			}
+		}
+	}
+	add("model_name")
+	add("engine")
+	for l := range labels {
+		add(l)
+	}
+	for l := range q.Filter {
+		add(l)
+	}
+	for _, l := range q.Grouping() {
+		add(l)
+	}
+	slices.Sort(rest)
+	return append([]string{"model_name", "engine"}, rest...)
 }

@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// labelsWindow names the window whose label lists the menus show (they
+// LabelsWindow names the window whose label lists the menus show (they
 // are unfiltered: the filters do not change them).
 func LabelsWindow(q Query) string {
 	return q.Range + "|" + time.UnixMilli(q.From).String() + "|" + time.UnixMilli(q.To).String()
 }
 
-// maxEmptyRetries bounds retryWhileEmpty: one retry per scrape interval,
+// MaxEmptyRetries bounds retryWhileEmpty: one retry per scrape interval,
 // for about a minute (at least 6 retries).
 func MaxEmptyRetries(scrape time.Duration) int {
 	if scrape <= 0 {

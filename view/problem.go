@@ -105,7 +105,7 @@ func missingProblem(m *metricsclient.MissingMetricsError) Problem {
 	return p
 }
 
-// targetsUnreachable reports whether the target status poll got no answer
+// TargetsUnreachable reports whether the target status poll got no answer
 // from the specdash server (metricsclient.FetchTargets' transport error).
 func TargetsUnreachable(msg string) bool {
 	return strings.HasPrefix(msg, "target status unavailable")

@@ -398,7 +398,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 	return q
 }
 
-// setFilter sets the values of one label filter (deduplicated, sorted);
+// SetFilter sets the values of one label filter (deduplicated, sorted);
 // no values removes it.
 func (q *Query) SetFilter(label string, vals []string) {
 	m := make(map[string][]string, len(q.Filter)+1)

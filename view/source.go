@@ -51,7 +51,7 @@ func EncodeSources(list []SourceInfo) string {
 	return string(b)
 }
 
-// pickSource returns the source named by u's ?source= among list, else the
+// PickSource returns the source named by u's ?source= among list, else the
 // default one; ok is false when list is empty.
 func PickSource(list []SourceInfo, u *url.URL) (SourceInfo, bool) {
 	if len(list) == 0 {
@@ -74,8 +74,8 @@ func PickSource(list []SourceInfo, u *url.URL) (SourceInfo, bool) {
 	return list[0], true
 }
 
-// unknownSource reports whether name (a ?source= value) is not one of the
-// configured sources of list (then pickSource shows the default one).
+// UnknownSource reports whether name (a ?source= value) is not one of the
+// configured sources of list (then PickSource shows the default one).
 func UnknownSource(list []SourceInfo, name string) bool {
 	if name == "" || len(list) == 0 {
 		return false

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// chartSummaries are the text alternatives of the charts: per chart, the
+// ChartSummaries are the text alternatives of the charts: per chart, the
 // numbers it draws in a sentence or two.
 func ChartSummaries(r *Result, v *Charts) map[string]string {
 	out := map[string]string{}
@@ -33,7 +33,7 @@ func ChartSummaries(r *Result, v *Charts) map[string]string {
 	return out
 }
 
-// positionSummary lists the per-position rates.
+// PositionSummary lists the per-position rates.
 func PositionSummary(s compute.Stats) string {
 	if len(s.PerPositionAcceptanceRate) == 0 {
 		return "Per-position acceptance: no drafts in the window."
@@ -112,7 +112,7 @@ func valueRange(vals []compute.Value) (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
-// fitSummary is the insights fit chart's text alternative: each
+// FitSummary is the insights fit chart's text alternative: each
 // position's rate with its 95 % interval, and the fitted α.
 func FitSummary(d model.Estimates) string {
 	if len(d.Positions) == 0 {
@@ -130,7 +130,7 @@ func FitSummary(d model.Estimates) string {
 		"; geometric fit α = " + pct(d.Fit.Alpha) + "."
 }
 
-// fitSummaryIf is fitSummary once numbers are loaded, "" before.
+// FitSummaryIf is FitSummary once numbers are loaded, "" before.
 func FitSummaryIf(ready bool, d model.Estimates) string {
 	if !ready {
 		return ""

@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// textLayout is the From/To inputs' format (parseLocalInput also reads
+// textLayout is the From/To inputs' format (ParseLocalInput also reads
 // datetime-local's "T" form).
 const textLayout = "2006-01-02 15:04:05"
 
-// durationText is a short duration: "42 min", "3 h 5 min", "50 s".
+// DurationText is a short duration: "42 min", "3 h 5 min", "50 s".
 func DurationText(sec float64) string {
 	if !(sec > 0) || math.IsInf(sec, 0) {
 		return "0 s"
@@ -54,7 +54,7 @@ func windowText(start, end int64, loc *time.Location) string {
 	return time.UnixMilli(start).In(loc).Format("01-02 15:04:05") + " – " + time.UnixMilli(end).In(loc).Format("01-02 15:04:05")
 }
 
-// signedPoints formats a difference of ratios in percentage points
+// SignedPoints formats a difference of ratios in percentage points
 // ("+1.5 pp", "0.0 pp").
 func SignedPoints(v compute.Value) string {
 	if !v.OK {
@@ -63,7 +63,7 @@ func SignedPoints(v compute.Value) string {
 	return Signed(v.V*100, 1) + " pp"
 }
 
-// signed prints a difference with decimals decimals and an explicit sign,
+// Signed prints a difference with decimals decimals and an explicit sign,
 // except for a value that rounds to zero (and -0): "0.00", never "-0.00"
 // or "+0.00".
 func Signed(v float64, decimals int) string {
@@ -77,6 +77,8 @@ func Signed(v float64, decimals int) string {
 	return s
 }
 
+// Verdict is a comparison's verdict in words and its class ("yes", "no",
+// "na": not tested).
 func Verdict(c compute.Comparison) (string, string) {
 	switch {
 	case c.Reason != "":
@@ -90,7 +92,7 @@ func Verdict(c compute.Comparison) (string, string) {
 	}
 }
 
-// directionClass colours a significant difference by what it means: a
+// DirectionClass colours a significant difference by what it means: a
 // higher acceptance rate in B is better (green), a lower one worse (red);
 // "" when not significant.
 func DirectionClass(c compute.Comparison) string {
@@ -105,7 +107,7 @@ func DirectionClass(c compute.Comparison) string {
 	return ""
 }
 
-// pCell is a p-value as the report and the change notes print it
+// PCell is a p-value as the report and the change notes print it
 // (model.PText): three decimals, "< 0.001" below that (not "0" or
 // "4.87e-297"); compute.Undefined without one.
 func PCell(v compute.Value) string {
@@ -118,7 +120,7 @@ func PCell(v compute.Value) string {
 // inputLayout is the value format of <input type=datetime-local step=1>.
 const inputLayout = "2006-01-02T15:04:05"
 
-// parseLocalInput reads a datetime-local value in loc; 0 when empty or
+// ParseLocalInput reads a datetime-local value in loc; 0 when empty or
 // invalid.
 func ParseLocalInput(v string, loc *time.Location) int64 {
 	v = strings.TrimSpace(v)
@@ -130,6 +132,8 @@ func ParseLocalInput(v string, loc *time.Location) int64 {
 	return 0
 }
 
+// FormatLocalInput is a From/To input's value for Unix ms ms in loc (in
+// TextLayout); "" for no time.
 func FormatLocalInput(ms int64, loc *time.Location) string {
 	if ms <= 0 {
 		return ""
@@ -137,7 +141,7 @@ func FormatLocalInput(ms int64, loc *time.Location) string {
 	return time.UnixMilli(ms).In(loc).Format(textLayout)
 }
 
-// healthTone is the tile's look for a state: "bad" (collapsed), "warn"
+// HealthTone is the tile's look for a state: "bad" (collapsed), "warn"
 // (degraded, cliff, loop), "ok" (healthy), "none" (idle, not enough
 // data); and its sign, so that the state never shows by colour alone.
 func HealthTone(s compute.HealthState) (tone, sign string) {
@@ -152,7 +156,7 @@ func HealthTone(s compute.HealthState) (tone, sign string) {
 	return "none", "–"
 }
 
-// changeTime shows a change's time in loc: "14:05", with the date when the
+// ChangeTime shows a change's time in loc: "14:05", with the date when the
 // window spans more than a day.
 func ChangeTime(ms int64, g compute.Grid, loc *time.Location) string {
 	t := time.UnixMilli(ms).In(loc)
@@ -162,7 +166,7 @@ func ChangeTime(ms int64, g compute.Grid, loc *time.Location) string {
 	return t.Format("15:04")
 }
 
-// tipHealth is the breakdown's health column's header tip.
+// TipHealth is the breakdown's health column's header tip.
 const TipHealth = "Health verdict of the group over the window (collapsed, degraded, position cliff, suspected loop, healthy, idle, not enough data; docs/ALERTING.md). The tile at the top has the numbers."
 
 // Times formats a speedup ratio: "2.43×"; undefined prints compute.Undefined.
@@ -173,6 +177,8 @@ func Times(v compute.Value) string {
 	return strconv.FormatFloat(v.V, 'f', 2, 64) + "×"
 }
 
+// ReasonText is why an insight is undefined; compute.Undefined without a
+// reason.
 func ReasonText(r string) string {
 	if r == "" {
 		return compute.Undefined
@@ -180,7 +186,7 @@ func ReasonText(r string) string {
 	return r
 }
 
-// sourceName prints a group's labels for people: "container vllm-0,
+// SourceName prints a group's labels for people: "container vllm-0,
 // engine 0", or "(no container or engine in the prefix)".
 func SourceName(labels map[string]string) string {
 	var parts []string
@@ -195,6 +201,7 @@ func SourceName(labels map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
+// LengthFormula is the mean acceptance length's formula in convention c.
 func LengthFormula(c compute.Convention) string {
 	if c == compute.WithoutBonus {
 		return "accepted / drafts (without bonus token)"
@@ -202,6 +209,7 @@ func LengthFormula(c compute.Convention) string {
 	return "1 + accepted / drafts"
 }
 
+// RefreshOr is the refresh select's value: "off" when none.
 func RefreshOr(r string) string {
 	if r == "" {
 		return "off"
@@ -219,11 +227,11 @@ func CoverageNote(res *Result) string {
 	return coverageText(res) // cards.go: the cards' rates are per second of data
 }
 
-// plain is the data-value form of a number: a plain decimal that parses
+// Plain is the data-value form of a number: a plain decimal that parses
 // back to the same float64.
 func Plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// splitUnit splits "2.80 tokens/draft" into the number and its unit, so the
+// SplitUnit splits "2.80 tokens/draft" into the number and its unit, so the
 // unit can be set smaller than the number.
 func SplitUnit(text string) (num, unit string, ok bool) {
 	num, unit, ok = strings.Cut(text, " ")
@@ -243,6 +251,7 @@ const (
 	TipDrafted  = "Drafted throughput = draft tokens / window seconds (tokens/s)."
 )
 
+// ZoneName is the name of the time zone loc now ("UTC", "CET").
 func ZoneName(loc *time.Location) string {
 	if loc == time.UTC {
 		return "UTC"
@@ -251,7 +260,7 @@ func ZoneName(loc *time.Location) string {
 	return name
 }
 
-// lifetimeText prints a lifetime ratio as a percentage, "n/a (one series
+// LifetimeText prints a lifetime ratio as a percentage, "n/a (one series
 // needed)" when undefined (no series, or several servers' ratios).
 func LifetimeText(v compute.Value) string {
 	if !v.OK {
@@ -260,6 +269,7 @@ func LifetimeText(v compute.Value) string {
 	return compute.FormatPercent(v, 1)
 }
 
+// Plural is "s" unless n is 1.
 func Plural(n int) string {
 	if n == 1 {
 		return ""
@@ -267,5 +277,36 @@ func Plural(n int) string {
 	return "s"
 }
 
-// tipPerData ends the rate columns' tips: which seconds they are per.
+// TipPerData ends the rate columns' tips: which seconds they are per.
 const TipPerData = " Per second of data: from the first bucket with a sample to the window's end, as the cards (the same seconds for every row)."
+
+// StepText is a grid's step as a duration ("1m0s"); "step" without one.
+func StepText(g compute.Grid) string {
+	if g.Step <= 0 {
+		return "step"
+	}
+	return (time.Duration(g.Step) * time.Millisecond).String()
+}
+
+// HeatmapNote is the heatmap's subtitle: the width of its columns (a run
+// of buckets on long windows: model.HeatmapFactor).
+func HeatmapNote(g compute.Grid) string {
+	if g.Step <= 0 {
+		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."
+	}
+	col := g
+	if f := model.HeatmapFactor(g.Buckets()); f > 1 {
+		col.Step *= int64(f)
+		return "Colour: accepted at position / drafts, per " + StepText(col) + " column (" + strconv.Itoa(f) + " buckets of " + StepText(g) + "); blank: no drafts. Select a span to zoom."
+	}
+	return "Colour: accepted at position / drafts, per " + StepText(g) + " bucket; blank: no drafts. Select a span to zoom."
+}
+
+// BucketNote is a time chart's subtitle: its formula per bucket of g,
+// with how gaps and incomplete buckets show.
+func BucketNote(g compute.Grid, formula string) string {
+	if g.Step <= 0 {
+		return formula + ", per step."
+	}
+	return fmt.Sprintf("%s, per %s bucket; gaps: no drafts; shaded: incomplete (still being scraped). Select a span to zoom.", formula, StepText(g))
+}
