@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -11,21 +10,6 @@ import (
 	"specdash/model"
 	"specdash/view"
 )
-
-func TestOptionEncoding(t *testing.T) {
-	for _, v := range []string{"all", `"><img src=x onerror=alert(1)>`, "qwen/Qwen2.5-7B", "ü ß", ""} {
-		enc := encodeOption(v)
-		if strings.ContainsAny(enc, `"<>&' `) {
-			t.Errorf("encodeOption(%q) = %q holds HTML-special characters", v, enc)
-		}
-		if got := decodeOption(enc); got != v {
-			t.Errorf("decodeOption(encodeOption(%q)) = %q", v, got)
-		}
-	}
-	if decodeOption(view.All) != "" || decodeOption("v:!!") != "" {
-		t.Errorf(`"all" and garbage must decode to no filter`)
-	}
-}
 
 // seedStats are the worked example of vLLM PR 16665's review thread
 // (docs/METRICS.md, "Formulas"): 5 drafts, k = 3, 9 of 15 draft tokens

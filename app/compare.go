@@ -42,7 +42,7 @@ func (d *Dashboard) renderCompare(v *view.Charts) app.UI {
 		var opts []selectOpt
 		if d.res != nil {
 			for _, g := range d.res.Groups {
-				opts = append(opts, selectOpt{encodeOption(g.Key), g.Name})
+				opts = append(opts, selectOpt{view.EncodeOption(g.Key), g.Name})
 			}
 		}
 		c := d.comparison()
@@ -50,10 +50,10 @@ func (d *Dashboard) renderCompare(v *view.Charts) app.UI {
 		if d.res != nil {
 			for _, g := range d.res.Groups {
 				if g.Name == c.AName && curA == "" {
-					curA = encodeOption(g.Key)
+					curA = view.EncodeOption(g.Key)
 				}
 				if g.Name == c.BName {
-					curB = encodeOption(g.Key)
+					curB = view.EncodeOption(g.Key)
 				}
 			}
 		}

@@ -2,20 +2,15 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/chartopt"
-	"specdash/compute"
 	"specdash/metricsclient"
-	"specdash/model"
 	"specdash/view"
 )
 
@@ -405,35 +400,12 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 			d.onSplit(ctx, e)
 			return
 		}
-		q := d.q
-		switch field {
-		case "range":
-			if !slices.Contains(view.Ranges, v) {
-				return
-			}
-			q.Range, q.From, q.To = v, 0, 0
-		case "refresh":
-			q.Refresh = v
+		q, ok := d.q.WithSelect(field, v)
+		if !ok {
+			return
+		}
+		if field == "refresh" {
 			remember(ctx, storeRefresh, v)
-		case "tz":
-			q.TZ = view.TZLocal
-			if v == view.TZUTC {
-				q.TZ = view.TZUTC
-			}
-		case "convention":
-			q.Convention = compute.WithBonus
-			if v == view.ConventionNoBonus {
-				q.Convention = compute.WithoutBonus
-			}
-		case "compare":
-			q.Compare = view.CompareOff
-			if v == view.CompareWindow || v == view.CompareGroups {
-				q.Compare = v
-			}
-		case "compare-a":
-			q.CompareA = decodeOption(v)
-		case "compare-b":
-			q.CompareB = decodeOption(v)
 		}
 		d.apply(ctx, q, true, false)
 	}
@@ -443,18 +415,7 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 func (d *Dashboard) onGroup(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		label := handlerKey(ctx, "data-group", label)
-		q := d.q
-		on := ctx.JSSrc().Get("checked").Bool()
-		gb := slices.DeleteFunc(slices.Clone(d.grouping()), func(l string) bool { return l == label })
-		if on {
-			gb = append(gb, label)
-		}
-		if gb == nil {
-			gb = []string{} // explicit: no grouping (nil is per model)
-		}
-		q.GroupBy = gb
-		q.CompareA, q.CompareB = "", ""
-		d.apply(ctx, q, true, false)
+		d.apply(ctx, d.q.WithGroup(d.grouping(), label, ctx.JSSrc().Get("checked").Bool()), true, false)
 	}
 }
 
@@ -474,23 +435,10 @@ func (d *Dashboard) onTime(base bool) app.EventHandler {
 			}
 			return view.ParseLocalInput(el.Get("value").String(), d.q.Location())
 		}
-		from, to := read(fromID), read(toID)
-		q := d.q
-		if base {
-			if from == 0 && to == 0 {
-				q.BaseFrom, q.BaseTo = 0, 0
-			} else if err := view.CheckWindow(from, to, time.Now()); err != nil {
-				d.notice = "Baseline window: " + err.Error() + "."
-				return
-			} else {
-				q.BaseFrom, q.BaseTo = from, to
-			}
-		} else {
-			if err := view.CheckWindow(from, to, time.Now()); err != nil {
-				d.notice = "Time window: " + err.Error() + "."
-				return
-			}
-			q.From, q.To = from, to
+		q, err := d.q.WithWindow(base, read(fromID), read(toID), time.Now())
+		if err != nil {
+			d.notice = err.Error()
+			return
 		}
 		d.apply(ctx, q, true, false)
 	}
@@ -500,34 +448,16 @@ func (d *Dashboard) onTime(base bool) app.EventHandler {
 // (bucket start of the first to bucket end of the last selected bucket).
 func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 	z, ok := a.Value.(Zoom)
-	if !ok || d.res == nil {
+	if !ok {
 		return
 	}
-	g := d.res.Grid
-	n := g.Buckets()
-	if n == 0 {
-		return
+	if q, ok := d.q.Zoom(d.res, z.Chart, d.view.HeatFirst, z.From, z.To); ok {
+		d.pushQuery(ctx, q) // Back undoes the zoom
 	}
-	from, to := z.From, z.To
-	if z.Chart == view.ChartHeatmap && d.view.HeatFirst != nil {
-		from, to = model.ColumnBuckets(d.view.HeatFirst, n, from, to)
-	}
-	from, to = max(from, 0), min(to, n-1)
-	if to < from {
-		return
-	}
-	q := d.q
-	q.From, q.To = g.BucketStart(from), g.BucketEnd(to)
-	d.pushQuery(ctx, q) // Back undoes the zoom
 }
 
 func (d *Dashboard) onLive(ctx app.Context, e app.Event) {
-	q := d.q
-	q.From, q.To = 0, 0
-	if !slices.Contains(view.Ranges, q.Range) {
-		q.Range = view.DefaultQuery().Range
-	}
-	d.apply(ctx, q, true, false)
+	d.apply(ctx, d.q.Live(), true, false)
 }
 
 func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
@@ -542,21 +472,7 @@ func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
 }
 
 func (d *Dashboard) onSort(col string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		q := d.q
-		switch q.Sort {
-		case col:
-			q.Sort = "-" + col
-		case "-" + col:
-			q.Sort = ""
-		default:
-			q.Sort = col
-			if col != view.ColGroup {
-				q.Sort = "-" + col // numbers: largest first
-			}
-		}
-		d.apply(ctx, q, true, false)
-	}
+	return func(ctx app.Context, e app.Event) { d.apply(ctx, d.q.SortedBy(col), true, false) }
 }
 
 // onCopyLink puts the page's URL (the whole view) on the clipboard and shows
@@ -634,36 +550,4 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 			d.notice = err.Error()
 		}
 	}
-}
-
-// valuePrefix starts an encoded label value (the "all" option is plain).
-const valuePrefix = "v:"
-
-// encodeOption is the <option value> of a label value: base64url, so that
-// no label value (a model name may hold quotes and angle brackets) ever
-// lands raw in an HTML attribute. go-app v10.1.11 writes attributes of the
-// pre-rendered page with strconv.Quote, which is not HTML escaping, so a
-// raw value from the URL would be an injection. It also keeps a model
-// called "all" apart from the "all" option.
-func encodeOption(v string) string {
-	return valuePrefix + base64.RawURLEncoding.EncodeToString([]byte(v))
-}
-
-// decodeOption inverts encodeOption; "all" (or anything undecodable) is
-// "" (no filter).
-func decodeOption(v string) string {
-	s, _ := decodeOptionOK(v)
-	return s
-}
-
-func decodeOptionOK(v string) (string, bool) {
-	enc, ok := strings.CutPrefix(v, valuePrefix)
-	if !ok {
-		return "", false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
 }

@@ -154,7 +154,7 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 		app.Div().Class("chips").Body(
 			app.Range(chosen).Slice(func(i int) app.UI {
 				v := chosen[i]
-				return app.Span().Class("chip").DataSet("chip", l).DataSet("value", encodeOption(v)).Body(
+				return app.Span().Class("chip").DataSet("chip", l).DataSet("value", view.EncodeOption(v)).Body(
 					app.Span().Class("chip-text").Text(model.LabelText(v)),
 					// The accessible name is text, not aria-label: a label
 					// value never goes into an attribute (go-app writes
@@ -182,8 +182,8 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 						v := vals[i]
 						on := slices.Contains(chosen, v)
 						return app.Label().Class("check", "filter-option").Body(
-							app.Input().Type("checkbox").DataSet("filter-value", encodeOption(v)).
-								Value(encodeOption(v)).Checked(on).OnChange(d.onFilterCheck),
+							app.Input().Type("checkbox").DataSet("filter-value", view.EncodeOption(v)).
+								Value(view.EncodeOption(v)).Checked(on).OnChange(d.onFilterCheck),
 							app.Span().Text(model.LabelText(v)),
 						)
 					}),
@@ -239,7 +239,7 @@ func (d *Dashboard) onFilterCheck(ctx app.Context, e app.Event) {
 	if !ok {
 		return
 	}
-	v, ok := decodeOptionOK(ctx.JSSrc().Get("value").String())
+	v, ok := view.DecodeOptionOK(ctx.JSSrc().Get("value").String())
 	if !ok {
 		return
 	}
@@ -256,7 +256,7 @@ func (d *Dashboard) onChipRemove(ctx app.Context, e app.Event) {
 	if !chip.Truthy() {
 		return
 	}
-	if v, ok := decodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
+	if v, ok := view.DecodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
 		d.setFilterValue(ctx, label, v, false)
 	}
 }

@@ -48,7 +48,7 @@ func healthTile(r model.HealthRow) app.UI {
 	}
 	why = append(why, app.P().Class("health-doc").Text("Verdicts and thresholds: docs/ALERTING.md."))
 	return app.Div().Class("health-tile", "health-"+tone).
-		DataSet("health-group", encodeOption(r.Key)).
+		DataSet("health-group", view.EncodeOption(r.Key)).
 		DataSet("health-state", string(v.State)).
 		Body(
 			app.Div().Class("health-head").Body(
@@ -61,18 +61,6 @@ func healthTile(r model.HealthRow) app.UI {
 				),
 			),
 		)
-}
-
-// compareHref is the dashboard URL comparing the window after a change
-// (the view's window) with the one before it (the baseline).
-func (d *Dashboard) compareHref(c model.Change) string {
-	q := d.q
-	q.From, q.To = c.At, c.AfterTo
-	q.Refresh = "off"
-	q.Compare = view.CompareWindow
-	q.BaseFrom, q.BaseTo = c.BeforeFrom, c.At
-	q.CompareA, q.CompareB = "", ""
-	return "/?" + q.Values().Encode()
 }
 
 // renderChanges lists the changes of the acceptance rate under its chart:
@@ -95,7 +83,7 @@ func (d *Dashboard) renderChanges(v *view.Charts) app.UI {
 			}
 			items = append(items, app.Li().DataSet("change-at", c.At).Body(
 				app.Text(text+" — "),
-				app.A().Class("change-compare").Href(d.compareHref(c)).Text("compare before/after"),
+				app.A().Class("change-compare").Href(d.q.CompareHref(c)).Text("compare before/after"),
 			))
 		}
 	}

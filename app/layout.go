@@ -56,7 +56,7 @@ func (d *Dashboard) readLayout(u *url.URL) {
 	d.lay.split = ""
 	if s := v.Get(view.SplitParam); s == view.SplitAll {
 		d.lay.split = view.SplitAll
-	} else if key, ok := decodeOptionOK(s); ok {
+	} else if key, ok := view.DecodeOptionOK(s); ok {
 		d.lay.split = key
 	}
 	d.lay.themeAuto = !app.IsClient && !v.Has("theme")
@@ -94,12 +94,12 @@ func (d *Dashboard) renderSplit() app.UI {
 	g := d.res.SplitGroup(d.lay.split)
 	cur, caption, name := view.SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
 	if g != nil {
-		cur, name = encodeOption(g.Key), g.Name
+		cur, name = view.EncodeOption(g.Key), g.Name
 		caption = "showing " + g.Name + " (1 of " + strconv.Itoa(n) + " " + noun + ")"
 	}
 	opts := []selectOpt{{view.SplitAll, "all " + strconv.Itoa(n) + " " + noun + " blended"}}
 	for _, gr := range view.SortGroups(d.res.Groups, "") {
-		opts = append(opts, selectOpt{encodeOption(gr.Key), gr.Name})
+		opts = append(opts, selectOpt{view.EncodeOption(gr.Key), gr.Name})
 	}
 	return app.Div().Class("split").DataSet("split", "groups").DataSet("split-group", name).DataSet("blended", g == nil).Body(
 		selectBoxTip("split", "group", "The per-position, heatmap, token flow and speedup panels show one group, or the blend of all", cur, opts, d.onSplit),
@@ -110,7 +110,7 @@ func (d *Dashboard) renderSplit() app.UI {
 func (d *Dashboard) onSplit(ctx app.Context, e app.Event) {
 	v := ctx.JSSrc().Get("value").String()
 	d.lay.split = view.SplitAll
-	if key, ok := decodeOptionOK(v); ok {
+	if key, ok := view.DecodeOptionOK(v); ok {
 		d.lay.split = key
 	}
 	d.writeLayoutURL(ctx)
@@ -127,7 +127,7 @@ func (d *Dashboard) writeLayoutURL(ctx app.Context) {
 	case view.SplitAll:
 		q.Set(view.SplitParam, view.SplitAll)
 	default:
-		q.Set(view.SplitParam, encodeOption(d.lay.split))
+		q.Set(view.SplitParam, view.EncodeOption(d.lay.split))
 	}
 	u.RawQuery = q.Encode()
 	ctx.Page().ReplaceURL(&u)

@@ -88,7 +88,7 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 			healthCell(g.Health),
 			app.Td().Class("spark-cell").Body(app.Raw(view.Sparkline(spark, d.res.Complete))),
 		)
-		return app.Tr().DataSet("row", i).DataSet("group", encodeOption(g.Key)).Body(tds...)
+		return app.Tr().DataSet("row", i).DataSet("group", view.EncodeOption(g.Key)).Body(tds...)
 	})
 	table := app.Div().Class("table-scroll").Body(
 		app.Table().Class("breakdown").Body(

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -596,4 +597,38 @@ func sameFilter(a, b map[string][]string) bool {
 		}
 	}
 	return true
+}
+
+// valuePrefix starts an encoded label value (the "all" option is plain).
+const valuePrefix = "v:"
+
+// encodeOption is the <option value> of a label value: base64url, so that
+// no label value (a model name may hold quotes and angle brackets) ever
+// lands raw in an HTML attribute. go-app v10.1.11 writes attributes of the
+// pre-rendered page with strconv.Quote, which is not HTML escaping, so a
+// raw value from the URL would be an injection. It also keeps a model
+// called "all" apart from the "all" option.
+func EncodeOption(v string) string {
+	return valuePrefix + base64.RawURLEncoding.EncodeToString([]byte(v))
+}
+
+// decodeOption inverts encodeOption; "all" (or anything undecodable) is
+// "" (no filter).
+func DecodeOption(v string) string {
+	s, _ := DecodeOptionOK(v)
+	return s
+}
+
+// DecodeOptionOK is DecodeOption with false for a value that is not an
+// encoded label value.
+func DecodeOptionOK(v string) (string, bool) {
+	enc, ok := strings.CutPrefix(v, valuePrefix)
+	if !ok {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }

@@ -226,3 +226,18 @@ func TestHealthURLThresholds(t *testing.T) {
 		t.Errorf("request thresholds %+v", r.Health.Thresholds)
 	}
 }
+
+func TestOptionEncoding(t *testing.T) {
+	for _, v := range []string{"all", `"><img src=x onerror=alert(1)>`, "qwen/Qwen2.5-7B", "ü ß", ""} {
+		enc := EncodeOption(v)
+		if strings.ContainsAny(enc, `"<>&' `) {
+			t.Errorf("encodeOption(%q) = %q holds HTML-special characters", v, enc)
+		}
+		if got := DecodeOption(enc); got != v {
+			t.Errorf("decodeOption(encodeOption(%q)) = %q", v, got)
+		}
+	}
+	if DecodeOption(All) != "" || DecodeOption("v:!!") != "" {
+		t.Errorf(`"all" and garbage must decode to no filter`)
+	}
+}
