@@ -90,7 +90,8 @@ func (d *Dashboard) OnInit() {
 	if s, err := time.ParseDuration(app.Getenv(view.EnvScrapeInterval)); err == nil && s > 0 {
 		d.scrape = s
 	}
-	d.source, d.scrape = SourceSettings(d.source, d.scrape) // app/source.go: the URL's ?source=
+	s, ok := currentSource() // the URL's ?source=
+	d.source, d.scrape = view.SourceSettings(s, ok, d.source, d.scrape)
 }
 
 // OnPreRender shows the URL's selections in the server-rendered page and,
@@ -122,7 +123,7 @@ func (d *Dashboard) setup() {
 	// A plain RoundTripper: client_golang's default one makes Go's js
 	// transport skip the browser's fetch (frontend.md).
 	d.client, d.clientErr = metricsclient.New(metricsclient.Config{
-		Address:        SourceAddress(),
+		Address:        view.SourceAddress(currentSource()),
 		RoundTripper:   http.DefaultTransport,
 		ScrapeInterval: d.scrape,
 	})

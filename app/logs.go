@@ -9,8 +9,6 @@ import (
 
 	"specdash/chartopt"
 	"specdash/compute"
-	"specdash/logparse"
-	"specdash/model"
 	"specdash/report"
 	"specdash/view"
 )
@@ -112,44 +110,9 @@ func (l *LogsPage) onFile(ctx app.Context, e app.Event) {
 	f.Call("text").Call("then", then, fail)
 }
 
-// parse turns the text into the report. The convention "auto" follows the
-// log: without the bonus token when every V1 line printed it so.
+// parse turns the text into the report (view.ParseLogs).
 func (l *LogsPage) parse() {
-	defer func() {
-		if r := recover(); r != nil {
-			l.rep, l.err = nil, fmt.Sprintf("internal error while parsing: %v", r)
-		}
-	}()
-	name := l.file
-	if name == "" {
-		name = "pasted text"
-	}
-	conv := compute.WithBonus
-	switch l.conv {
-	case view.ConventionNoBonus:
-		conv = compute.WithoutBonus
-	case "auto":
-		if !logparse.LooksLikeScrape(l.text) {
-			res := logparse.Parse(l.text)
-			conv = model.LogConvention(res)
-			l.rep = report.FromLog(name, res, conv, nil)
-			l.finish(conv)
-			return
-		}
-	}
-	l.rep = report.ParseInput(name, l.text, conv, nil)
-	l.finish(conv)
-}
-
-func (l *LogsPage) finish(conv compute.Convention) {
-	l.usedCon = conv
-	l.err = ""
-	if !l.rep.Usable() {
-		l.err = "Nothing could be used: see the problems below."
-		if l.rep.Input == "scrape" {
-			l.err = "No speculative-decoding counter in this scrape: see the problems below."
-		}
-	}
+	l.rep, l.usedCon, l.err = view.ParseLogs(l.file, l.text, l.conv)
 }
 
 func (l *LogsPage) state() string {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"specdash/metricsclient"
@@ -27,14 +26,8 @@ import (
 // targetsEvery is how often the status of embedded targets is refreshed.
 const targetsEvery = 5 * time.Second
 
-// Sources decodes EnvSources (nil when unset or invalid).
-func Sources() []view.SourceInfo {
-	var list []view.SourceInfo
-	if err := json.Unmarshal([]byte(app.Getenv(view.EnvSources)), &list); err != nil {
-		return nil
-	}
-	return list
-}
+// Sources decodes the server's EnvSources (nil when unset or invalid).
+func Sources() []view.SourceInfo { return view.DecodeSources(app.Getenv(view.EnvSources)) }
 
 // browserURL is the page's URL in the browser, nil on the server.
 func browserURL() *url.URL {
@@ -47,33 +40,6 @@ func browserURL() *url.URL {
 // currentSource is the source the page shows (browser: from its URL).
 func currentSource() (view.SourceInfo, bool) { return view.PickSource(Sources(), browserURL()) }
 
-// SourceAddress is the metricsclient Address of the current source: the
-// proxy root of the default source (ProxyAddress) or /prom/s/<name>.
-func SourceAddress() string {
-	s, ok := currentSource()
-	if !ok || s.Default {
-		return view.ProxyAddress
-	}
-	return view.ProxyAddress + "/s/" + s.Name
-}
-
-// SourceSettings returns the label and scrape interval of the current
-// source, or label and scrape unchanged when the server configured no
-// source list.
-func SourceSettings(label string, scrape time.Duration) (string, time.Duration) {
-	s, ok := currentSource()
-	if !ok {
-		return label, scrape
-	}
-	if d, err := time.ParseDuration(s.ScrapeInterval); err == nil && d > 0 {
-		scrape = d
-	}
-	return s.Label, scrape
-}
-
-// targetInfo is one embedded target (metricsclient.Target).
-type targetInfo = metricsclient.Target
-
 // SourceStatus shows the current source, the selector among configured
 // sources and, for embedded sources, the targets.
 type SourceStatus struct {
@@ -82,7 +48,7 @@ type SourceStatus struct {
 	sources []view.SourceInfo
 	cur     view.SourceInfo
 
-	targets   []targetInfo
+	targets   []metricsclient.Target
 	targetErr string
 	lastGood  map[string]time.Time // per target: last scrape while up
 
@@ -111,7 +77,7 @@ func (s *SourceStatus) OnMount(ctx app.Context) {
 		return
 	}
 	c, cancel := context.WithCancel(context.Background())
-	addr := SourceAddress()
+	addr := view.SourceAddress(currentSource())
 	busy := false
 	poll := func() {
 		if busy || c.Err() != nil {
@@ -141,7 +107,7 @@ func (s *SourceStatus) OnDismount() {
 	}
 }
 
-func (s *SourceStatus) setTargets(ts []targetInfo, err error) {
+func (s *SourceStatus) setTargets(ts []metricsclient.Target, err error) {
 	if err != nil {
 		s.targetErr = err.Error()
 		return
@@ -160,55 +126,8 @@ func (s *SourceStatus) onSelect(ctx app.Context, e app.Event) {
 	if name == s.cur.Name {
 		return
 	}
-	u := *app.Window().URL()
-	q := u.Query()
-	// Label values differ between sources: keep only the view settings.
-	out := url.Values{}
-	for _, k := range []string{"range", "refresh", "convention"} {
-		if v := q.Get(k); v != "" {
-			out.Set(k, v)
-		}
-	}
-	out.Set(view.SourceParam, name)
-	u.RawQuery = out.Encode()
 	// A full load: the dashboard's client is bound to one source.
-	app.Window().Get("location").Set("href", u.String())
-}
-
-// Summary is the source line: the label, and for an embedded source the
-// count of targets up and down.
-func (s *SourceStatus) Summary() string {
-	if s.cur.Kind != view.KindEmbedded || len(s.targets) == 0 {
-		return s.cur.Label
-	}
-	if view.TargetsUnreachable(s.targetErr) {
-		return s.cur.Label + ": target status unknown, the specdash server is unreachable"
-	}
-	up, down := 0, 0
-	for _, t := range s.targets {
-		switch t.Health {
-		case "up":
-			up++
-		case "down":
-			down++
-		}
-	}
-	n := len(s.targets)
-	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, view.Plural(n), up, down)
-}
-
-// downTargets counts the targets the last poll saw down.
-func (s *SourceStatus) downTargets() int {
-	if s.targetErr != "" {
-		return 0
-	}
-	n := 0
-	for _, t := range s.targets {
-		if t.Health == "down" {
-			n++
-		}
-	}
-	return n
+	app.Window().Get("location").Set("href", view.SwitchSource(*app.Window().URL(), name))
 }
 
 // Render draws the status bar.
@@ -234,7 +153,7 @@ func (s *SourceStatus) Render() app.UI {
 		))
 	}
 	if s.cur.Name != "" {
-		parts = append(parts, app.Span().DataSet("source-summary", "true").Text("Reading "+s.Summary()))
+		parts = append(parts, app.Span().DataSet("source-summary", "true").Text("Reading "+view.TargetsSummary(s.cur, s.targets, s.targetErr)))
 	}
 	if s.targetErr != "" {
 		msg := s.targetErr
@@ -243,7 +162,7 @@ func (s *SourceStatus) Render() app.UI {
 		}
 		parts = append(parts, app.Span().Class("msg-stale").DataSet("targets-error", "true").Text(msg))
 	}
-	if down := s.downTargets(); down > 0 {
+	if down := view.DownTargets(s.targets, s.targetErr); down > 0 {
 		parts = append(parts, app.Strong().Class("target-banner").DataSet("targets-down", down).
 			Text(fmt.Sprintf("%d of %d targets down: their numbers are stale", down, len(s.targets))))
 	}
@@ -257,7 +176,7 @@ func (s *SourceStatus) Render() app.UI {
 	return box.Body(parts...)
 }
 
-func (s *SourceStatus) renderTarget(t targetInfo) app.UI {
+func (s *SourceStatus) renderTarget(t metricsclient.Target) app.UI {
 	health := t.Health
 	if health != "up" && health != "down" || s.targetErr != "" {
 		health = "unknown" // the last poll failed: no longer known

@@ -2,7 +2,10 @@ package view
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"specdash/metricsclient"
+	"time"
 )
 
 // Environment keys the server sets (go-app Handler.Env) and the page reads
@@ -97,4 +100,90 @@ func KeepSource(v url.Values, cur *url.URL) url.Values {
 		}
 	}
 	return v
+}
+
+// DecodeSources decodes an EnvSources value (nil when empty or invalid).
+func DecodeSources(env string) []SourceInfo {
+	var list []SourceInfo
+	if err := json.Unmarshal([]byte(env), &list); err != nil {
+		return nil
+	}
+	return list
+}
+
+// SourceAddress is the metricsclient Address of source s (ok: the page
+// has a source list): the proxy root of the default source (ProxyAddress)
+// or /prom/s/<name>.
+func SourceAddress(s SourceInfo, ok bool) string {
+	if !ok || s.Default {
+		return ProxyAddress
+	}
+	return ProxyAddress + "/s/" + s.Name
+}
+
+// SourceSettings returns the label and scrape interval of source s (ok:
+// the page has a source list), or label and scrape unchanged when the
+// server configured no source list.
+func SourceSettings(s SourceInfo, ok bool, label string, scrape time.Duration) (string, time.Duration) {
+	if !ok {
+		return label, scrape
+	}
+	if d, err := time.ParseDuration(s.ScrapeInterval); err == nil && d > 0 {
+		scrape = d
+	}
+	return s.Label, scrape
+}
+
+// SwitchSource is the URL of page u reading source name instead: label
+// values differ between sources, so only the view settings (range,
+// refresh, convention) are kept.
+func SwitchSource(u url.URL, name string) string {
+	q := u.Query()
+	out := url.Values{}
+	for _, k := range []string{"range", "refresh", "convention"} {
+		if v := q.Get(k); v != "" {
+			out.Set(k, v)
+		}
+	}
+	out.Set(SourceParam, name)
+	u.RawQuery = out.Encode()
+	return u.String()
+}
+
+// TargetsSummary is the source line of source cur: its label, and for an
+// embedded source the count of its targets up and down as the last poll
+// saw them (targetErr: why the poll failed, "" when it did not).
+func TargetsSummary(cur SourceInfo, targets []metricsclient.Target, targetErr string) string {
+	if cur.Kind != KindEmbedded || len(targets) == 0 {
+		return cur.Label
+	}
+	if TargetsUnreachable(targetErr) {
+		return cur.Label + ": target status unknown, the specdash server is unreachable"
+	}
+	up, down := 0, 0
+	for _, t := range targets {
+		switch t.Health {
+		case "up":
+			up++
+		case "down":
+			down++
+		}
+	}
+	n := len(targets)
+	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, Plural(n), up, down)
+}
+
+// DownTargets counts the targets the last poll saw down (none when it
+// failed: targetErr).
+func DownTargets(targets []metricsclient.Target, targetErr string) int {
+	if targetErr != "" {
+		return 0
+	}
+	n := 0
+	for _, t := range targets {
+		if t.Health == "down" {
+			n++
+		}
+	}
+	return n
 }
