@@ -43,17 +43,7 @@ func (d *Dashboard) renderCards() app.UI {
 // renderCard is one card of the headline row.
 func renderCard(c view.Card, h view.Headline) app.UI {
 	n, nowLabel, nowTip := h.Now, h.NowLabel, h.NowTip
-	win := app.Div().Class("metric-value").DataSet("metric", c.Name)
-	if c.Window.OK {
-		win = win.DataSet("value", view.Plain(c.Window.V))
-		if num, unit, ok := view.SplitUnit(c.WindowText); ok {
-			win = win.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-		} else {
-			win = win.Text(c.WindowText)
-		}
-	} else {
-		win = win.DataSet("undefined", "true").Class("undefined").Text(c.WindowText)
-	}
+	win := number(app.Div().Class("metric-value").DataSet("metric", c.Name), c.Window, c.WindowText, true)
 	nowEl := app.Span().Class("now-value").DataSet("now", c.Name).DataSet("now-state", string(n.State)).
 		DataSet("now-from", n.From).DataSet("now-to", n.To)
 	text := c.NowText

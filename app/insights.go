@@ -196,11 +196,10 @@ func waitingCards(empty string) app.UI {
 
 // insightMetric is one number of the panel with its test hook.
 func insightMetric(name string, v compute.Value, text string) app.HTMLSpan {
-	el := app.Span().Class("insight-value").DataSet("metric", name)
-	if v.OK {
-		return el.DataSet("value", view.Plain(v.V)).Text(text)
+	if !v.OK {
+		text = compute.Undefined
 	}
-	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
+	return number(app.Span().Class("insight-value").DataSet("metric", name), v, text, false)
 }
 
 func card(label string, value app.UI, sub ...app.UI) app.UI {

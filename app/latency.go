@@ -30,7 +30,7 @@ import (
 func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	el := app.Span().Class("insight-value").DataSet("latency", name)
 	if v.OK {
-		return el.DataSet("value", view.Plain(v.V)).Text(text)
+		return number(el, v, text, false)
 	}
 	if reason == "" {
 		reason = compute.Undefined

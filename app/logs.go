@@ -219,17 +219,10 @@ func (l *LogsPage) renderResult() app.UI {
 // logMetric is one number with its test hook (undefined: data-undefined
 // and "no drafts in window").
 func logMetric(name string, v compute.Value, text string) app.HTMLSpan {
-	el := app.Span().Class("metric-number").DataSet("metric", name)
-	if v.OK {
-		el = el.DataSet("value", view.Plain(v.V))
-		if num, unit, ok := view.SplitUnit(text); ok {
-			// The unit set smaller and allowed to wrap below the number,
-			// as on the dashboard's cards.
-			return el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-		}
-		return el.Text(text)
+	if !v.OK {
+		text = compute.Undefined
 	}
-	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
+	return number(app.Span().Class("metric-number").DataSet("metric", name), v, text, true)
 }
 
 func logCards(s compute.Stats, derived bool, conv compute.Convention) app.UI {

@@ -378,24 +378,9 @@ func (d *Dashboard) renderMessages() app.UI {
 
 // metric is one headline number; tip explains it with its formula.
 func metric(name, label, tip string, v compute.Value, text, sub string) app.UI {
-	value := ""
-	if v.OK {
-		value = view.Plain(v.V)
-	}
-	el := app.Div().Class("metric-value").
-		DataSet("metric", name).
-		DataSet("value", value)
-	if num, unit, ok := view.SplitUnit(text); ok && v.OK {
-		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-	} else {
-		el = el.Text(text)
-	}
-	if !v.OK {
-		el = el.DataSet("undefined", "true").Class("undefined")
-	}
 	return app.Div().Class("card").Title(tip).Body(
 		app.Div().Class("card-label").Text(label),
-		el,
+		number(app.Div().Class("metric-value").DataSet("metric", name), v, text, true),
 		app.Div().Class("card-sub").Text(sub),
 	)
 }

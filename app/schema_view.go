@@ -13,20 +13,7 @@ import (
 // averagedCard is one time-averaged gauge number; data-samples holds the
 // number of values averaged.
 func averagedCard(name, label, tip string, a compute.GaugeAverage, text, sub string) app.UI {
-	value := ""
-	if a.Value.OK {
-		value = view.Plain(a.Value.V)
-	}
-	el := app.Div().Class("metric-value").DataSet("metric", name).DataSet("value", value).
-		DataSet("samples", a.Samples)
-	if num, unit, ok := view.SplitUnit(text); ok && a.Value.OK {
-		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-	} else {
-		el = el.Text(text)
-	}
-	if !a.Value.OK {
-		el = el.DataSet("undefined", "true").Class("undefined")
-	}
+	el := number(app.Div().Class("metric-value").DataSet("metric", name).DataSet("samples", a.Samples), a.Value, text, true)
 	return app.Div().Class("card").Title(tip).Body(
 		app.Div().Class("card-label").Text(label), el, app.Div().Class("card-sub").Text(sub))
 }

@@ -12,11 +12,7 @@ import (
 
 // cell is one numeric table cell with its data-value hook.
 func cell(col string, v compute.Value, text string) app.UI {
-	td := app.Td().Class("num").DataSet("cell", col)
-	if v.OK {
-		return td.DataSet("value", view.Plain(v.V)).Text(text)
-	}
-	return td.DataSet("undefined", "true").Class("undefined").Text(text)
+	return number(app.Td().Class("num").DataSet("cell", col), v, text, false)
 }
 
 // perDataText is " (25m 30s)": the seconds the rates are per, when the
