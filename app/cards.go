@@ -1,8 +1,6 @@
 package app
 
 import (
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -77,42 +75,16 @@ func renderCard(c view.Card, h view.Headline) app.UI {
 // sparkline draws values as a small inline SVG built element by element
 // (no HTML strings): one polyline per run of defined values.
 func sparkline(vals []compute.Value, ratio bool) app.UI {
-	const w, h = 100.0, 20.0
 	svg := "http://www.w3.org/2000/svg"
-	top := 1.0
-	if !ratio {
-		top = 0
-		for _, v := range vals {
-			if v.OK && !math.IsInf(v.V, 0) && v.V > top {
-				top = v.V
-			}
-		}
-	}
 	var lines []app.UI
-	var pts []string
-	flush := func() {
+	for _, pts := range view.SparkRuns(vals, ratio) {
 		if len(pts) > 1 {
 			lines = append(lines, app.Elem("polyline").XMLNS(svg).Attr("points", strings.Join(pts, " ")).Class("spark-line"))
-		} else if len(pts) == 1 {
+		} else {
 			x, y, _ := strings.Cut(pts[0], ",")
 			lines = append(lines, app.Elem("circle").XMLNS(svg).Attr("cx", x).Attr("cy", y).Attr("r", "1.5").Class("spark-line"))
 		}
-		pts = nil
 	}
-	n := len(vals)
-	for j, v := range vals {
-		if !v.OK || top <= 0 || math.IsNaN(v.V) || math.IsInf(v.V, 0) {
-			flush()
-			continue
-		}
-		x := w / 2
-		if n > 1 {
-			x = 1 + float64(j)*(w-2)/float64(n-1)
-		}
-		y := h - 1 - min(max(v.V/top, 0), 1)*(h-2)
-		pts = append(pts, strconv.FormatFloat(x, 'f', 1, 64)+","+strconv.FormatFloat(y, 'f', 1, 64))
-	}
-	flush()
 	return app.Elem("svg").XMLNS(svg).Class("spark", "card-spark").
 		Attr("viewBox", "0 0 100 20").Attr("preserveAspectRatio", "none").Attr("aria-hidden", "true").
 		Body(lines...)

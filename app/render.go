@@ -386,53 +386,12 @@ func metric(name, label, tip string, v compute.Value, text, sub string) app.UI {
 }
 
 func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
-	if d.res == nil {
-		s = compute.Stats{}
+	cards := view.WindowCards(d.res, d.q, s)
+	out := make([]app.UI, len(cards))
+	for i, c := range cards {
+		out[i] = metric(c.Name, c.Label, c.Tip, c.Window, c.WindowText, c.Sub)
 	}
-	ready := d.res != nil
-	show := func(text string) string {
-		if !ready {
-			return "—"
-		}
-		return text
-	}
-	k := compute.Value{V: float64(s.K), OK: ready && s.K > 0}
-	kText := "unknown"
-	if k.OK {
-		kText = strconv.Itoa(s.K)
-	}
-	lengthLabel := "Mean acceptance length"
-	if d.q.Convention == compute.WithoutBonus {
-		lengthLabel += " (without bonus token)"
-	}
-	// A gauge schema (SGLang) has no counters: its cards say so and point
-	// to the averaged gauges instead of "no drafts in window".
-	gauges := ready && d.res.Schema != nil && d.res.Schema.Averaged != nil
-	value := func(v compute.Value, text string) string {
-		if gauges && !v.OK {
-			return "not available: " + d.res.SchemaName() + " exports gauges, see the averaged numbers"
-		}
-		return show(text)
-	}
-	count := func(n float64, what string) string {
-		if gauges {
-			return "no counters"
-		}
-		return show(compute.FormatCount(n, what))
-	}
-	return app.Div().Class("cards").Body(
-		metric("acceptance-rate", "Acceptance rate", view.TipRate, s.AcceptanceRate,
-			value(s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), "accepted / draft tokens"),
-		metric("mean-acceptance-length", lengthLabel, view.TipLength, s.MeanAcceptanceLength,
-			value(s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), view.LengthFormula(d.q.Convention)),
-		metric("k", "k (speculative tokens)", view.TipK, k, show(kText), "draft positions"),
-		metric("drafts-per-second", "Drafts", view.TipDrafts, s.DraftsPerSecond,
-			value(s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s")), count(s.Drafts, "drafts in window")),
-		metric("accepted-throughput", "Accepted throughput", view.TipAccepted, s.AcceptedThroughput,
-			value(s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s")), count(s.AcceptedTokens, "tokens accepted")),
-		metric("drafted-throughput", "Drafted throughput", view.TipDrafted, s.DraftedThroughput,
-			value(s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s")), count(s.DraftTokens, "tokens drafted")),
-	)
+	return app.Div().Class("cards").Body(out...)
 }
 
 func (d *Dashboard) renderPositions(s compute.Stats) app.UI {

@@ -132,3 +132,57 @@ func labelNow(n model.Now, loc *time.Location) string {
 	}
 	return "now" // the interval is in the line's title (nowTip)
 }
+
+// WindowCards is the headline row without a "now" (HeadlineOf): a gauge
+// schema's, log input's, or before the first load (res nil: "—"), for
+// stats s of res shown for q.
+func WindowCards(res *Result, q Query, s compute.Stats) []Card {
+	if res == nil {
+		s = compute.Stats{}
+	}
+	ready := res != nil
+	show := func(text string) string {
+		if !ready {
+			return "—"
+		}
+		return text
+	}
+	k := compute.Value{V: float64(s.K), OK: ready && s.K > 0}
+	kText := "unknown"
+	if k.OK {
+		kText = strconv.Itoa(s.K)
+	}
+	lengthLabel := "Mean acceptance length"
+	if q.Convention == compute.WithoutBonus {
+		lengthLabel += " (without bonus token)"
+	}
+	// A gauge schema (SGLang) has no counters: its cards say so and point
+	// to the averaged gauges instead of "no drafts in window".
+	gauges := ready && res.Schema != nil && res.Schema.Averaged != nil
+	value := func(v compute.Value, text string) string {
+		if gauges && !v.OK {
+			return "not available: " + res.SchemaName() + " exports gauges, see the averaged numbers"
+		}
+		return show(text)
+	}
+	count := func(n float64, what string) string {
+		if gauges {
+			return "no counters"
+		}
+		return show(compute.FormatCount(n, what))
+	}
+	return []Card{
+		{Name: "acceptance-rate", Label: "Acceptance rate", Tip: TipRate, Sub: "accepted / draft tokens",
+			Window: s.AcceptanceRate, WindowText: value(s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1))},
+		{Name: "mean-acceptance-length", Label: lengthLabel, Tip: TipLength, Sub: LengthFormula(q.Convention),
+			Window: s.MeanAcceptanceLength, WindowText: value(s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength))},
+		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: "draft positions",
+			Window: k, WindowText: show(kText)},
+		{Name: "drafts-per-second", Label: "Drafts", Tip: TipDrafts, Sub: count(s.Drafts, "drafts in window"),
+			Window: s.DraftsPerSecond, WindowText: value(s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s"))},
+		{Name: "accepted-throughput", Label: "Accepted throughput", Tip: TipAccepted, Sub: count(s.AcceptedTokens, "tokens accepted"),
+			Window: s.AcceptedThroughput, WindowText: value(s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s"))},
+		{Name: "drafted-throughput", Label: "Drafted throughput", Tip: TipDrafted, Sub: count(s.DraftTokens, "tokens drafted"),
+			Window: s.DraftedThroughput, WindowText: value(s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s"))},
+	}
+}

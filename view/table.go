@@ -3,9 +3,11 @@ package view
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"specdash/compute"
 	"specdash/model"
+	"strconv"
 	"strings"
 )
 
@@ -111,4 +113,44 @@ func Sparkline(vals []compute.Value, complete int) string {
 	emit()
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// SparkRuns are the points ("x,y") of a card's sparkline of vals in a
+// 100 x 20 box, one run per stretch of defined values (a run of one point
+// is drawn as a dot); the scale is 0..1 for a ratio, else 0..the largest
+// value.
+func SparkRuns(vals []compute.Value, ratio bool) [][]string {
+	const w, h = 100.0, 20.0
+	top := 1.0
+	if !ratio {
+		top = 0
+		for _, v := range vals {
+			if v.OK && !math.IsInf(v.V, 0) && v.V > top {
+				top = v.V
+			}
+		}
+	}
+	var runs [][]string
+	var pts []string
+	flush := func() {
+		if len(pts) > 0 {
+			runs = append(runs, pts)
+		}
+		pts = nil
+	}
+	n := len(vals)
+	for j, v := range vals {
+		if !v.OK || top <= 0 || math.IsNaN(v.V) || math.IsInf(v.V, 0) {
+			flush()
+			continue
+		}
+		x := w / 2
+		if n > 1 {
+			x = 1 + float64(j)*(w-2)/float64(n-1)
+		}
+		y := h - 1 - min(max(v.V/top, 0), 1)*(h-2)
+		pts = append(pts, strconv.FormatFloat(x, 'f', 1, 64)+","+strconv.FormatFloat(y, 'f', 1, 64))
+	}
+	flush()
+	return runs
 }
