@@ -50,25 +50,7 @@ func skipToMain(ctx app.Context, e app.Event) {
 // liveRegion announces the load status and errors to screen readers (a
 // polite status region; its text changes only when the status does).
 func (d *Dashboard) liveRegion() app.UI {
-	return app.Div().Class("sr-only").Aria("live", "polite").Attr("role", "status").DataSet("live", "true").Text(d.liveText())
-}
-
-// liveText is what the live region says: loading, the error's headline, or
-// that the numbers are loaded.
-func (d *Dashboard) liveText() string {
-	switch {
-	case d.loading && d.res == nil:
-		return "Loading the numbers…"
-	case d.err != nil && d.res != nil:
-		return "Refresh failed; the numbers shown are stale. " + d.problem().Title
-	case d.err != nil:
-		return d.problem().Title
-	case d.res != nil:
-		// Constant while refreshes succeed: announced once, and again
-		// after a failure, not at every auto-refresh.
-		return "Numbers loaded."
-	}
-	return ""
+	return app.Div().Class("sr-only").Aria("live", "polite").Attr("role", "status").DataSet("live", "true").Text(view.LiveText(d.loading, d.res, d.err, d.problem().Title))
 }
 
 // sortHeader is a sortable column header: a button (keyboard: Tab, Enter

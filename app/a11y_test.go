@@ -42,21 +42,21 @@ func TestChartSummaries(t *testing.T) {
 // refreshes succeed (no announcement at every auto-refresh).
 func TestLiveText(t *testing.T) {
 	d := &Dashboard{q: view.DefaultQuery(), loading: true}
-	if got := d.liveText(); got != "Loading the numbers…" {
+	if got := view.LiveText(d.loading, d.res, d.err, d.problem().Title); got != "Loading the numbers…" {
 		t.Errorf("first load: %q", got)
 	}
 	d.loading, d.err = false, errString("boom")
-	if got := d.liveText(); got != "Loading the numbers failed" {
+	if got := view.LiveText(d.loading, d.res, d.err, d.problem().Title); got != "Loading the numbers failed" {
 		t.Errorf("failed first load: %q", got)
 	}
 	d.res = &view.Result{}
-	if got := d.liveText(); !strings.HasPrefix(got, "Refresh failed; the numbers shown are stale.") {
+	if got := view.LiveText(d.loading, d.res, d.err, d.problem().Title); !strings.HasPrefix(got, "Refresh failed; the numbers shown are stale.") {
 		t.Errorf("failed refresh: %q", got)
 	}
 	d.err = nil
-	a := d.liveText()
+	a := view.LiveText(d.loading, d.res, d.err, d.problem().Title)
 	d.res = &view.Result{}
-	if b := d.liveText(); a != b || a != "Numbers loaded." {
+	if b := view.LiveText(d.loading, d.res, d.err, d.problem().Title); a != b || a != "Numbers loaded." {
 		t.Errorf("successful refreshes: %q then %q, want one constant text", a, b)
 	}
 }

@@ -27,7 +27,7 @@ func (d *Dashboard) renderCards() app.UI {
 	if gauges || m.Log != nil {
 		return d.renderHeadline(m.Stats) // gauges and log input: no buckets to read "now" from
 	}
-	h := view.HeadlineOf(m, d.q, d.lay.costOr())
+	h := view.HeadlineOf(m, d.q, d.lay.CostOr())
 	out := make([]app.UI, len(h.Cards))
 	for i, c := range h.Cards {
 		out[i] = renderCard(c, h)

@@ -539,7 +539,7 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 		case "png":
 			DrawPendingCharts(ctx) // the PNG is what the current option draws
 			pal := chartopt.PaletteFor(d.q.Theme)
-			err = downloadPNG(name, view.FileName(d.res, name, "png"), pal.Panel, pal.Text, view.PNGTitle(d.res, d.q, d.source, d.res.SplitShows(name, d.lay.split)))
+			err = downloadPNG(name, view.FileName(d.res, name, "png"), pal.Panel, pal.Text, view.PNGTitle(d.res, d.q, d.source, d.res.SplitShows(name, d.lay.Split)))
 		case "csv":
 			t := d.exportTableWithMeta(name)
 			err = download(view.FileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())

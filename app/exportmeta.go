@@ -26,7 +26,7 @@ func (d *Dashboard) exportReason(name string) string {
 func (d *Dashboard) exportTableWithMeta(name string) report.Table {
 	t := d.exportTable(name)
 	t.Meta = view.ExportMeta(d.res, d.q, d.source, d.version)
-	if shows := d.res.SplitShows(name, d.lay.split); shows != "" {
+	if shows := d.res.SplitShows(name, d.lay.Split); shows != "" {
 		t.Meta = append(t.Meta, report.Meta{Key: "shows", Value: shows})
 	}
 	return t

@@ -64,7 +64,7 @@ func TestExportSummaryAndSplit(t *testing.T) {
 	if want := "drafts/s and tokens/s per second of data: 1m of the 1m window"; meta["rates"] != want {
 		t.Errorf("rates meta %q, want %q", meta["rates"], want)
 	}
-	title := view.PNGTitle(res, q, d.source, d.res.SplitShows(view.ChartPerPosition, d.lay.split))
+	title := view.PNGTitle(res, q, d.source, d.res.SplitShows(view.ChartPerPosition, d.lay.Split))
 	want := []string{
 		"engine = 0, 1 · last 15 min · source http://prom:9090",
 		"1970-01-01 00:16:40 – 1970-01-01 00:17:40 UTC, step 10 s · with bonus token: mean acceptance length = 1 + accepted / drafts (vLLM PR 17908)",
@@ -73,7 +73,7 @@ func TestExportSummaryAndSplit(t *testing.T) {
 	if strings.Join(title, "\n") != strings.Join(want, "\n") {
 		t.Errorf("PNG title\n%q\nwant\n%q", title, want)
 	}
-	if s := d.res.SplitShows(view.ChartAcceptanceRate, d.lay.split); s != "" {
+	if s := d.res.SplitShows(view.ChartAcceptanceRate, d.lay.Split); s != "" {
 		t.Errorf("acceptance-rate chart (one line per group) shows %q, want no split note", s)
 	}
 
@@ -98,7 +98,7 @@ func TestExportSummaryAndSplit(t *testing.T) {
 	if got := pos1(blend); got != "0.75" || csvMeta(blend) != "all 2 models blended (ratio of sums)" {
 		t.Errorf("blend export: pos 1 %s, shows %q; want 0.75, the blend", got, csvMeta(blend))
 	}
-	d.lay.split = res.Groups[1].Key // model b
+	d.lay.Split = res.Groups[1].Key // model b
 	d.view = view.Charts{}
 	for _, name := range []string{view.ChartPerPosition, view.ChartHeatmap, view.ChartThroughput} {
 		tb := d.exportTableWithMeta(name)

@@ -3,12 +3,10 @@ package app
 import (
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/chartopt"
-	"specdash/compute"
 	"specdash/view"
 )
 
@@ -21,13 +19,9 @@ const (
 // layoutState is the dashboard's view state beyond Query: the split
 // group, kiosk mode, the cost of the speedup card, the phone's view menu.
 type layoutState struct {
-	cost      float64
-	costSet   bool
-	split     string // group key, SplitAll, or "" (default: busiest group)
-	kiosk     bool
-	period    time.Duration
-	viewOpen  bool
-	stopKiosk func()
+	view.Layout // the URL's layout parameters
+	viewOpen    bool
+	stopKiosk   func()
 	// themeAuto: the server's pre-render of a URL without theme=: the
 	// root takes the theme of the page (specdash.css: the OS setting,
 	// prefers-color-scheme, or the remembered choice boot.js puts on
@@ -36,35 +30,13 @@ type layoutState struct {
 	themeAuto bool
 }
 
-func (l layoutState) costOr() float64 {
-	if l.costSet {
-		return l.cost
-	}
-	return compute.DefaultDraftCostRatio
-}
-
 // readLayout reads the layout parameters of u (server and browser).
 func (d *Dashboard) readLayout(u *url.URL) {
 	if u == nil {
 		return
 	}
-	v := u.Query()
-	d.lay.costSet = false
-	if c, err := view.ParseCost(v.Get(view.CostParam)); err == nil && v.Get(view.CostParam) != "" {
-		d.lay.cost, d.lay.costSet = c, true
-	}
-	d.lay.split = ""
-	if s := v.Get(view.SplitParam); s == view.SplitAll {
-		d.lay.split = view.SplitAll
-	} else if key, ok := view.DecodeOptionOK(s); ok {
-		d.lay.split = key
-	}
-	d.lay.themeAuto = !app.IsClient && !v.Has("theme")
-	d.lay.kiosk = v.Has(view.KioskParam)
-	d.lay.period = view.KioskPeriod
-	if p, err := time.ParseDuration(v.Get(view.KioskParam)); err == nil && p >= time.Second {
-		d.lay.period = p
-	}
+	d.lay.Layout = view.ParseLayout(u.Query())
+	d.lay.themeAuto = !app.IsClient && !u.Query().Has("theme")
 }
 
 // grouping is the group-by shown (checkboxes, table): the loaded one, nil
@@ -91,7 +63,7 @@ func (d *Dashboard) renderSplit() app.UI {
 		return app.Div().Class("split").DataSet("split", "none")
 	}
 	n, noun := len(d.res.Groups), d.res.GroupNoun()
-	g := d.res.SplitGroup(d.lay.split)
+	g := d.res.SplitGroup(d.lay.Split)
 	cur, caption, name := view.SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
 	if g != nil {
 		cur, name = view.EncodeOption(g.Key), g.Name
@@ -109,9 +81,9 @@ func (d *Dashboard) renderSplit() app.UI {
 
 func (d *Dashboard) onSplit(ctx app.Context, e app.Event) {
 	v := ctx.JSSrc().Get("value").String()
-	d.lay.split = view.SplitAll
+	d.lay.Split = view.SplitAll
 	if key, ok := view.DecodeOptionOK(v); ok {
-		d.lay.split = key
+		d.lay.Split = key
 	}
 	d.writeLayoutURL(ctx)
 }
@@ -121,13 +93,13 @@ func (d *Dashboard) writeLayoutURL(ctx app.Context) {
 	defer func() { recover() }() // history.replaceState is JS: never let it kill the app
 	u := *ctx.Page().URL()
 	q := u.Query()
-	switch d.lay.split {
+	switch d.lay.Split {
 	case "":
 		q.Del(view.SplitParam)
 	case view.SplitAll:
 		q.Set(view.SplitParam, view.SplitAll)
 	default:
-		q.Set(view.SplitParam, view.EncodeOption(d.lay.split))
+		q.Set(view.SplitParam, view.EncodeOption(d.lay.Split))
 	}
 	u.RawQuery = q.Encode()
 	ctx.Page().ReplaceURL(&u)
@@ -222,14 +194,14 @@ func (d *Dashboard) layoutNav(ctx app.Context) {
 		d.lay.stopKiosk()
 		d.lay.stopKiosk = nil
 	}
-	if !d.lay.kiosk || d.ctx == nil {
+	if !d.lay.Kiosk || d.ctx == nil {
 		return
 	}
 	rctx := d.ctx
-	d.lay.stopKiosk = every(d.lay.period, func() {
+	d.lay.stopKiosk = every(d.lay.Period, func() {
 		ctx.Dispatch(func(ctx app.Context) {
 			if rctx.Err() == nil {
-				d.lay.split = d.res.NextSplit(d.lay.split)
+				d.lay.Split = d.res.NextSplit(d.lay.Split)
 			}
 		})
 	})
@@ -254,7 +226,7 @@ func (d *Dashboard) themeName(pal chartopt.Palette) string {
 
 // layoutClass is the root's class for kiosk mode ("" otherwise).
 func (d *Dashboard) layoutClass() string {
-	if d.lay.kiosk {
+	if d.lay.Kiosk {
 		return "kiosk"
 	}
 	return "normal"

@@ -43,31 +43,31 @@ func TestDefaultGrouping(t *testing.T) {
 		t.Fatalf("default grouping of two models: %d groups, ungrouped %v", len(res.Groups), res.Ungrouped())
 	}
 	d := &Dashboard{q: q, res: &res}
-	if d.res.SplitGroup(d.lay.split) != nil || d.res.BlendCaption(d.lay.split) != " All 2 models blended." {
-		t.Errorf("default: blended, caption %q", d.res.BlendCaption(d.lay.split))
+	if d.res.SplitGroup(d.lay.Split) != nil || d.res.BlendCaption(d.lay.Split) != " All 2 models blended." {
+		t.Errorf("default: blended, caption %q", d.res.BlendCaption(d.lay.Split))
 	}
-	d.lay.split = res.Groups[0].Key
-	sg := d.res.SplitGroup(d.lay.split)
+	d.lay.Split = res.Groups[0].Key
+	sg := d.res.SplitGroup(d.lay.Split)
 	if sg == nil || sg.Name != "a" {
 		t.Fatalf("split group %+v", sg)
 	}
-	if sub := d.res.SplitModel(d.lay.split); sub.Stats.Drafts != sg.Stats.Drafts || sub.Stats.Drafts == res.Stats.Drafts {
+	if sub := d.res.SplitModel(d.lay.Split); sub.Stats.Drafts != sg.Stats.Drafts || sub.Stats.Drafts == res.Stats.Drafts {
 		t.Errorf("split model drafts %v, group %v, total %v", sub.Stats.Drafts, sg.Stats.Drafts, res.Stats.Drafts)
 	}
-	if c := d.res.BlendCaption(d.lay.split); !strings.Contains(c, "Group: "+sg.Name) {
+	if c := d.res.BlendCaption(d.lay.Split); !strings.Contains(c, "Group: "+sg.Name) {
 		t.Errorf("caption %q", c)
 	}
-	d.lay.split = view.SplitAll
-	if d.res.SplitGroup(d.lay.split) != nil || d.res.BlendCaption(d.lay.split) != " All 2 models blended." {
-		t.Errorf("all: caption %q", d.res.BlendCaption(d.lay.split))
+	d.lay.Split = view.SplitAll
+	if d.res.SplitGroup(d.lay.Split) != nil || d.res.BlendCaption(d.lay.Split) != " All 2 models blended." {
+		t.Errorf("all: caption %q", d.res.BlendCaption(d.lay.Split))
 	}
-	d.lay.split = d.res.NextSplit(d.lay.split)
-	if d.lay.split != res.Groups[0].Key && d.lay.split != res.Groups[1].Key {
-		t.Errorf("rotate from the blend: %q", d.lay.split)
+	d.lay.Split = d.res.NextSplit(d.lay.Split)
+	if d.lay.Split != res.Groups[0].Key && d.lay.Split != res.Groups[1].Key {
+		t.Errorf("rotate from the blend: %q", d.lay.Split)
 	}
-	first := d.lay.split
-	d.lay.split = d.res.NextSplit(d.lay.split)
-	if d.lay.split == first {
+	first := d.lay.Split
+	d.lay.Split = d.res.NextSplit(d.lay.Split)
+	if d.lay.Split == first {
 		t.Errorf("rotate stayed on %q", first)
 	}
 }

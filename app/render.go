@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -20,11 +19,11 @@ import (
 // result and the query's look (theme, time zone, sort order) and the split
 // group; rebuilt only when one of them changes.
 func (d *Dashboard) prepare() *view.Charts {
-	key := fmt.Sprintf("%p|%s|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort, d.lay.split)
+	key := fmt.Sprintf("%p|%s|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort, d.lay.Split)
 	if d.view.Key == key && d.view.Options != nil {
 		return &d.view
 	}
-	d.view = view.Build(d.res, d.q, d.lay.split)
+	d.view = view.Build(d.res, d.q, d.lay.Split)
 	d.view.Key = key
 	return &d.view
 }
@@ -39,7 +38,7 @@ func (d *Dashboard) model() *model.Model {
 
 // exportTable is the data behind the panel called name (Charts.Table).
 func (d *Dashboard) exportTable(name string) report.Table {
-	return d.prepare().Table(name, d.res, d.q, d.lay.split)
+	return d.prepare().Table(name, d.res, d.q, d.lay.Split)
 }
 
 // Render draws the page.
@@ -54,7 +53,7 @@ func (d *Dashboard) Render() app.UI {
 	var stats compute.Stats
 	var grid compute.Grid
 	if d.res != nil {
-		stats, grid = d.res.SplitModel(d.lay.split).Stats, d.res.Grid
+		stats, grid = d.res.SplitModel(d.lay.Split).Stats, d.res.Grid
 		root = root.
 			DataSet("window-start", grid.Start).
 			DataSet("window-end", grid.End).
@@ -70,11 +69,7 @@ func (d *Dashboard) Render() app.UI {
 	chart := func(name string, h int, zoom bool) app.UI {
 		return &Chart{Name: name, Option: v.Options[name], Spec: v.Specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
 	}
-	lineNote := ""
-	if v.Drawn < len(v.Rate) {
-		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.Drawn, len(v.Rate)) +
-			" " + chartopt.PaletteNote(len(v.Rate))
-	}
+	lineNote := v.LineNote()
 	return root.Body(
 		layout(
 			d.renderHeader(),
@@ -89,18 +84,18 @@ func (d *Dashboard) Render() app.UI {
 			d.renderSplit(),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartPerPosition, "Per-position acceptance",
-					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.res.BlendCaption(d.lay.split),
+					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.res.BlendCaption(d.lay.Split),
 					true,
 					chart(view.ChartPerPosition, 260, false),
 					d.renderPositions(stats),
 				),
 				d.panel(view.ChartHeatmap, "Per-position acceptance over time",
-					view.HeatmapNote(grid)+d.res.BlendCaption(d.lay.split),
+					view.HeatmapNote(grid)+d.res.BlendCaption(d.lay.Split),
 					true,
 					chart(view.ChartHeatmap, 290, true),
 				),
 			),
-			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.res.BlendCaption(d.lay.split)},
+			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.res.BlendCaption(d.lay.Split)},
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartAcceptanceRate, "Acceptance rate over time",
@@ -112,7 +107,7 @@ func (d *Dashboard) Render() app.UI {
 			),
 			app.Div().Class("row", "row-2").Body(
 				d.panel(view.ChartThroughput, "Token throughput",
-					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+view.BucketNote(grid, "increase / bucket seconds")+d.res.BlendCaption(d.lay.split), true,
+					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+view.BucketNote(grid, "increase / bucket seconds")+d.res.BlendCaption(d.lay.Split), true,
 					chart(view.ChartThroughput, 240, true)),
 				d.panel(view.ChartDrafts, "Drafts per second",
 					view.BucketNote(grid, "drafts / bucket seconds")+lineNote, true,
@@ -120,7 +115,7 @@ func (d *Dashboard) Render() app.UI {
 			),
 			d.renderLatency(chart),
 			d.renderCompare(v),
-			d.renderFooter(grid),
+			d.renderFooter(),
 		),
 	)
 }
@@ -418,14 +413,8 @@ func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
 	)
 }
 
-func (d *Dashboard) renderFooter(g compute.Grid) app.UI {
-	window := ""
-	if d.res != nil {
-		loc := d.q.Location()
-		window = fmt.Sprintf("Window %s – %s %s (%s, step %s), %d counter series",
-			time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), view.ZoneName(loc),
-			time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, d.res.Series)
-	}
+func (d *Dashboard) renderFooter() app.UI {
+	window := view.FooterWindow(d.res, d.q)
 	version := "specdash"
 	if d.version != "" {
 		version += " " + d.version

@@ -15,20 +15,6 @@ func cell(col string, v compute.Value, text string) app.UI {
 	return number(app.Td().Class("num").DataSet("cell", col), v, text, false)
 }
 
-// perDataText is " (25m 30s)": the seconds the rates are per, when the
-// data covers less than the window; "" otherwise.
-func (d *Dashboard) perDataText() string {
-	if d.res == nil {
-		return ""
-	}
-	g := d.res.Grid
-	covered := int64(d.res.CoveredSeconds() * 1000)
-	if covered <= 0 || covered >= g.End-g.Start {
-		return ""
-	}
-	return " (" + compute.SpanText(covered) + " of the " + compute.SpanText(g.End-g.Start) + " window)"
-}
-
 func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 	gb := d.q.Grouping()
 	if d.res != nil {
@@ -51,7 +37,7 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 		app.Th().Title(view.TipHealth).Text("health"), // health.go
 		app.Th().Title("Acceptance rate per bucket over the window (0–100 %).").Text("acceptance rate over time"),
 	)
-	note := "One row per group: ratio of sums within the group; drafts/s and tokens/s per second of data, as on the cards" + d.perDataText() +
+	note := "One row per group: ratio of sums within the group; drafts/s and tokens/s per second of data, as on the cards" + d.res.PerDataText() +
 		". Click a column header (or Tab to it and press Enter) to sort."
 	if len(gb) == 0 {
 		note = "Choose labels under Group by to split the numbers. " + note

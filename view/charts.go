@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"slices"
 	"specdash/chartopt"
 	"specdash/compute"
@@ -193,4 +194,14 @@ func (c *Charts) Table(name string, res *Result, q Query, split string) report.T
 		return report.CompareTable(Compare(res, q))
 	}
 	return report.Table{Name: name}
+}
+
+// LineNote is added to the per-group time charts' notes when they draw
+// fewer groups than the table holds; "" otherwise.
+func (c *Charts) LineNote() string {
+	if c.Drawn >= len(c.Rate) {
+		return ""
+	}
+	return fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", c.Drawn, len(c.Rate)) +
+		" " + chartopt.PaletteNote(len(c.Rate))
 }

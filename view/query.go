@@ -632,3 +632,47 @@ func DecodeOptionOK(v string) (string, bool) {
 	}
 	return string(b), true
 }
+
+// Layout is the view state beyond Query that the URL holds: its layout
+// parameters, which change no data (MergeValues keeps them).
+type Layout struct {
+	// Cost is the draft cost ratio of the speedup card (CostParam; the
+	// insights panel's), when CostSet.
+	Cost    float64
+	CostSet bool
+	// Split is the group the split charts show (SplitParam): a group
+	// key, SplitAll, or "" (the default: the blend).
+	Split string
+	// Kiosk is the wall-screen mode (KioskParam), rotating the split
+	// charts through the groups every Period.
+	Kiosk  bool
+	Period time.Duration
+}
+
+// ParseLayout reads the layout parameters of v; invalid ones are ignored.
+func ParseLayout(v url.Values) Layout {
+	var l Layout
+	if c, err := ParseCost(v.Get(CostParam)); err == nil && v.Get(CostParam) != "" {
+		l.Cost, l.CostSet = c, true
+	}
+	if s := v.Get(SplitParam); s == SplitAll {
+		l.Split = SplitAll
+	} else if key, ok := DecodeOptionOK(s); ok {
+		l.Split = key
+	}
+	l.Kiosk = v.Has(KioskParam)
+	l.Period = KioskPeriod
+	if p, err := time.ParseDuration(v.Get(KioskParam)); err == nil && p >= time.Second {
+		l.Period = p
+	}
+	return l
+}
+
+// CostOr is the speedup card's draft cost ratio: Cost, or
+// compute.DefaultDraftCostRatio when the URL gives none.
+func (l Layout) CostOr() float64 {
+	if l.CostSet {
+		return l.Cost
+	}
+	return compute.DefaultDraftCostRatio
+}

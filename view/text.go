@@ -310,3 +310,48 @@ func BucketNote(g compute.Grid, formula string) string {
 	}
 	return fmt.Sprintf("%s, per %s bucket; gaps: no drafts; shaded: incomplete (still being scraped). Select a span to zoom.", formula, StepText(g))
 }
+
+// LiveText is what the page's live region says: loading, the headline
+// (title) of the load error err, or
+// that the numbers are loaded.
+func LiveText(loading bool, res *Result, err error, title string) string {
+	switch {
+	case loading && res == nil:
+		return "Loading the numbers…"
+	case err != nil && res != nil:
+		return "Refresh failed; the numbers shown are stale. " + title
+	case err != nil:
+		return title
+	case res != nil:
+		// Constant while refreshes succeed: announced once, and again
+		// after a failure, not at every auto-refresh.
+		return "Numbers loaded."
+	}
+	return ""
+}
+
+// PerDataText is " (25m 30s)": the seconds the rates are per, when the
+// data covers less than the window; "" otherwise.
+func (res *Result) PerDataText() string {
+	if res == nil {
+		return ""
+	}
+	g := res.Grid
+	covered := int64(res.CoveredSeconds() * 1000)
+	if covered <= 0 || covered >= g.End-g.Start {
+		return ""
+	}
+	return " (" + compute.SpanText(covered) + " of the " + compute.SpanText(g.End-g.Start) + " window)"
+}
+
+// FooterWindow is the footer's line about the window of res shown for q:
+// its times, length, step and counter series; "" before a load.
+func FooterWindow(res *Result, q Query) string {
+	if res == nil {
+		return ""
+	}
+	g, loc := res.Grid, q.Location()
+	return fmt.Sprintf("Window %s – %s %s (%s, step %s), %d counter series",
+		time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), ZoneName(loc),
+		time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, res.Series)
+}
