@@ -212,17 +212,7 @@ func card(label string, value app.UI, sub ...app.UI) app.UI {
 
 func (p *InsightsPanel) renderCards(d model.Estimates) app.UI {
 	s := d.Speedup
-	speedSub := app.Text("")
-	if s.Speedup.OK {
-		kText := strconv.FormatFloat(s.K, 'f', -1, 64)
-		if s.KFromDraftTokens {
-			kText = strconv.FormatFloat(s.K, 'f', 2, 64) + " (draft tokens / drafts)"
-		}
-		speedSub = app.Text(fmt.Sprintf("%s tokens per target pass / (1 + %s × %s draft tokens)",
-			strconv.FormatFloat(s.TokensPerTargetPass.V, 'f', 2, 64), strconv.FormatFloat(d.Cost, 'g', -1, 64), kText))
-	} else if s.Reason != "" && s.Reason != compute.Undefined {
-		speedSub = app.Text(s.Reason)
-	}
+	speedSub := app.Text(view.SpeedupSub(d))
 	b := d.BestK
 	var bestK, bestSub app.UI
 	if b.Reason == "" && len(b.Points) > 0 {
@@ -231,17 +221,7 @@ func (p *InsightsPanel) renderCards(d model.Estimates) app.UI {
 		if b.BestExtrapolated {
 			el = el.DataSet("extrapolated", "true")
 		}
-		note := ""
-		switch {
-		case b.BestK == 0:
-			note = " (speculation does not pay off at this c)"
-		case b.BestExtrapolated:
-			note = " (extrapolated beyond the observed k with the fit)"
-		}
-		if b.AtSearchLimit {
-			note += " (at the search limit)"
-		}
-		bestK = app.Span().Body(el, app.Span().Class("unit").Text(note))
+		bestK = app.Span().Body(el, app.Span().Class("unit").Text(view.BestKNote(b)))
 		bestSub = app.Span().Body(
 			app.Text("est. "),
 			insightMetric("best-k-speedup", b.Best, view.Times(b.Best)),

@@ -272,28 +272,9 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 	if d.q.Convention == compute.WithoutBonus {
 		conv = view.ConventionNoBonus
 	}
-	status := "idle"
-	statusText := ""
-	switch {
-	case d.loading:
-		status, statusText = "loading", "Loading…"
-	case d.err != nil:
-		status, statusText = "failed", d.problem().Title
-	case d.res != nil:
-		statusText = "Updated " + d.res.At.In(v.Loc).Format("15:04:05")
-		status = "updated"
-	}
-	var from, to int64
-	switch {
-	case d.q.Absolute():
-		from, to = d.q.From, d.q.To
-	case d.res != nil:
-		from, to = d.res.Grid.Start, d.res.Grid.End
-	}
-	tzName := "local"
-	if d.q.TZ == view.TZUTC {
-		tzName = "UTC"
-	}
+	status, statusText := view.Status(d.loading, d.err, d.problem().Title, d.res, v.Loc)
+	from, to := d.q.InputWindow(d.res)
+	tzName := d.q.TZName()
 	return app.Nav().Class("controls").Body(
 		selectBoxTip("range", "Time range", "Relative window ending now (live), or the custom window set below or by selecting a span on a chart.", curRange, ranges, d.onSelect("range")),
 		app.Label().Class("control").For("from").Title("Window start ("+tzName+" time)").Body(
@@ -358,14 +339,8 @@ func (d *Dashboard) renderMessages() app.UI {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("coverage", "true").
 				DataSet("coverage-seconds", strconv.FormatInt((d.res.Grid.End-d.res.DataFrom)/1000, 10)).Text(note))
 		}
-		cov := d.res.Model.CoverageNote() // shown above, with the charts' reading
-		for _, n := range d.res.Notes {
-			if n != cov {
-				msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
-			}
-		}
-		for _, v := range d.res.Stats.Violations {
-			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text("Counter check: "+v))
+		for _, n := range d.res.OtherNotes() {
+			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
 		}
 	}
 	return app.Div().Class("messages").Body(msgs...)

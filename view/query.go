@@ -676,3 +676,23 @@ func (l Layout) CostOr() float64 {
 	}
 	return compute.DefaultDraftCostRatio
 }
+
+// InputWindow is the window the From/To inputs show: q's absolute window,
+// else the loaded grid of res, else none (0, 0).
+func (q Query) InputWindow(res *Result) (from, to int64) {
+	switch {
+	case q.Absolute():
+		return q.From, q.To
+	case res != nil:
+		return res.Grid.Start, res.Grid.End
+	}
+	return 0, 0
+}
+
+// TZName names q's time zone for the inputs' labels: "local" or "UTC".
+func (q Query) TZName() string {
+	if q.TZ == TZUTC {
+		return "UTC"
+	}
+	return "local"
+}

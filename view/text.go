@@ -355,3 +355,70 @@ func FooterWindow(res *Result, q Query) string {
 		time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), ZoneName(loc),
 		time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, res.Series)
 }
+
+// Status is the load status the controls show: "loading", "failed" with
+// the load error's headline (title), "updated" with the time res was
+// loaded (in loc), or "idle" before anything.
+func Status(loading bool, err error, title string, res *Result, loc *time.Location) (status, text string) {
+	switch {
+	case loading:
+		return "loading", "Loading…"
+	case err != nil:
+		return "failed", title
+	case res != nil:
+		return "updated", "Updated " + res.At.In(loc).Format("15:04:05")
+	}
+	return "idle", ""
+}
+
+// OtherNotes are the notes of res shown as messages besides its coverage
+// note (CoverageNote, shown with the charts' reading): the model's notes
+// and the counter checks' violations.
+func (res *Result) OtherNotes() []string {
+	var out []string
+	cov := res.Model.CoverageNote()
+	for _, n := range res.Notes {
+		if n != cov {
+			out = append(out, n)
+		}
+	}
+	for _, v := range res.Stats.Violations {
+		out = append(out, "Counter check: "+v)
+	}
+	return out
+}
+
+// SpeedupSub is the line under the insights panel's speedup estimate of d:
+// its inputs, or why it is undefined ("" when the reason is just
+// compute.Undefined).
+func SpeedupSub(d model.Estimates) string {
+	s := d.Speedup
+	if s.Speedup.OK {
+		kText := strconv.FormatFloat(s.K, 'f', -1, 64)
+		if s.KFromDraftTokens {
+			kText = strconv.FormatFloat(s.K, 'f', 2, 64) + " (draft tokens / drafts)"
+		}
+		return fmt.Sprintf("%s tokens per target pass / (1 + %s × %s draft tokens)",
+			strconv.FormatFloat(s.TokensPerTargetPass.V, 'f', 2, 64), strconv.FormatFloat(d.Cost, 'g', -1, 64), kText)
+	}
+	if s.Reason != compute.Undefined {
+		return s.Reason
+	}
+	return ""
+}
+
+// BestKNote qualifies the best k of b: it does not pay off, it lies beyond
+// the observed k, or at the search limit ("" when none applies).
+func BestKNote(b compute.BestK) string {
+	note := ""
+	switch {
+	case b.BestK == 0:
+		note = " (speculation does not pay off at this c)"
+	case b.BestExtrapolated:
+		note = " (extrapolated beyond the observed k with the fit)"
+	}
+	if b.AtSearchLimit {
+		note += " (at the search limit)"
+	}
+	return note
+}
