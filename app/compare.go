@@ -45,18 +45,7 @@ func (d *Dashboard) renderCompare(v *view.Charts) app.UI {
 				opts = append(opts, selectOpt{view.EncodeOption(g.Key), g.Name})
 			}
 		}
-		c := d.comparison()
-		curA, curB := "", ""
-		if d.res != nil {
-			for _, g := range d.res.Groups {
-				if g.Name == c.AName && curA == "" {
-					curA = view.EncodeOption(g.Key)
-				}
-				if g.Name == c.BName {
-					curB = view.EncodeOption(g.Key)
-				}
-			}
-		}
+		curA, curB := d.res.ComparedOptions(d.comparison())
 		controls = append(controls,
 			selectBoxTip("compare-a", "A (baseline)", "The group compared against", curA, opts, d.onSelect("compare-a")),
 			selectBoxTip("compare-b", "B", "The group compared with A", curB, opts, d.onSelect("compare-b")),
@@ -82,11 +71,7 @@ func (d *Dashboard) renderCompareTable(c model.Sides) app.UI {
 			}
 			return compute.FormatPercent(v, 1)
 		}
-		ci := compute.Undefined
-		if cmp.Lower.OK && cmp.Upper.OK {
-			ci = view.Signed(cmp.Lower.V*100, 1) + " … " + view.Signed(cmp.Upper.V*100, 1) + " pp"
-		}
-		p := view.PCell(cmp.PValue)
+		ci, p := view.IntervalText(cmp), view.PCell(cmp.PValue)
 		return app.Tr().DataSet("compare", key).DataSet("significant", sig).Body(
 			app.Td().Text(label),
 			app.Td().Class("num").Text(side(aDrafts, cmp.A.Estimate)),

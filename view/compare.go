@@ -1,6 +1,9 @@
 package view
 
-import "specdash/model"
+import (
+	"specdash/compute"
+	"specdash/model"
+)
 
 // Compare builds the comparison of q.Compare from a result: the baseline
 // window against the current one (CompareWindow), or groups q.CompareA and
@@ -27,4 +30,31 @@ func Compare(res *Result, q Query) model.Sides {
 	}
 	out.Mode = q.Compare
 	return out
+}
+
+// ComparedOptions are the option values (EncodeOption of the group key)
+// of the sides of c (CompareGroups) among the groups of res, found by
+// name; "" for a side that is no group.
+func (res *Result) ComparedOptions(c model.Sides) (a, b string) {
+	if res == nil {
+		return "", ""
+	}
+	for _, g := range res.Groups {
+		if g.Name == c.AName && a == "" {
+			a = EncodeOption(g.Key)
+		}
+		if g.Name == c.BName {
+			b = EncodeOption(g.Key)
+		}
+	}
+	return a, b
+}
+
+// IntervalText is the 95 % interval of a compared difference in
+// percentage points ("+1.2 … +3.4 pp"), compute.Undefined without one.
+func IntervalText(c compute.Comparison) string {
+	if !c.Lower.OK || !c.Upper.OK {
+		return compute.Undefined
+	}
+	return Signed(c.Lower.V*100, 1) + " … " + Signed(c.Upper.V*100, 1) + " pp"
 }
