@@ -54,15 +54,8 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	ms := func(name string, v compute.Value) app.UI {
 		return latencyValue(name, v, model.FormatMs(v), itlReason)
 	}
-	itlSub := "no histogram"
-	if l.ITLMetric != "" {
-		itlSub = l.ITLMetric + " (" + l.ITLKind() + " histogram), " + compute.FormatCount(q.Observations, "") + " steps in the window"
-	}
+	itlSub, shareSub := view.ITLSub(l), view.ShareSub(m)
 	share := latencyValue("output-share", l.OutputShare, compute.FormatPercent(l.OutputShare, 1), l.Reasons["output_share"])
-	shareSub := "accepted tokens / output tokens"
-	if l.OutputShare.OK {
-		shareSub = compute.FormatCount(m.Total.Total.AcceptedTokens, "") + " accepted of " + compute.FormatCount(l.GenerationTokens, "") + " output tokens (" + l.GenerationMetric + ")"
-	}
 	perSec := latencyValue("output-per-second", l.OutputPerSecond, strconv.FormatFloat(l.OutputPerSecond.V, 'f', 2, 64)+" tokens/s", l.Reasons["output_per_second"])
 	var missing []app.UI
 	for _, s := range l.Missing {
@@ -106,18 +99,7 @@ func renderLoadTable(l *model.Latency) app.UI {
 		app.Th().Text("acceptance rate"), app.Th().Text("mean ITL"), app.Th().Text("est. speedup (c = "+strconv.FormatFloat(l.LoadCost, 'g', -1, 64)+")"))
 	rows := []app.UI{head}
 	for _, b := range l.Load {
-		sp := model.Dash + " " + b.Speedup.Reason
-		if b.Speedup.Speedup.OK {
-			sp = view.Times(b.Speedup.Speedup)
-		}
-		rate := model.Dash + " no draft tokens"
-		if b.AcceptanceRate.OK {
-			rate = compute.FormatPercent(b.AcceptanceRate, 1)
-		}
-		itl := model.Dash + " no ITL observations"
-		if b.MeanITL.OK {
-			itl = model.FormatMs(b.MeanITL)
-		}
+		rate, itl, sp := view.LoadBinTexts(b)
 		rows = append(rows, app.Tr().DataSet("load-bin", b.Label()).Body(
 			app.Td().Text(b.Label()), app.Td().Text(strconv.Itoa(b.Buckets)),
 			app.Td().Text(rate), app.Td().Text(itl), app.Td().Text(sp)))

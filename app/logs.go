@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -192,11 +191,7 @@ func (l *LogsPage) renderResult() app.UI {
 	if r.Usable() {
 		total := r.TotalStats()
 		derived := r.Input == "log"
-		summary := fmt.Sprintf("%d metrics lines (%s) of %d lines in %s; mean acceptance length %s",
-			r.Entries, strings.Join(r.Formats, ", "), r.Lines, r.File, l.usedCon)
-		if r.Input == "scrape" {
-			summary = fmt.Sprintf("%d counter groups in a scrape of %d lines: totals since each server started (no window, so no throughput)", r.Entries, r.Lines)
-		}
+		summary := view.LogSummary(r, l.usedCon)
 		body = append(body,
 			app.P().Class("panel-note").DataSet("summary", "true").Text(summary),
 			app.Div().DataSet("scope", "total").Body(
@@ -279,18 +274,7 @@ func (l *LogsPage) renderSources() app.UI {
 	r := l.rep
 	rows := make([]app.UI, len(r.Groups))
 	for i, g := range r.Groups {
-		per := make([]string, len(g.PerPositionAcceptanceRate))
-		for j, v := range g.PerPositionAcceptanceRate {
-			per[j] = compute.FormatRatio(v)
-		}
-		perText := strings.Join(per, ", ")
-		if perText == "" {
-			perText = "none (V0 prints no per-position data)"
-		}
-		speed := compute.Value{}
-		if g.Insights != nil && g.Insights.Speedup != nil {
-			speed = g.Insights.Speedup.Speedup
-		}
+		perText, speed := view.PerPositionText(g.PerPositionAcceptanceRate), view.LogSpeedup(g)
 		drafts := logMetric("drafts", compute.Defined(g.Drafts), compute.FormatCount(g.Drafts, ""))
 		if g.Insights != nil && len(g.Insights.Derived) > 0 && g.Insights.Derived[0] == "drafts" {
 			drafts = drafts.DataSet("derived", "true").Title("derived: drafted / k")

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"strings"
 
 	"specdash/compute"
 	"specdash/logparse"
@@ -50,4 +51,37 @@ func unusable(rep *report.LogReport) string {
 		return "No speculative-decoding counter in this scrape: see the problems below."
 	}
 	return "Nothing could be used: see the problems below."
+}
+
+// LogSummary is the line above the /logs page's numbers: what rep read
+// (metrics lines and their formats, or a scrape's counter groups) and the
+// convention used.
+func LogSummary(rep *report.LogReport, used compute.Convention) string {
+	if rep.Input == "scrape" {
+		return fmt.Sprintf("%d counter groups in a scrape of %d lines: totals since each server started (no window, so no throughput)", rep.Entries, rep.Lines)
+	}
+	return fmt.Sprintf("%d metrics lines (%s) of %d lines in %s; mean acceptance length %s",
+		rep.Entries, strings.Join(rep.Formats, ", "), rep.Lines, rep.File, used)
+}
+
+// PerPositionText lists per-position rates as ratios, or says there are
+// none (vLLM V0 prints no per-position data).
+func PerPositionText(rates []compute.Value) string {
+	if len(rates) == 0 {
+		return "none (V0 prints no per-position data)"
+	}
+	per := make([]string, len(rates))
+	for j, v := range rates {
+		per[j] = compute.FormatRatio(v)
+	}
+	return strings.Join(per, ", ")
+}
+
+// LogSpeedup is the estimated speedup of a source of the /logs page
+// (undefined without insights).
+func LogSpeedup(g report.Group) compute.Value {
+	if g.Insights != nil && g.Insights.Speedup != nil {
+		return g.Insights.Speedup.Speedup
+	}
+	return compute.Value{}
 }

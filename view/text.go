@@ -422,3 +422,39 @@ func BestKNote(b compute.BestK) string {
 	}
 	return note
 }
+
+// ITLSub is the line under the latency panel's p50: the histogram read and
+// its number of steps, or "no histogram".
+func ITLSub(l *model.Latency) string {
+	if l.ITLMetric == "" {
+		return "no histogram"
+	}
+	return l.ITLMetric + " (" + l.ITLKind() + " histogram), " + compute.FormatCount(l.ITL.Observations, "") + " steps in the window"
+}
+
+// ShareSub is the line under the share of output from accepted drafts of
+// m: the counts it divides, or its formula when undefined.
+func ShareSub(m *model.Model) string {
+	l := m.Latency
+	if !l.OutputShare.OK {
+		return "accepted tokens / output tokens"
+	}
+	return compute.FormatCount(m.Total.Total.AcceptedTokens, "") + " accepted of " + compute.FormatCount(l.GenerationTokens, "") + " output tokens (" + l.GenerationMetric + ")"
+}
+
+// LoadBinTexts are a load bin's acceptance rate, mean ITL and estimated
+// speedup as the load table prints them (model.Dash and why when
+// undefined).
+func LoadBinTexts(b compute.LoadBin) (rate, itl, speedup string) {
+	rate, itl, speedup = model.Dash+" no draft tokens", model.Dash+" no ITL observations", model.Dash+" "+b.Speedup.Reason
+	if b.AcceptanceRate.OK {
+		rate = compute.FormatPercent(b.AcceptanceRate, 1)
+	}
+	if b.MeanITL.OK {
+		itl = model.FormatMs(b.MeanITL)
+	}
+	if b.Speedup.Speedup.OK {
+		speedup = Times(b.Speedup.Speedup)
+	}
+	return rate, itl, speedup
+}
