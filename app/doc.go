@@ -27,23 +27,17 @@
 //   - [data-metric=per-position-acceptance-rate][data-position=1..k]
 //     (1-based; ratio 0..1);
 //   - the breakdown table: rows [data-row] (data-group =
-//     encodeOption(GroupKey): "v:" + base64url of the key), cells [data-cell=<column>] with data-value like the
+//     view.EncodeOption(GroupKey): "v:" + base64url of the key), cells [data-cell=<column>] with data-value like the
 //     headline numbers (columns: acceptance-rate, mean-acceptance-length,
 //     k, drafts-per-second, accepted-throughput) and [data-label=<name>]
 //     with the label value as text;
 //   - charts are [data-chart=<name>] (Chart* constants), each holding an
 //     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>]
 //     (name: a chart name, "breakdown" or "compare");
-//   - filters (app/filters.go): per label [data-filter=<label>] with
-//     checkboxes input[data-filter-value] in #model, #engine and
-//     #f-<label>, chips [data-chip=<label>], search #<id>-search, popover
-//     #<id>-menu; the summary line [data-filter-summary]; group-by
-//     checkboxes input[data-group=<label>]; [data-schema] names the
-//     detected schema; compare rows [data-compare][data-significant=yes|no];
-//   - after "Copy link", input[data-link] holds the view's URL;
-//   - headline cards [data-card=<name>] (cards.go) hold the window value
-//     [data-metric=<name>] and the now value [data-now=<name>]
-//     (data-value, data-now-state live|stopped|stale|none, data-now-from,
-//     data-now-to); .cards-now carries data-covered-seconds; the split
-//     charts' selector [data-split] (data-split-group, data-blended).
+//   - the filter menus' hooks are in filters.go, the headline cards' in
+//     cards.go (renderCards), the split charts' selector's in layout.go
+//     (renderSplit); group-by checkboxes are input[data-group=<label>];
+//     [data-schema] names the detected schema; compare rows are
+//     [data-compare][data-significant=yes|no];
+//   - after "Copy link", input[data-link] holds the view's URL.
 package app

@@ -68,27 +68,16 @@ func healthTile(r model.HealthRow) app.UI {
 // (p < 0.001) — compare before/after", the last part a link to the
 // compare view of the two windows.
 func (d *Dashboard) renderChanges(v *view.Charts) app.UI {
-	r := d.res
-	if r == nil {
+	changes := v.RateChanges(d.res, d.q)
+	if len(changes) == 0 {
 		return nil
 	}
-	single := len(r.Query.GroupBy) == 0
-	lines := v.Rate[:v.Drawn]
-	var items []app.UI
-	for i, cps := range view.ChangeSeries(r, lines, single) {
-		for _, c := range r.ChangesOf(cps) {
-			text := c.Text(view.ChangeTime(c.At, r.Grid, v.Loc))
-			if !single {
-				text = lines[i].Name + ": " + text
-			}
-			items = append(items, app.Li().DataSet("change-at", c.At).Body(
-				app.Text(text+" — "),
-				app.A().Class("change-compare").Href(d.q.CompareHref(c)).Text("compare before/after"),
-			))
-		}
-	}
-	if len(items) == 0 {
-		return nil
+	items := make([]app.UI, len(changes))
+	for i, c := range changes {
+		items[i] = app.Li().DataSet("change-at", c.At).Body(
+			app.Text(c.Text+" — "),
+			app.A().Class("change-compare").Href(c.Href).Text("compare before/after"),
+		)
 	}
 	return app.Ul().Class("rate-changes").DataSet("rate-changes", len(items)).Body(items...)
 }

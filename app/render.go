@@ -150,15 +150,8 @@ func (d *Dashboard) panel(name, title, note string, isChart bool, body ...app.UI
 	return app.Section().Class("panel").DataSet("panel", name).Body(content...)
 }
 
-func (d *Dashboard) emptyText() string {
-	switch d.state() {
-	case "loading":
-		return "Loading…"
-	case "error":
-		return "no data: see the message above"
-	}
-	return "no drafts in window"
-}
+// emptyText is what a chart without data says now (view.EmptyText).
+func (d *Dashboard) emptyText() string { return view.EmptyText(d.state()) }
 
 func (d *Dashboard) renderHeader() app.UI {
 	source := d.source

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"strconv"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
@@ -53,10 +51,6 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 			tds = append(tds, app.Td().Class("label-cell").DataSet("label", l).Text(model.LabelText(g.Labels[l])))
 		}
 		s := d.res.CoveredStatsOf(g.Stats) // rates per second of data, as the cards
-		kText := "unknown"
-		if s.K > 0 {
-			kText = strconv.Itoa(s.K)
-		}
 		spark := make([]compute.Value, len(g.Buckets))
 		for j, b := range g.Buckets {
 			spark[j] = b.AcceptanceRate
@@ -64,7 +58,7 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 		tds = append(tds,
 			cell(view.ColRate, s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)),
 			cell(view.ColLength, s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)),
-			cell(view.ColK, compute.Value{V: float64(s.K), OK: s.K > 0}, kText),
+			cell(view.ColK, compute.Value{V: float64(s.K), OK: s.K > 0}, view.KText(s.K)),
 			cell(view.ColDrafts, s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s")),
 			cell(view.ColAccepted, s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s")),
 			healthCell(g.Health),

@@ -77,10 +77,6 @@ func HeadlineOf(m *model.Model, q Query, cost float64) Headline {
 		return text
 	}
 	k := compute.Value{V: float64(s.K), OK: s.K > 0}
-	kText := "unknown"
-	if k.OK {
-		kText = strconv.Itoa(s.K)
-	}
 	nk := compute.Value{V: float64(ns.K), OK: ns.K > 0 && now.Counts.Drafts > 0}
 	spW, spN := model.Estimate(m.Total.Total, cost).Speedup, model.Estimate(now.Counts, cost).Speedup
 	lengthLabel := "Mean acceptance length"
@@ -101,7 +97,7 @@ func HeadlineOf(m *model.Model, q Query, cost float64) Headline {
 			Window: spW.Speedup, WindowText: Times(spW.Speedup),
 			Now: spN.Speedup, NowText: nowRatio(spN.Speedup, Times(spN.Speedup))},
 		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: "draft positions",
-			Window: k, WindowText: kText, Now: nk, NowText: nowRatio(nk, strconv.Itoa(ns.K))},
+			Window: k, WindowText: KText(s.K), Now: nk, NowText: nowRatio(nk, strconv.Itoa(ns.K))},
 		{Name: "drafts-per-second", Label: "Drafts", Tip: TipDrafts, Sub: perData + "; " + compute.FormatCount(s.Drafts, "drafts"),
 			Window: s.DraftsPerSecond, WindowText: compute.FormatRate(s.DraftsPerSecond, "drafts/s"),
 			Now: ns.DraftsPerSecond, NowText: nowRate(ns.DraftsPerSecond, "drafts/s"),
@@ -148,10 +144,6 @@ func WindowCards(res *Result, q Query, s compute.Stats) []Card {
 		return text
 	}
 	k := compute.Value{V: float64(s.K), OK: ready && s.K > 0}
-	kText := "unknown"
-	if k.OK {
-		kText = strconv.Itoa(s.K)
-	}
 	lengthLabel := "Mean acceptance length"
 	if q.Convention == compute.WithoutBonus {
 		lengthLabel += " (without bonus token)"
@@ -177,7 +169,7 @@ func WindowCards(res *Result, q Query, s compute.Stats) []Card {
 		{Name: "mean-acceptance-length", Label: lengthLabel, Tip: TipLength, Sub: LengthFormula(q.Convention),
 			Window: s.MeanAcceptanceLength, WindowText: value(s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength))},
 		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: "draft positions",
-			Window: k, WindowText: show(kText)},
+			Window: k, WindowText: show(KText(s.K))},
 		{Name: "drafts-per-second", Label: "Drafts", Tip: TipDrafts, Sub: count(s.Drafts, "drafts in window"),
 			Window: s.DraftsPerSecond, WindowText: value(s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s"))},
 		{Name: "accepted-throughput", Label: "Accepted throughput", Tip: TipAccepted, Sub: count(s.AcceptedTokens, "tokens accepted"),

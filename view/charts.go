@@ -205,3 +205,34 @@ func (c *Charts) LineNote() string {
 	return fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", c.Drawn, len(c.Rate)) +
 		" " + chartopt.PaletteNote(len(c.Rate))
 }
+
+// RateChange is one change of the acceptance rate listed under its chart.
+type RateChange struct {
+	At int64 // Unix ms
+	// Text is "<group>: acceptance rate changed at 14:05 from 62.0 % to
+	// 41.0 % (p < 0.001)" (no group when not grouped).
+	Text string
+	// Href is the compare view of the windows before and after it.
+	Href string
+}
+
+// RateChanges are the changes of each drawn line of the acceptance-rate
+// chart of res shown for q (model.Model.ChangesOf).
+func (c *Charts) RateChanges(res *Result, q Query) []RateChange {
+	if res == nil {
+		return nil
+	}
+	single := len(res.Query.GroupBy) == 0
+	lines := c.Rate[:c.Drawn]
+	var out []RateChange
+	for i, cps := range ChangeSeries(res, lines, single) {
+		for _, ch := range res.ChangesOf(cps) {
+			text := ch.Text(ChangeTime(ch.At, res.Grid, c.Loc))
+			if !single {
+				text = lines[i].Name + ": " + text
+			}
+			out = append(out, RateChange{At: ch.At, Text: text, Href: q.CompareHref(ch)})
+		}
+	}
+	return out
+}

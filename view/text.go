@@ -458,3 +458,23 @@ func LoadBinTexts(b compute.LoadBin) (rate, itl, speedup string) {
 	}
 	return rate, itl, speedup
 }
+
+// EmptyText is what a chart without data says in the page's state
+// (data-state: "loading", "error", "ready", "preview").
+func EmptyText(state string) string {
+	switch state {
+	case "loading":
+		return "Loading…"
+	case "error":
+		return "no data: see the message above"
+	}
+	return "no drafts in window"
+}
+
+// KText is k as the cards and the table print it: "unknown" for none.
+func KText(k int) string {
+	if k <= 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(k)
+}
