@@ -100,16 +100,9 @@ func (p *InsightsPanel) readURL(ctx app.Context) {
 	if u == nil {
 		return
 	}
-	raw := u.Query().Get(view.CostParam)
-	if raw == "" {
-		return
+	if raw := u.Query().Get(view.CostParam); raw != "" {
+		p.cost, p.costSet, p.costErr = view.CostOf(raw, p.cost, p.costSet)
 	}
-	v, err := view.ParseCost(raw)
-	if err != nil {
-		p.costErr = err.Error() + "; using " + strconv.FormatFloat(p.cost, 'g', -1, 64)
-		return
-	}
-	p.cost, p.costSet, p.costErr = v, true, ""
 }
 
 func (p *InsightsPanel) writeURL(ctx app.Context) {

@@ -39,20 +39,8 @@ func (d *Dashboard) readLayout(u *url.URL) {
 	d.lay.themeAuto = !app.IsClient && !u.Query().Has("theme")
 }
 
-// grouping is the group-by shown (checkboxes, table): the loaded one, nil
-// when the default per-model grouping found one model.
-func (d *Dashboard) grouping() []string {
-	if d.res != nil {
-		if d.res.Ungrouped() {
-			return nil
-		}
-		return d.res.Request.GroupBy
-	}
-	if d.q.GroupBy == nil {
-		return nil
-	}
-	return d.q.GroupBy
-}
+// grouping is the group-by shown (checkboxes, table): view.ShownGrouping.
+func (d *Dashboard) grouping() []string { return view.ShownGrouping(d.res, d.q) }
 
 // renderSplit is the selector above the split charts ("group: <name>")
 // and the caption saying what they show: one group, or "all N models
@@ -62,20 +50,18 @@ func (d *Dashboard) renderSplit() app.UI {
 	if !d.res.Splits() {
 		return app.Div().Class("split").DataSet("split", "none")
 	}
-	n, noun := len(d.res.Groups), d.res.GroupNoun()
 	g := d.res.SplitGroup(d.lay.Split)
-	cur, caption, name := view.SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
+	cur, name := view.SplitAll, ""
 	if g != nil {
 		cur, name = view.EncodeOption(g.Key), g.Name
-		caption = "showing " + g.Name + " (1 of " + strconv.Itoa(n) + " " + noun + ")"
 	}
-	opts := []selectOpt{{view.SplitAll, "all " + strconv.Itoa(n) + " " + noun + " blended"}}
+	opts := []selectOpt{{view.SplitAll, "all " + strconv.Itoa(len(d.res.Groups)) + " " + d.res.GroupNoun() + " blended"}}
 	for _, gr := range view.SortGroups(d.res.Groups, "") {
 		opts = append(opts, selectOpt{view.EncodeOption(gr.Key), gr.Name})
 	}
 	return app.Div().Class("split").DataSet("split", "groups").DataSet("split-group", name).DataSet("blended", g == nil).Body(
 		selectBoxTip("split", "group", "The per-position, heatmap, token flow and speedup panels show one group, or the blend of all", cur, opts, d.onSplit),
-		app.Span().Class("split-caption").Text(caption),
+		app.Span().Class("split-caption").Text(d.res.SplitCaption(d.lay.Split)),
 	)
 }
 

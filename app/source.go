@@ -185,16 +185,7 @@ func (s *SourceStatus) renderTarget(t metricsclient.Target) app.UI {
 		app.Span().Class("target-health", "health-"+health).Text(health+" "),
 		app.Code().Text(t.URL),
 		app.If(health == "down", func() app.UI {
-			msg := t.LastError
-			if msg == "" {
-				msg = "scrape failed"
-			}
-			stale := "; its last numbers are kept and shown as they were"
-			if at, ok := s.lastGood[t.URL]; ok && !at.IsZero() {
-				stale += " (stale since " + at.Format("15:04:05") + ")"
-			} else {
-				stale += " (stale)"
-			}
+			msg, stale := view.TargetDown(t, s.lastGood[t.URL])
 			return app.Span().Class("target-error").Body(
 				app.Text(": "),
 				app.Span().DataSet("target-error", "true").Text(msg),

@@ -696,3 +696,27 @@ func (q Query) TZName() string {
 	}
 	return "local"
 }
+
+// ShownGrouping is the group-by the page shows (checkboxes, table): the
+// one res was loaded with, else q's; nil when the default per-model
+// grouping found one model (Result.Ungrouped) or q has none.
+func ShownGrouping(res *Result, q Query) []string {
+	if res != nil {
+		if res.Ungrouped() {
+			return nil
+		}
+		return res.Request.GroupBy
+	}
+	return q.GroupBy
+}
+
+// CostOf reads a draft cost ratio the URL gives (raw, not empty): the
+// cost and that it is set, or, when raw is no cost, the current one (cur,
+// set) kept and why, naming it.
+func CostOf(raw string, cur float64, set bool) (cost float64, isSet bool, problem string) {
+	v, err := ParseCost(raw)
+	if err != nil {
+		return cur, set, err.Error() + "; using " + strconv.FormatFloat(cur, 'g', -1, 64)
+	}
+	return v, true, ""
+}

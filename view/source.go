@@ -187,3 +187,18 @@ func DownTargets(targets []metricsclient.Target, targetErr string) int {
 	}
 	return n
 }
+
+// TargetDown is what the status bar says of down target t: its last scrape
+// error ("scrape failed" without one) and that its numbers are stale,
+// since lastGood (its last scrape while up; zero when unknown).
+func TargetDown(t metricsclient.Target, lastGood time.Time) (msg, stale string) {
+	msg = t.LastError
+	if msg == "" {
+		msg = "scrape failed"
+	}
+	stale = "; its last numbers are kept and shown as they were"
+	if !lastGood.IsZero() {
+		return msg, stale + " (stale since " + lastGood.Format("15:04:05") + ")"
+	}
+	return msg, stale + " (stale)"
+}

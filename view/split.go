@@ -103,3 +103,13 @@ func (res *Result) NextSplit(split string) string {
 	}
 	return groups[next].Key
 }
+
+// SplitCaption says what the split charts show: "showing model-a (1 of 2
+// models)", or the blend with a hint to choose one.
+func (res *Result) SplitCaption(split string) string {
+	n := strconv.Itoa(len(res.Groups)) + " " + res.GroupNoun()
+	if g := res.SplitGroup(split); g != nil {
+		return "showing " + g.Name + " (1 of " + n + ")"
+	}
+	return "all " + n + " blended (ratio of sums): choose one to see its own k, fit and speedup"
+}
