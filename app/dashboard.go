@@ -379,18 +379,7 @@ func (d *Dashboard) startRefresh(ctx app.Context) {
 
 // state is the root's data-state ("preview": numbers pre-rendered by the
 // server, before the browser's own first load).
-func (d *Dashboard) state() string {
-	switch {
-	case d.res != nil && d.preview:
-		return "preview"
-	case d.res != nil:
-		return "ready"
-	case d.err != nil:
-		return "error"
-	default:
-		return "loading"
-	}
-}
+func (d *Dashboard) state() string { return view.PageState(d.res != nil, d.preview, d.err) }
 
 // onSelect handles the single-value selects.
 func (d *Dashboard) onSelect(field string) app.EventHandler {

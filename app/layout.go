@@ -2,6 +2,7 @@ package app
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -129,12 +130,8 @@ func (d *Dashboard) withPrefs(ctx app.Context, u *url.URL, q view.Query) view.Qu
 	}
 	if !v.Has("refresh") {
 		var r string
-		if err := ctx.LocalStorage().Get(storeRefresh, &r); err == nil && r != "" {
-			for _, ok := range view.Refreshes {
-				if r == ok {
-					q.Refresh = r
-				}
-			}
+		if err := ctx.LocalStorage().Get(storeRefresh, &r); err == nil && slices.Contains(view.Refreshes, r) {
+			q.Refresh = r
 		}
 	}
 	return q

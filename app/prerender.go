@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
-	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -102,23 +100,4 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	}
 	d.adopt(&res)
 	d.preview = true
-}
-
-// previewStamp is what a pre-rendered chart carries besides its option:
-// when the server rendered it and for which page.
-type previewStamp struct {
-	at  int64  // Unix ms, server clock
-	url string // base64url of path?query
-}
-
-// stampFor is the stamp of a pre-render of u now.
-func stampFor(u *url.URL) previewStamp {
-	page := u.EscapedPath()
-	if page == "" {
-		page = "/"
-	}
-	if u.RawQuery != "" {
-		page += "?" + u.RawQuery
-	}
-	return previewStamp{at: time.Now().UnixMilli(), url: base64.RawURLEncoding.EncodeToString([]byte(page))}
 }

@@ -158,12 +158,7 @@ func (d *Dashboard) renderHeader() app.UI {
 	if source == "" {
 		source = "(not configured)"
 	}
-	themeLabel := "Dark theme"
-	if d.lay.themeAuto {
-		themeLabel = "Switch theme" // pre-render: the page follows the OS (layout.go)
-	} else if d.q.Theme == view.ThemeDark {
-		themeLabel = "Light theme"
-	}
+	themeLabel := view.ThemeLabel(d.lay.themeAuto, d.q.Theme) // auto: a pre-render follows the OS (layout.go)
 	return app.Header().Class("top").Body(
 		app.Div().Class("brand").Body(
 			app.Img().Src("/web/icon.svg").Alt("specdash logo").Class("logo"),

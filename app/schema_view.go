@@ -31,10 +31,7 @@ func (d *Dashboard) renderSchema() app.UI {
 	for _, l := range sv.Schema.Limits {
 		body = append(body, app.Div().Class("msg", "msg-note").DataSet("schema-limit", "true").Text("Schema limit: "+l))
 	}
-	lengthUnit := "tokens/draft, bonus token included"
-	if d.q.Convention == compute.WithoutBonus {
-		lengthUnit = "tokens/draft, without bonus token (SGLang's value − 1)"
-	}
+	lengthUnit := view.AveragedLengthUnit(d.q.Convention)
 	if av := sv.Averaged; av != nil {
 		t := view.AveragedRow(av.Total)
 		body = append(body, app.Div().Class("cards").Body(

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -201,4 +202,23 @@ func TargetDown(t metricsclient.Target, lastGood time.Time) (msg, stale string) 
 		return msg, stale + " (stale since " + lastGood.Format("15:04:05") + ")"
 	}
 	return msg, stale + " (stale)"
+}
+
+// PreviewStamp is what a pre-rendered chart carries besides its option:
+// when the server rendered it and for which page.
+type PreviewStamp struct {
+	At  int64  // Unix ms, server clock
+	URL string // base64url of path?query
+}
+
+// StampFor is the stamp of a pre-render of u now.
+func StampFor(u *url.URL) PreviewStamp {
+	page := u.EscapedPath()
+	if page == "" {
+		page = "/"
+	}
+	if u.RawQuery != "" {
+		page += "?" + u.RawQuery
+	}
+	return PreviewStamp{At: time.Now().UnixMilli(), URL: base64.RawURLEncoding.EncodeToString([]byte(page))}
 }

@@ -478,3 +478,41 @@ func KText(k int) string {
 	}
 	return strconv.Itoa(k)
 }
+
+// PageState is the dashboard root's data-state: "preview" (numbers
+// pre-rendered by the server, before the browser's own first load),
+// "ready" (numbers shown), "error" (a load failed, nothing shown) or
+// "loading".
+func PageState(loaded, preview bool, err error) string {
+	switch {
+	case loaded && preview:
+		return "preview"
+	case loaded:
+		return "ready"
+	case err != nil:
+		return "error"
+	}
+	return "loading"
+}
+
+// ThemeLabel is the theme button's text: the theme it switches to, or
+// "Switch theme" when the theme is the OS's (auto: a pre-render without
+// theme=).
+func ThemeLabel(auto bool, theme string) string {
+	switch {
+	case auto:
+		return "Switch theme"
+	case theme == ThemeDark:
+		return "Light theme"
+	}
+	return "Dark theme"
+}
+
+// AveragedLengthUnit is the unit of a gauge schema's (SGLang's) averaged
+// mean acceptance length in convention c.
+func AveragedLengthUnit(c compute.Convention) string {
+	if c == compute.WithoutBonus {
+		return "tokens/draft, without bonus token (SGLang's value − 1)"
+	}
+	return "tokens/draft, bonus token included"
+}
