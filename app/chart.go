@@ -45,7 +45,7 @@ type Chart struct {
 	// Zoom makes a span selected on the x axis (ECharts brush, lineX)
 	// post the ZoomAction with the selected bucket indices.
 	Zoom bool
-	// Summary is the chart's text alternative (a11y.go): the numbers it
+	// Summary is the chart's text alternative (view.ChartSummaries): the numbers it
 	// draws, read by screen readers instead of the canvas.
 	Summary string
 

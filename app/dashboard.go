@@ -473,7 +473,7 @@ func (d *Dashboard) onCopyLink(ctx app.Context, e app.Event) {
 		defer func() { recover() }()
 		href = app.Window().Get("location").Get("href").String()
 		if u, err := url.Parse(href); err == nil {
-			href = view.CanonicalURL(u, d.q) // exportmeta.go: without ignored parameters
+			href = view.CanonicalURL(u, d.q) // without ignored parameters
 		}
 	}()
 	d.link = href

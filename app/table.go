@@ -32,7 +32,7 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 		head(view.ColK, "k", view.TipK),
 		head(view.ColDrafts, "drafts/s", view.TipDrafts+view.TipPerData),
 		head(view.ColAccepted, "accepted tokens/s", view.TipAccepted+view.TipPerData),
-		app.Th().Title(view.TipHealth).Text("health"), // health.go
+		app.Th().Title(view.TipHealth).Text("health"), // healthCell, health.go
 		app.Th().Title("Acceptance rate per bucket over the window (0–100 %).").Text("acceptance rate over time"),
 	)
 	note := "One row per group: ratio of sums within the group; drafts/s and tokens/s per second of data, as on the cards" + d.res.PerDataText() +
