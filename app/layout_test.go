@@ -3,7 +3,6 @@ package app
 import (
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,64 +12,6 @@ import (
 	"specdash/compute"
 	"specdash/view"
 )
-
-// TestDefaultGrouping: without group= the view groups per model; group=none
-// is an explicit "no grouping" that round-trips and differs in data.
-func TestDefaultGrouping(t *testing.T) {
-	q := view.ParseQuery(url.Values{})
-	if q.GroupBy != nil || !slices.Equal(q.Grouping(), []string{"model_name"}) || q.Values().Has("group") {
-		t.Fatalf("default: %#v grouping %v values %q", q.GroupBy, q.Grouping(), q.Values().Encode())
-	}
-	none := view.ParseQuery(url.Values{"group": {"none"}})
-	if none.GroupBy == nil || len(none.Grouping()) != 0 || none.Values().Get("group") != view.GroupNone {
-		t.Fatalf("group=none: %#v values %q", none.GroupBy, none.Values().Encode())
-	}
-	if back := view.ParseQuery(none.Values()); back.GroupBy == nil || len(back.GroupBy) != 0 {
-		t.Errorf("group=none round trip: %#v", back.GroupBy)
-	}
-	if q.SameData(none) {
-		t.Error("default (per model) and group=none select the same data")
-	}
-	if e := view.ParseQuery(url.Values{"group": {"engine"}}); !slices.Equal(e.Grouping(), []string{"engine"}) {
-		t.Errorf("explicit group: %v", e.Grouping())
-	}
-	// Two models by default: grouped per model; the split charts show the
-	// busiest model unless "all" is chosen, and say so.
-	g := compute.Grid{Start: 1_000_000, End: 1_060_000, Step: 10_000}
-	var res view.Result
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
-	if res.Ungrouped() || len(res.Groups) != 2 {
-		t.Fatalf("default grouping of two models: %d groups, ungrouped %v", len(res.Groups), res.Ungrouped())
-	}
-	d := &Dashboard{q: q, res: &res}
-	if d.res.SplitGroup(d.lay.Split) != nil || d.res.BlendCaption(d.lay.Split) != " All 2 models blended." {
-		t.Errorf("default: blended, caption %q", d.res.BlendCaption(d.lay.Split))
-	}
-	d.lay.Split = res.Groups[0].Key
-	sg := d.res.SplitGroup(d.lay.Split)
-	if sg == nil || sg.Name != "a" {
-		t.Fatalf("split group %+v", sg)
-	}
-	if sub := d.res.SplitModel(d.lay.Split); sub.Stats.Drafts != sg.Stats.Drafts || sub.Stats.Drafts == res.Stats.Drafts {
-		t.Errorf("split model drafts %v, group %v, total %v", sub.Stats.Drafts, sg.Stats.Drafts, res.Stats.Drafts)
-	}
-	if c := d.res.BlendCaption(d.lay.Split); !strings.Contains(c, "Group: "+sg.Name) {
-		t.Errorf("caption %q", c)
-	}
-	d.lay.Split = view.SplitAll
-	if d.res.SplitGroup(d.lay.Split) != nil || d.res.BlendCaption(d.lay.Split) != " All 2 models blended." {
-		t.Errorf("all: caption %q", d.res.BlendCaption(d.lay.Split))
-	}
-	d.lay.Split = d.res.NextSplit(d.lay.Split)
-	if d.lay.Split != res.Groups[0].Key && d.lay.Split != res.Groups[1].Key {
-		t.Errorf("rotate from the blend: %q", d.lay.Split)
-	}
-	first := d.lay.Split
-	d.lay.Split = d.res.NextSplit(d.lay.Split)
-	if d.lay.Split == first {
-		t.Errorf("rotate stayed on %q", first)
-	}
-}
 
 // TestRenderCards: each card carries the window's value (rates per second
 // of data) and now's value with its state.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"specdash/compute"
+	"specdash/model"
 	"strconv"
 	"strings"
 	"testing"
@@ -239,5 +240,60 @@ func TestOptionEncoding(t *testing.T) {
 	}
 	if DecodeOption(All) != "" || DecodeOption("v:!!") != "" {
 		t.Errorf(`"all" and garbage must decode to no filter`)
+	}
+}
+
+// TestLayoutParams: the layout parameters (cost, split, kiosk) read from
+// the URL, invalid ones ignored; the insights panel's ?cost= reading.
+func TestLayoutParams(t *testing.T) {
+	l := ParseLayout(url.Values{"cost": {"0.2"}, "split": {EncodeOption(`["a"]`)}, "kiosk": {"30s"}})
+	if !l.CostSet || l.Cost != 0.2 || l.CostOr() != 0.2 || l.Split != `["a"]` || !l.Kiosk || l.Period != 30*time.Second {
+		t.Errorf("layout %+v", l)
+	}
+	l = ParseLayout(url.Values{"cost": {"-1"}, "split": {"all"}, "kiosk": {"1ms"}})
+	if l.CostSet || l.CostOr() != compute.DefaultDraftCostRatio || l.Split != SplitAll || !l.Kiosk || l.Period != KioskPeriod {
+		t.Errorf("invalid layout %+v", l)
+	}
+	if l := ParseLayout(url.Values{"split": {"garbage"}}); l.Split != "" || l.Kiosk {
+		t.Errorf("garbage split %+v", l)
+	}
+	if c, set, problem := CostOf("0.3", 0.05, false); c != 0.3 || !set || problem != "" {
+		t.Errorf("cost 0.3: %v %v %q", c, set, problem)
+	}
+	if c, set, problem := CostOf("x", 0.1, true); c != 0.1 || !set || !strings.HasSuffix(problem, "; using 0.1") || !strings.HasPrefix(problem, `draft cost ratio "x"`) {
+		t.Errorf("bad cost: %v %v %q", c, set, problem)
+	}
+}
+
+// TestShownWindowAndGrouping: what the inputs and group-by boxes show
+// before and after a load.
+func TestShownWindowAndGrouping(t *testing.T) {
+	q := DefaultQuery()
+	res := &Result{Model: model.Model{Grid: compute.Grid{Start: 1000, End: 5000, Step: 1000}}}
+	if from, to := q.InputWindow(nil); from != 0 || to != 0 {
+		t.Errorf("no load: %d..%d", from, to)
+	}
+	if from, to := q.InputWindow(res); from != 1000 || to != 5000 {
+		t.Errorf("live: %d..%d", from, to)
+	}
+	abs := q
+	abs.From, abs.To = 2000, 3000
+	if from, to := abs.InputWindow(res); from != 2000 || to != 3000 {
+		t.Errorf("absolute: %d..%d", from, to)
+	}
+	if q.TZName() != "local" || (Query{TZ: TZUTC}).TZName() != "UTC" {
+		t.Error("zone names")
+	}
+	if g := ShownGrouping(nil, Query{GroupBy: []string{"engine"}}); !slices.Equal(g, []string{"engine"}) {
+		t.Errorf("before a load: %v", g)
+	}
+	res.Request.GroupBy = []string{"model_name"}
+	res.Groups = []model.Group{{Name: "a"}, {Name: "b"}}
+	if g := ShownGrouping(res, q); !slices.Equal(g, []string{"model_name"}) {
+		t.Errorf("two models: %v", g)
+	}
+	res.Groups = res.Groups[:1]
+	if g := ShownGrouping(res, q); g != nil {
+		t.Errorf("one model by default: %v", g)
 	}
 }

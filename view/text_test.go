@@ -1,8 +1,11 @@
 package view
 
 import (
+	"errors"
 	"specdash/compute"
+	"specdash/model"
 	"testing"
+	"time"
 )
 
 func TestSplitUnit(t *testing.T) {
@@ -65,5 +68,92 @@ func TestPCell(t *testing.T) {
 		if got := PCell(v); got != want {
 			t.Errorf("pCell(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestStateTexts: the page's state, status, live-region, empty-chart and
+// theme-button texts follow the load.
+func TestStateTexts(t *testing.T) {
+	failed := errors.New("boom")
+	res := &Result{At: time.Date(2026, 12, 1, 14, 2, 10, 0, time.UTC)}
+	for _, c := range []struct {
+		loaded, preview bool
+		err             error
+		want            string
+	}{{true, true, nil, "preview"}, {true, false, failed, "ready"}, {false, false, failed, "error"}, {false, true, nil, "loading"}} {
+		if got := PageState(c.loaded, c.preview, c.err); got != c.want {
+			t.Errorf("PageState(%v, %v, %v) = %q, want %q", c.loaded, c.preview, c.err, got, c.want)
+		}
+	}
+	if s, text := Status(true, failed, "T", res, time.UTC); s != "loading" || text != "Loading…" {
+		t.Errorf("loading: %q %q", s, text)
+	}
+	if s, text := Status(false, failed, "Prometheus is unreachable", res, time.UTC); s != "failed" || text != "Prometheus is unreachable" {
+		t.Errorf("failed: %q %q", s, text)
+	}
+	if s, text := Status(false, nil, "", res, time.UTC); s != "updated" || text != "Updated 14:02:10" {
+		t.Errorf("updated: %q %q", s, text)
+	}
+	if s, text := Status(false, nil, "", nil, time.UTC); s != "idle" || text != "" {
+		t.Errorf("idle: %q %q", s, text)
+	}
+	if got := LiveText(false, res, failed, "T"); got != "Refresh failed; the numbers shown are stale. T" {
+		t.Errorf("stale live text %q", got)
+	}
+	if got := LiveText(true, res, nil, ""); got != "Numbers loaded." {
+		t.Errorf("a refresh of shown numbers: %q", got)
+	}
+	if EmptyText("loading") != "Loading…" || EmptyText("error") != "no data: see the message above" || EmptyText("ready") != "no drafts in window" {
+		t.Error("empty-chart texts")
+	}
+	if ThemeLabel(true, ThemeDark) != "Switch theme" || ThemeLabel(false, ThemeDark) != "Light theme" || ThemeLabel(false, ThemeLight) != "Dark theme" {
+		t.Error("theme button texts")
+	}
+	if KText(0) != "unknown" || KText(5) != "5" {
+		t.Errorf("k texts %q %q", KText(0), KText(5))
+	}
+}
+
+// TestNumberTexts: the texts printed next to insights and latency numbers.
+func TestNumberTexts(t *testing.T) {
+	if n := BestKNote(compute.BestK{BestK: 0, AtSearchLimit: true}); n != " (speculation does not pay off at this c) (at the search limit)" {
+		t.Errorf("best k 0: %q", n)
+	}
+	if n := BestKNote(compute.BestK{BestK: 7, BestExtrapolated: true}); n != " (extrapolated beyond the observed k with the fit)" {
+		t.Errorf("extrapolated: %q", n)
+	}
+	if n := BestKNote(compute.BestK{BestK: 3}); n != "" {
+		t.Errorf("plain best k: %q", n)
+	}
+	// The seed example: 9 of 15 tokens over 5 drafts of k = 3: 2.8
+	// tokens per target pass.
+	d := model.Estimate(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 0.1)
+	if s := SpeedupSub(d); s != "2.80 tokens per target pass / (1 + 0.1 × 3 draft tokens)" {
+		t.Errorf("speedup inputs: %q", s)
+	}
+	if s := SpeedupSub(model.Estimate(compute.Counts{}, 0.1)); s != "" {
+		t.Errorf("no drafts (compute.Undefined): %q", s)
+	}
+	if s := SpeedupSub(model.Estimates{Speedup: compute.Speedup{Reason: "k unknown"}}); s != "k unknown" {
+		t.Errorf("another reason: %q", s)
+	}
+	b := compute.LoadBin{AcceptanceRate: compute.Defined(0.625), MeanITL: compute.Defined(0.0125), Speedup: compute.Speedup{Speedup: compute.Defined(1.5)}}
+	if r, itl, sp := LoadBinTexts(b); r != "62.5 %" || itl != model.FormatMs(compute.Defined(0.0125)) || sp != "1.50×" {
+		t.Errorf("load bin: %q %q %q", r, itl, sp)
+	}
+	if r, itl, sp := LoadBinTexts(compute.LoadBin{Speedup: compute.Speedup{Reason: "no drafts"}}); r != model.Dash+" no draft tokens" || itl != model.Dash+" no ITL observations" || sp != model.Dash+" no drafts" {
+		t.Errorf("empty load bin: %q %q %q", r, itl, sp)
+	}
+	if got := PerPositionText(nil); got != "none (V0 prints no per-position data)" {
+		t.Errorf("no positions: %q", got)
+	}
+	if got := PerPositionText([]compute.Value{compute.Defined(0.5), {}}); got != compute.FormatRatio(compute.Defined(0.5))+", "+compute.FormatRatio(compute.Value{}) {
+		t.Errorf("positions: %q", got)
+	}
+	if got := IntervalText(compute.Comparison{Lower: compute.Defined(-0.012), Upper: compute.Defined(0.034)}); got != "-1.2 … +3.4 pp" {
+		t.Errorf("interval: %q", got)
+	}
+	if IntervalText(compute.Comparison{Lower: compute.Defined(0.1)}) != compute.Undefined {
+		t.Error("half an interval printed")
 	}
 }
