@@ -1,10 +1,11 @@
 package app
 
 import (
-	"specdash/view"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/view"
 )
 
 // Accessibility: the page's landmarks (banner, main, contentinfo) with a

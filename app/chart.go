@@ -3,11 +3,12 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
-	"specdash/chartopt"
-	"specdash/view"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/chartopt"
+	"specdash/view"
 )
 
 // Chart draws one ECharts option (JSON from go-echarts) with the page's

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -114,6 +113,13 @@ func (d *Dashboard) listenMenus() {
 	}
 }
 
+// chainedOf is label's values under the other filters, when they were
+// read for q's filters, source and window.
+func (f *filterState) chainedOf(label string, q view.Query) ([]string, bool) {
+	vals, ok := f.chained[label]
+	return vals, ok && f.chainKey != "" && f.chainKey == view.ChainKeyOf(q)
+}
+
 // uiCtx is the context to load with: the Dashboard's when mounted.
 func (d *Dashboard) uiCtx(ctx app.Context) app.Context {
 	if d.flt.hasUI {
@@ -137,18 +143,10 @@ func (d *Dashboard) renderFilterSummary() app.UI {
 func (d *Dashboard) renderFilterMenu(l string) app.UI {
 	id := view.FilterID(l)
 	chosen := d.q.Filter[l]
-	_, ok := d.flt.chained[l]
-	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == view.ChainKeyOf(d.q)
+	_, chained := d.flt.chainedOf(l, d.q)
 	search := d.flt.search[l]
 	vals := d.menuValues(l)
-	summary := "all"
-	if len(chosen) > 0 {
-		summary = strings.Join(view.MapText(chosen), ", ")
-	}
-	tip := "Keep only the series whose " + l + " is one of the checked values (none checked: no filter)."
-	if ok {
-		tip += " Listed: the values of the series the other filters keep."
-	}
+	summary, tip := view.MenuTexts(l, chosen, chained)
 	return app.Div().Class("control", "control-filter").DataSet("filter", l).Body(
 		app.Span().Class("control-label", "label-name").ID(id+"-label").Text(l),
 		app.Div().Class("chips").Body(
@@ -286,8 +284,7 @@ func (d *Dashboard) onFilterSearch(ctx app.Context, e app.Event) {
 
 // menuValues are the values label's menu lists now.
 func (d *Dashboard) menuValues(label string) []string {
-	chained, ok := d.flt.chained[label]
-	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == view.ChainKeyOf(d.q)
+	chained, ok := d.flt.chainedOf(label, d.q)
 	return view.MenuValues(d.labelValues(label), chained, ok, d.q.Filter[label], d.flt.search[label])
 }
 

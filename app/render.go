@@ -209,16 +209,9 @@ func selectBoxTip(id, label, tip string, current string, options []selectOpt, h 
 	)
 }
 
+// labelValues are the values known of label (view.LabelValues).
 func (d *Dashboard) labelValues(label string) []string {
-	switch {
-	case d.labels != nil:
-		return d.labels[label]
-	case label == "model_name":
-		return d.models
-	case label == "engine":
-		return d.engines
-	}
-	return nil
+	return view.LabelValues(d.labels, d.models, d.engines, label)
 }
 
 func (d *Dashboard) renderFilters() app.UI {
@@ -249,6 +242,9 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 	if d.q.Absolute() {
 		curRange = "custom"
 		ranges = append(ranges, selectOpt{"custom", "custom window"})
+	}
+	if !slices.Contains(view.Ranges, d.q.Range) { // a range from the URL (?range=10m)
+		ranges = append(ranges, selectOpt{d.q.Range, "last " + d.q.Range})
 	}
 	for _, r := range view.Ranges {
 		ranges = append(ranges, selectOpt{r, "last " + r})
@@ -311,14 +307,12 @@ func (d *Dashboard) renderMessages() app.UI {
 		msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("url-warning", "true").Text(d.q.Warn))
 	}
 	if d.err != nil {
-		text := d.err.Error()
-		class := "msg-error"
+		class, text := "msg-error", view.ErrorText(d.err, d.errAt, d.res)
 		if d.res != nil {
-			text = "Refresh failed at " + d.errAt.Format("15:04:05") + "; showing the numbers from " + d.res.At.Format("15:04:05") + " (stale). " + text
 			class = "msg-stale"
 		}
 		if d.stopEmpty != nil {
-			text += fmt.Sprintf(" — no data yet: retrying every %s (%d of %d)", d.scrape, d.emptyTries, view.MaxEmptyRetries(d.scrape))
+			text += view.RetryText(d.scrape, d.emptyTries)
 		}
 		msgs = append(msgs, d.renderProblem(class, text)) // states.go
 	}

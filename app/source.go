@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"specdash/metricsclient"
-	"specdash/view"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/metricsclient"
+	"specdash/view"
 )
 
 // Source selection and status: which configured source the page reads

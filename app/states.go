@@ -2,9 +2,10 @@ package app
 
 import (
 	"fmt"
-	"specdash/view"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/view"
 )
 
 // Empty and error states: a short checklist with the likely cause first

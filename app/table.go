@@ -35,11 +35,7 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 		app.Th().Title(view.TipHealth).Text("health"), // healthCell, health.go
 		app.Th().Title("Acceptance rate per bucket over the window (0–100 %).").Text("acceptance rate over time"),
 	)
-	note := "One row per group: ratio of sums within the group; drafts/s and tokens/s per second of data, as on the cards" + d.res.PerDataText() +
-		". Click a column header (or Tab to it and press Enter) to sort."
-	if len(gb) == 0 {
-		note = "Choose labels under Group by to split the numbers. " + note
-	}
+	note := d.res.BreakdownNote(len(gb) > 0)
 	rows := v.Groups
 	body := app.Range(rows).Slice(func(i int) app.UI {
 		g := rows[i]
@@ -51,10 +47,7 @@ func (d *Dashboard) renderBreakdown(v *view.Charts) app.UI {
 			tds = append(tds, app.Td().Class("label-cell").DataSet("label", l).Text(model.LabelText(g.Labels[l])))
 		}
 		s := d.res.CoveredStatsOf(g.Stats) // rates per second of data, as the cards
-		spark := make([]compute.Value, len(g.Buckets))
-		for j, b := range g.Buckets {
-			spark[j] = b.AcceptanceRate
-		}
+		spark := view.RatesOf(g.Buckets)
 		tds = append(tds,
 			cell(view.ColRate, s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)),
 			cell(view.ColLength, s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)),

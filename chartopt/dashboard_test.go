@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"specdash/compute"
-	"specdash/model"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 // The dashboard's charts (view.Charts builds them with these options).

@@ -3,11 +3,12 @@ package view
 import (
 	"fmt"
 	"slices"
+	"time"
+
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
 	"specdash/report"
-	"time"
 )
 
 // Chart names (the data-chart attribute).

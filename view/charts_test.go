@@ -1,10 +1,11 @@
 package view
 
 import (
-	"specdash/compute"
-	"specdash/model"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 // TestChangeSeries: the change points follow the drawn lines by group

@@ -14,12 +14,12 @@ import (
 
 // WithSelect is q after the select whose id is field chose value v
 // ("range", "refresh", "tz", "convention", "compare", and "compare-a" and
-// "compare-b" with EncodeOption of a group key); false when v is not one
-// of Ranges for "range". Other fields leave q as it is.
+// "compare-b" with EncodeOption of a group key); false when v is no range
+// (ValidRange) for "range". Other fields leave q as it is.
 func (q Query) WithSelect(field, v string) (Query, bool) {
 	switch field {
 	case "range":
-		if !slices.Contains(Ranges, v) {
+		if !ValidRange(v) {
 			return q, false
 		}
 		q.Range, q.From, q.To = v, 0, 0

@@ -3,11 +3,12 @@ package view
 import (
 	"net/url"
 	"slices"
-	"specdash/compute"
-	"specdash/model"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 // TestCompareHref: the link of a change opens the compare view with the

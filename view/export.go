@@ -2,12 +2,13 @@ package view
 
 import (
 	"slices"
-	"specdash/compute"
-	"specdash/model"
-	"specdash/report"
 	"strconv"
 	"strings"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
+	"specdash/report"
 )
 
 // FileName is the download name of an export: specdash-<name>-<window

@@ -4,12 +4,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"reflect"
-	"specdash/compute"
-	"specdash/model"
-	"specdash/report"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
+	"specdash/report"
 )
 
 // Exports say what they hold: window, filters, group-by, source and

@@ -2,9 +2,10 @@ package view
 
 import (
 	"slices"
+	"strings"
+
 	"specdash/metricsclient"
 	"specdash/model"
-	"strings"
 )
 
 // ChainFilters are the filters of q without label's own: the selection a
@@ -117,4 +118,33 @@ func LabelNames(labels map[string][]string, q Query) []string {
 	}
 	slices.Sort(rest)
 	return append([]string{"model_name", "engine"}, rest...)
+}
+
+// MenuTexts are a label's filter menu's toggle text (the chosen values,
+// or "all") and tooltip (chained: it lists the values under the other
+// filters).
+func MenuTexts(label string, chosen []string, chained bool) (summary, tip string) {
+	summary = "all"
+	if len(chosen) > 0 {
+		summary = strings.Join(MapText(chosen), ", ")
+	}
+	tip = "Keep only the series whose " + label + " is one of the checked values (none checked: no filter)."
+	if chained {
+		tip += " Listed: the values of the series the other filters keep."
+	}
+	return summary, tip
+}
+
+// LabelValues are the values known of label: from the label lists of the
+// last load that had them (labels), else the model and engine lists.
+func LabelValues(labels map[string][]string, models, engines []string, label string) []string {
+	switch {
+	case labels != nil:
+		return labels[label]
+	case label == "model_name":
+		return models
+	case label == "engine":
+		return engines
+	}
+	return nil
 }

@@ -2,10 +2,11 @@ package view
 
 import (
 	"slices"
-	"specdash/metricsclient"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/metricsclient"
 )
 
 // TestChainFilters: a label's menu lists values under the other filters
@@ -102,5 +103,27 @@ func TestFilterSummary(t *testing.T) {
 	q.SetFilter("instance", []string{""})
 	if got, want := FilterSummary(q, "vm", time.UTC), "instance = (none) · 2026-12-01 10:00 – 11:30 UTC · source vm"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// TestMenuTexts: a filter menu's toggle says what is chosen, its tip
+// whether it lists chained values; the values known of a label come from
+// the last label lists, else the model and engine lists.
+func TestMenuTexts(t *testing.T) {
+	if s, tip := MenuTexts("engine", nil, false); s != "all" || tip != "Keep only the series whose engine is one of the checked values (none checked: no filter)." {
+		t.Errorf("nothing chosen: %q %q", s, tip)
+	}
+	if s, tip := MenuTexts("model_name", []string{"a", "b"}, true); s != "a, b" || !strings.HasSuffix(tip, " Listed: the values of the series the other filters keep.") {
+		t.Errorf("chosen, chained: %q %q", s, tip)
+	}
+	models, engines := []string{"m"}, []string{"0", "1"}
+	if v := LabelValues(nil, models, engines, "engine"); !slices.Equal(v, engines) {
+		t.Errorf("engines without label lists: %v", v)
+	}
+	if v := LabelValues(map[string][]string{"job": {"vllm"}}, models, engines, "model_name"); v != nil {
+		t.Errorf("label lists without model_name: %v", v)
+	}
+	if v := LabelValues(nil, models, engines, "job"); v != nil {
+		t.Errorf("job without label lists: %v", v)
 	}
 }

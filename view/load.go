@@ -2,10 +2,11 @@ package view
 
 import (
 	"context"
+	"time"
+
 	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/model"
-	"time"
 )
 
 // LabelsWindow names the window whose label lists the menus show (they

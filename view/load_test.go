@@ -7,13 +7,14 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
+	"testing"
+	"time"
+
 	"specdash/compute"
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
 	"specdash/metricsclient"
-	"strings"
-	"testing"
-	"time"
 )
 
 // TestLoadFilterMatchingNothing: a model filter that matches no series

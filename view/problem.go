@@ -3,8 +3,9 @@ package view
 import (
 	"errors"
 	"fmt"
-	"specdash/metricsclient"
 	"strings"
+
+	"specdash/metricsclient"
 )
 
 // Problem kinds (data-problem).

@@ -1,9 +1,10 @@
 package view
 
 import (
-	"specdash/metricsclient"
 	"strings"
 	"testing"
+
+	"specdash/metricsclient"
 )
 
 // Missing metrics read as a short checklist: the likely cause first, what

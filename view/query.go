@@ -7,13 +7,16 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/model"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // PanelParams are URL parameters that panels other than Query read (the
@@ -132,7 +135,7 @@ var sortColumns = []string{ColGroup, ColRate, ColLength, ColK, ColDrafts, ColAcc
 // URL reproduces a view:
 //
 //	source=<name>          data source (kept as given; the server has one upstream)
-//	range=15m              relative window (Ranges), or
+//	range=15m              relative window (Ranges, or any other up to MaxSpan), or
 //	from=<RFC 3339>&to=..  absolute window (Unix ms also accepted)
 //	refresh=5s             live mode period (Refreshes)
 //	model=..&engine=..     filters on model_name and engine (repeatable: any of)
@@ -146,7 +149,8 @@ var sortColumns = []string{ColGroup, ColRate, ColLength, ColK, ColDrafts, ColAcc
 type Query struct {
 	// Source is an opaque data-source name, round-tripped.
 	Source string
-	// Range is the relative window length, one of Ranges (default "15m");
+	// Range is the relative window length (ValidRange: one of Ranges, or
+	// another duration up to MaxSpan; default "15m");
 	// ignored when From and To are set.
 	Range string
 	// From and To are an absolute window in Unix ms (both > 0 and From <
@@ -229,18 +233,23 @@ func DefaultQuery() Query {
 	return Query{Range: "15m", Refresh: "off", Theme: ThemeLight, TZ: TZLocal}
 }
 
-// ParseRange parses a relative range: a Go duration or a whole number of
-// days ("2d"); false when it is not positive.
+// ParseRange parses a relative range: a Go duration ("90s", "1h30m") or
+// a Prometheus one ("10m", "2d", "1w", "1d12h"); false when it is neither
+// or not positive.
 func ParseRange(s string) (time.Duration, bool) {
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		d, err := strconv.Atoi(n)
-		if err != nil || d <= 0 || d > 3650 {
-			return 0, false
-		}
-		return time.Duration(d) * 24 * time.Hour, true
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, d > 0
 	}
-	d, err := time.ParseDuration(s)
-	return d, err == nil && d > 0
+	d, err := prommodel.ParseDuration(s)
+	return time.Duration(d), err == nil && d > 0
+}
+
+// ValidRange reports whether r is a relative range a view may have: one
+// of Ranges, or any other positive duration (ParseRange) up to MaxSpan, as
+// Grafana takes ?from=now-10m.
+func ValidRange(r string) bool {
+	d, ok := ParseRange(r)
+	return ok && d <= MaxSpan()
 }
 
 // parseTime reads an RFC 3339 time or Unix milliseconds; 0 when neither.
@@ -287,7 +296,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 	// are named in Warn instead of being dropped silently.
 	var ignored []string
 	ignore := func(key, val string) { ignored = append(ignored, key+"="+strconv.Quote(val)) }
-	if r := v.Get("range"); slices.Contains(Ranges, r) {
+	if r := v.Get("range"); ValidRange(r) {
 		q.Range = r
 	} else if r != "" {
 		ignore("range", r)

@@ -4,12 +4,13 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"specdash/compute"
-	"specdash/model"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 func TestQueryURL(t *testing.T) {
@@ -33,10 +34,10 @@ func TestQueryURL(t *testing.T) {
 	}
 
 	// Invalid values fall back to the defaults; "all" is no filter.
-	v, _ = url.ParseQuery("range=7m&refresh=1s&model=all&engine=all&convention=bogus&theme=pink&tz=mars&sort=x&compare=y&group=bad-label,__name__,position&f.bad-name=1&from=yesterday&to=1")
+	v, _ = url.ParseQuery("range=8d&refresh=1s&model=all&engine=all&convention=bogus&theme=pink&tz=mars&sort=x&compare=y&group=bad-label,__name__,position&f.bad-name=1&from=yesterday&to=1")
 	q = ParseQuery(v)
 	// ... and Warn names each one (shown on the page) instead of dropping it silently.
-	for _, want := range []string{`range="7m"`, `refresh="1s"`, `convention="bogus"`, `theme="pink"`, `tz="mars"`, `sort="x"`, `compare="y"`, `group="bad-label"`, `f.bad-name="1"`, `from="yesterday"`} {
+	for _, want := range []string{`range="8d"`, `refresh="1s"`, `convention="bogus"`, `theme="pink"`, `tz="mars"`, `sort="x"`, `compare="y"`, `group="bad-label"`, `f.bad-name="1"`, `from="yesterday"`} {
 		if !strings.Contains(q.Warn, want) {
 			t.Errorf("Warn %q does not name %s", q.Warn, want)
 		}
@@ -295,5 +296,48 @@ func TestShownWindowAndGrouping(t *testing.T) {
 	res.Groups = res.Groups[:1]
 	if g := ShownGrouping(res, q); g != nil {
 		t.Errorf("one model by default: %v", g)
+	}
+}
+
+// TestParseRange: a relative range in the URL may be any positive Go or
+// Prometheus duration up to the longest range offered, as Grafana takes
+// ?from=now-10m; the select then offers it too.
+func TestParseRange(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		want  time.Duration
+		ok    bool
+		valid bool
+	}{
+		{"10m", 10 * time.Minute, true, true},
+		{"90s", 90 * time.Second, true, true},
+		{"1h30m", 90 * time.Minute, true, true},
+		{"2d", 48 * time.Hour, true, true},
+		{"1d12h", 36 * time.Hour, true, true},
+		{"1w", 7 * 24 * time.Hour, true, true},
+		{"8d", 8 * 24 * time.Hour, true, false},
+		{"0m", 0, false, false},
+		{"-5m", 0, false, false},
+		{"10x", 0, false, false},
+		{"", 0, false, false},
+	} {
+		d, ok := ParseRange(c.in)
+		if ok != c.ok || (ok && d != c.want) || ValidRange(c.in) != c.valid {
+			t.Errorf("ParseRange(%q) = %v, %v (valid %v), want %v, %v (valid %v)", c.in, d, ok, ValidRange(c.in), c.want, c.ok, c.valid)
+		}
+	}
+	now := time.Date(2026, 12, 1, 14, 30, 0, 0, time.UTC)
+	q := ParseQueryAt(url.Values{"range": {"10m"}}, now)
+	if q.Range != "10m" || q.Warn != "" || q.RangeDuration() != 10*time.Minute || q.Values().Get("range") != "10m" {
+		t.Errorf("range=10m: %q, warn %q, %v", q.Range, q.Warn, q.RangeDuration())
+	}
+	if g := q.Grid(15*time.Second, now); g.End-g.Start != 10*time.Minute.Milliseconds() {
+		t.Errorf("range=10m grid spans %d ms", g.End-g.Start)
+	}
+	if r, ok := q.WithSelect("range", "45m"); !ok || r.Range != "45m" {
+		t.Errorf("select 45m: %q %v", r.Range, ok)
+	}
+	if q := ParseQueryAt(url.Values{"range": {"30d"}}, now); q.Range != DefaultQuery().Range || !strings.Contains(q.Warn, `range="30d"`) {
+		t.Errorf("range=30d: %q, warn %q", q.Range, q.Warn)
 	}
 }

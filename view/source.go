@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"specdash/metricsclient"
 	"time"
+
+	"specdash/metricsclient"
 )
 
 // Environment keys the server sets (go-app Handler.Env) and the page reads

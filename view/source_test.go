@@ -3,10 +3,11 @@ package view
 import (
 	"net/url"
 	"reflect"
-	"specdash/metricsclient"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/metricsclient"
 )
 
 // TestUnknownSource: a ?source= that names no configured source is flagged

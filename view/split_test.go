@@ -3,10 +3,11 @@ package view
 import (
 	"net/url"
 	"slices"
-	"specdash/compute"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
 )
 
 // TestDefaultGrouping: without group= the view groups per model; group=none

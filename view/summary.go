@@ -2,11 +2,12 @@ package view
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
-	"strconv"
-	"strings"
 )
 
 // ChartSummaries are the text alternatives of the charts: per chart, the

@@ -1,11 +1,12 @@
 package view
 
 import (
-	"specdash/compute"
-	"specdash/model"
 	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 // The insights fit chart's summary gives each position's rate with its

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"specdash/compute"
-	"specdash/model"
 	"strconv"
 	"strings"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 // SortGroups returns the groups ordered by a sort key (Query.Sort): a column
@@ -153,4 +154,25 @@ func SparkRuns(vals []compute.Value, ratio bool) [][]string {
 	}
 	flush()
 	return runs
+}
+
+// RatesOf are the acceptance rates of buckets (a breakdown row's
+// sparkline).
+func RatesOf(buckets []compute.Stats) []compute.Value {
+	out := make([]compute.Value, len(buckets))
+	for j, b := range buckets {
+		out[j] = b.AcceptanceRate
+	}
+	return out
+}
+
+// BreakdownNote is the breakdown table's note for res (nil before a load),
+// grouped or not.
+func (res *Result) BreakdownNote(grouped bool) string {
+	note := "One row per group: ratio of sums within the group; drafts/s and tokens/s per second of data, as on the cards" + res.PerDataText() +
+		". Click a column header (or Tab to it and press Enter) to sort."
+	if !grouped {
+		note = "Choose labels under Group by to split the numbers. " + note
+	}
+	return note
 }

@@ -1,10 +1,11 @@
 package view
 
 import (
-	"specdash/compute"
-	"specdash/model"
 	"strings"
 	"testing"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 func TestSortGroups(t *testing.T) {

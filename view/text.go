@@ -3,11 +3,12 @@ package view
 import (
 	"fmt"
 	"math"
-	"specdash/compute"
-	"specdash/model"
 	"strconv"
 	"strings"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 // textLayout is the From/To inputs' format (ParseLocalInput also reads
@@ -515,4 +516,19 @@ func AveragedLengthUnit(c compute.Convention) string {
 		return "tokens/draft, without bonus token (SGLang's value − 1)"
 	}
 	return "tokens/draft, bonus token included"
+}
+
+// ErrorText is the message of a failed load (err at errAt): the error, and
+// when older numbers (res) stay shown, that they are stale and from when.
+func ErrorText(err error, errAt time.Time, res *Result) string {
+	if res == nil {
+		return err.Error()
+	}
+	return "Refresh failed at " + errAt.Format("15:04:05") + "; showing the numbers from " + res.At.Format("15:04:05") + " (stale). " + err.Error()
+}
+
+// RetryText is added to the message of a load that found no data while
+// the page retries every scrape interval (tries so far of MaxEmptyRetries).
+func RetryText(scrape time.Duration, tries int) string {
+	return fmt.Sprintf(" — no data yet: retrying every %s (%d of %d)", scrape, tries, MaxEmptyRetries(scrape))
 }

@@ -2,10 +2,12 @@ package view
 
 import (
 	"errors"
-	"specdash/compute"
-	"specdash/model"
+	"strings"
 	"testing"
 	"time"
+
+	"specdash/compute"
+	"specdash/model"
 )
 
 func TestSplitUnit(t *testing.T) {
@@ -155,5 +157,31 @@ func TestNumberTexts(t *testing.T) {
 	}
 	if IntervalText(compute.Comparison{Lower: compute.Defined(0.1)}) != compute.Undefined {
 		t.Error("half an interval printed")
+	}
+}
+
+// TestMessageTexts: a failed load's message, stale when older numbers
+// stay; the retry note; the breakdown's note and row sparkline.
+func TestMessageTexts(t *testing.T) {
+	err := errors.New("boom")
+	at := time.Date(2026, 12, 1, 14, 2, 10, 0, time.UTC)
+	if s := ErrorText(err, at, nil); s != "boom" {
+		t.Errorf("first load failed: %q", s)
+	}
+	if s := ErrorText(err, at, &Result{At: at.Add(-time.Minute)}); s != "Refresh failed at 14:02:10; showing the numbers from 14:01:10 (stale). boom" {
+		t.Errorf("refresh failed: %q", s)
+	}
+	if s := RetryText(5*time.Second, 2); s != " — no data yet: retrying every 5s (2 of 12)" {
+		t.Errorf("retry: %q", s)
+	}
+	var res *Result
+	if n := res.BreakdownNote(false); !strings.HasPrefix(n, "Choose labels under Group by to split the numbers. One row per group") {
+		t.Errorf("ungrouped note %q", n)
+	}
+	if n := res.BreakdownNote(true); !strings.HasPrefix(n, "One row per group") || !strings.HasSuffix(n, "as on the cards. Click a column header (or Tab to it and press Enter) to sort.") {
+		t.Errorf("grouped note %q", n)
+	}
+	if r := RatesOf([]compute.Stats{{AcceptanceRate: compute.Defined(0.5)}, {}}); len(r) != 2 || r[0].V != 0.5 || r[1].OK {
+		t.Errorf("rates %v", r)
 	}
 }
