@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/view"
 )
 
@@ -16,7 +17,7 @@ func TestChartSummaries(t *testing.T) {
 	q := view.DefaultQuery()
 	q.GroupBy = []string{} // group=none: the fleet's two models summed
 	res := &view.Result{Query: q}
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
 	d := &Dashboard{q: q, res: res}
 	v := d.prepare()
 	s := view.ChartSummaries(res, v)

@@ -1,12 +1,11 @@
 package app
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"math"
 	"net/url"
 	"os"
-
-	"encoding/csv"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/model"
 	"specdash/view"
 )
@@ -163,7 +163,7 @@ func TestPartialWindow(t *testing.T) {
 	q.GroupBy = []string{"model_name"}
 	first := g.End - 65_000 // 999_835_000 + ...: inside bucket 55 (825 s, 840 s]
 	res := &view.Result{Query: q}
-	res.FromSeries(fleet(first, g.End, 5_000), q, g, time.UnixMilli(g.End+time.Hour.Milliseconds()), time.Second)
+	res.FromSeries(fixtures.Fleet(first, g.End, 5_000), q, g, time.UnixMilli(g.End+time.Hour.Milliseconds()), time.Second)
 	if res.FirstBucket != 55 || res.DataFrom != first {
 		t.Fatalf("first bucket %d from %d, want 55 from %d", res.FirstBucket, res.DataFrom, first)
 	}
@@ -219,7 +219,7 @@ func TestPartialWindow(t *testing.T) {
 	}
 	// Data over the whole window: no note.
 	full := &view.Result{Query: q}
-	full.FromSeries(fleet(g.Start-g.Step, g.End, 5_000), q, g, time.UnixMilli(g.End), time.Second)
+	full.FromSeries(fixtures.Fleet(g.Start-g.Step, g.End, 5_000), q, g, time.UnixMilli(g.End), time.Second)
 	if full.FirstBucket != 0 || view.CoverageNote(full) != "" {
 		t.Errorf("full window: first bucket %d, note %q", full.FirstBucket, view.CoverageNote(full))
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/report"
 	"specdash/view"
 )
@@ -18,7 +19,7 @@ func TestCompareExportDisabled(t *testing.T) {
 	q := view.DefaultQuery()
 	q.GroupBy = []string{"model_name"}
 	res := &view.Result{Query: q}
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
 	d := &Dashboard{q: q, res: res}
 	if r := d.exportReason("compare"); !strings.Contains(r, "comparison off") {
 		t.Errorf("compare off: export reason %q, want it disabled because the comparison is off", r)
@@ -51,7 +52,7 @@ func TestExportSummaryAndSplit(t *testing.T) {
 	q.Filter = map[string][]string{"engine": {"0", "1"}}
 	q.TZ = view.TZUTC
 	res := &view.Result{Query: q}
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
 	d := &Dashboard{q: q, res: res, source: "http://prom:9090"}
 
 	meta := map[string]string{}

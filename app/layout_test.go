@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/view"
 )
 
@@ -26,7 +27,7 @@ func TestRenderCards(t *testing.T) {
 	var res view.Result
 	// Data from 1_300_000 (the first points, the base of the counts):
 	// covered 300 s.
-	res.FromSeries(fleet(1_300_000, g.End, 10_000), q, g, time.UnixMilli(g.End+60_000), 10*time.Second)
+	res.FromSeries(fixtures.Fleet(1_300_000, g.End, 10_000), q, g, time.UnixMilli(g.End+60_000), 10*time.Second)
 	d.q, d.res = q, &res
 	ui := d.renderCards()
 	cov := res.CoveredSeconds()

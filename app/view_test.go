@@ -12,40 +12,6 @@ import (
 	"specdash/view"
 )
 
-// counter builds one counter series with a value at every grid point t =
-// start, start+step, ..., end: the value at t is rate * (t - origin) / 1000
-// (whole units, floored), so increases are known.
-func counter(f compute.Family, labels map[string]string, pos int, start, end, step int64, perSecond float64) compute.Series {
-	s := compute.Series{Family: f, Labels: labels, Position: pos}
-	for t := start; t <= end; t += step {
-		s.Points = append(s.Points, compute.Point{T: t, V: math.Floor(perSecond * float64(t) / 1000)})
-	}
-	return s
-}
-
-// fleet is two models x two engines with k = 2; model "a" accepts 3 of 4
-// draft tokens per 2 drafts, model "b" 1 of 4; engine 1 runs twice as many
-// drafts as engine 0.
-func fleet(start, end, step int64) []compute.Series {
-	var out []compute.Series
-	for _, m := range []struct {
-		name      string
-		acc, pos0 float64
-	}{{"a", 3, 2}, {"b", 1, 1}} {
-		for e, mult := range []float64{1, 2} {
-			l := map[string]string{"model_name": m.name, "engine": string(rune('0' + e)), "job": "vllm"}
-			out = append(out,
-				counter(compute.Drafts, l, -1, start, end, step, 2*mult),
-				counter(compute.DraftTokens, l, -1, start, end, step, 4*mult),
-				counter(compute.AcceptedTokens, l, -1, start, end, step, m.acc*mult),
-				counter(compute.AcceptedPerPosition, l, 0, start, end, step, m.pos0*mult),
-				counter(compute.AcceptedPerPosition, l, 1, start, end, step, (m.acc-m.pos0)*mult),
-			)
-		}
-	}
-	return out
-}
-
 func TestCompare(t *testing.T) {
 	// Newcombe (1998), example: 56/70 vs 48/80: difference of B - A with A =
 	// 48/80 is 0.2, 95 % interval 0.0524..0.3339.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/model"
 )
 
@@ -36,7 +37,7 @@ func TestBuild(t *testing.T) {
 	g := compute.Grid{Start: 1_000_000, End: 1_060_000, Step: 10_000}
 	q := DefaultQuery()
 	var res Result
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
 	c := Build(&res, q, "")
 	if len(c.Groups) != 2 || len(c.Rate) != 2 || c.Drawn != 2 || c.Rate[0].Name != "a" || c.LineNote() != "" {
 		t.Fatalf("lines: %d groups, %d rate lines, %d drawn, first %q, note %q", len(c.Groups), len(c.Rate), c.Drawn, c.Rate[0].Name, c.LineNote())

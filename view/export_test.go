@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/model"
 	"specdash/report"
 )
@@ -25,7 +26,7 @@ func TestExportMetadata(t *testing.T) {
 	q.Filter = map[string][]string{"engine": {"0", "1"}, "model_name": {"a\nb"}}
 	q.Convention = compute.WithoutBonus
 	res := &Result{Query: q}
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
 
 	tbl := report.BreakdownTable(&res.Model, res.Groups)
 	tbl.Meta = ExportMeta(res, q, "http://prom:9090", "v1.2")
@@ -81,12 +82,12 @@ func TestExportCSVAndJSON(t *testing.T) {
 	q := DefaultQuery()
 	q.GroupBy = []string{"model_name"}
 	res := &Result{Query: q}
-	series := fleet(g.Start, g.End, g.Step)
+	series := fixtures.Fleet(g.Start, g.End, g.Step)
 	// A third model without drafts: undefined ratios.
 	idle := map[string]string{"model_name": `idle, "quoted"`}
-	series = append(series, counter(compute.Drafts, idle, -1, g.Start, g.End, g.Step, 0),
-		counter(compute.DraftTokens, idle, -1, g.Start, g.End, g.Step, 0),
-		counter(compute.AcceptedTokens, idle, -1, g.Start, g.End, g.Step, 0))
+	series = append(series, fixtures.Counter(compute.Drafts, idle, -1, g.Start, g.End, g.Step, 0),
+		fixtures.Counter(compute.DraftTokens, idle, -1, g.Start, g.End, g.Step, 0),
+		fixtures.Counter(compute.AcceptedTokens, idle, -1, g.Start, g.End, g.Step, 0))
 	res.FromSeries(series, q, g, time.UnixMilli(g.End), time.Second)
 
 	tbl := report.BreakdownTable(&res.Model, res.Groups)

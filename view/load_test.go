@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -189,7 +188,7 @@ func TestGrouping(t *testing.T) {
 	q := DefaultQuery()
 	q.GroupBy = []string{"model_name"}
 	var res Result
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
 
 	if len(res.Groups) != 2 || res.Groups[0].Name != "a" || res.Groups[1].Name != "b" {
 		t.Fatalf("groups %+v, want a and b", res.Groups)
@@ -214,7 +213,7 @@ func TestGrouping(t *testing.T) {
 	// Grouping by two labels, one of them absent on every series.
 	q.GroupBy = []string{"engine", "instance"}
 	res = Result{}
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End), time.Second)
 	if len(res.Groups) != 2 || res.Groups[1].Name != "1 · (none)" || res.Groups[1].Stats.Drafts != 2*4*60 {
 		t.Errorf("by engine: %d groups, %q, drafts %v", len(res.Groups), res.Groups[1].Name, res.Groups[1].Stats.Drafts)
 	}
@@ -240,7 +239,7 @@ func TestTwoRefreshesKeepBuckets(t *testing.T) {
 		// stored yet).
 		last := (now.UnixMilli() - scrape.Milliseconds()) / 1000 * 1000
 		var series []compute.Series
-		for _, s := range fleet(g.Start-g.Step, last, 1000) {
+		for _, s := range fixtures.Fleet(g.Start-g.Step, last, 1000) {
 			series = append(series, s)
 		}
 		var r Result
@@ -281,38 +280,4 @@ func TestTwoRefreshesKeepBuckets(t *testing.T) {
 	if reflect.DeepEqual(r1.Buckets[j], r2.Buckets[j-shift]) {
 		t.Errorf("newest bucket did not change although its last sample arrived late; the test proves little")
 	}
-}
-
-// counter builds one counter series with a value at every grid point t =
-// start, start+step, ..., end: the value at t is rate * (t - origin) / 1000
-// (whole units, floored), so increases are known.
-func counter(f compute.Family, labels map[string]string, pos int, start, end, step int64, perSecond float64) compute.Series {
-	s := compute.Series{Family: f, Labels: labels, Position: pos}
-	for t := start; t <= end; t += step {
-		s.Points = append(s.Points, compute.Point{T: t, V: math.Floor(perSecond * float64(t) / 1000)})
-	}
-	return s
-}
-
-// fleet is two models x two engines with k = 2; model "a" accepts 3 of 4
-// draft tokens per 2 drafts, model "b" 1 of 4; engine 1 runs twice as many
-// drafts as engine 0.
-func fleet(start, end, step int64) []compute.Series {
-	var out []compute.Series
-	for _, m := range []struct {
-		name      string
-		acc, pos0 float64
-	}{{"a", 3, 2}, {"b", 1, 1}} {
-		for e, mult := range []float64{1, 2} {
-			l := map[string]string{"model_name": m.name, "engine": string(rune('0' + e)), "job": "vllm"}
-			out = append(out,
-				counter(compute.Drafts, l, -1, start, end, step, 2*mult),
-				counter(compute.DraftTokens, l, -1, start, end, step, 4*mult),
-				counter(compute.AcceptedTokens, l, -1, start, end, step, m.acc*mult),
-				counter(compute.AcceptedPerPosition, l, 0, start, end, step, m.pos0*mult),
-				counter(compute.AcceptedPerPosition, l, 1, start, end, step, (m.acc-m.pos0)*mult),
-			)
-		}
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 )
 
 // TestDefaultGrouping: without group= the view groups per model; group=none
@@ -34,7 +35,7 @@ func TestDefaultGrouping(t *testing.T) {
 	// busiest model unless "all" is chosen, and say so.
 	g := compute.Grid{Start: 1_000_000, End: 1_060_000, Step: 10_000}
 	var res Result
-	res.FromSeries(fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
+	res.FromSeries(fixtures.Fleet(g.Start, g.End, g.Step), q, g, time.UnixMilli(g.End+60_000), time.Second)
 	if res.Ungrouped() || len(res.Groups) != 2 {
 		t.Fatalf("default grouping of two models: %d groups, ungrouped %v", len(res.Groups), res.Ungrouped())
 	}
