@@ -92,7 +92,7 @@ func Request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 // the same step re-reads only its newest points (Result.Incremental; see
 // model.Request.Prev), reusing prev's label lists while younger than
 // labelsReuseMax (the dashboard refreshes them in the background:
-// Dashboard.refreshLabels). An absolute window reads everything.
+// app.Dashboard.refreshLabels). An absolute window reads everything.
 //
 // It never panics: a panic below becomes Result.Err.
 func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window) Result {

@@ -400,7 +400,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		q.CompareA, q.CompareB = v.Get("a"), v.Get("b")
 	}
 	var hw []string
-	q.Health, hw = model.ParseHealthThresholds(v) // health.go
+	q.Health, hw = model.ParseHealthThresholds(v)
 	ignored = append(ignored, hw...)
 	if len(ignored) > 0 {
 		q.Warn = strings.TrimSpace(q.Warn + " URL parameters not understood, ignored: " + strings.Join(ignored, ", ") + ".")

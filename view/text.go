@@ -225,7 +225,7 @@ func CoverageNote(res *Result) string {
 	if res.Model.CoverageNote() == "" {
 		return ""
 	}
-	return coverageText(res) // cards.go: the cards' rates are per second of data
+	return coverageText(res) // the cards' rates are per second of data
 }
 
 // Plain is the data-value form of a number: a plain decimal that parses
