@@ -247,8 +247,7 @@ func (p *InsightsPanel) renderCards(d model.Estimates) app.UI {
 			app.Text(" – "),
 			insightMetric("acceptance-rate-upper", r.Upper, compute.FormatPercent(r.Upper, 1)),
 		)
-		rateSub = app.Text(fmt.Sprintf("around %s of %s draft tokens (tokens of one draft are not independent: read the per-position intervals too)",
-			compute.FormatPercent(r.Estimate, 1), compute.FormatCount(r.Trials, "")))
+		rateSub = app.Text(view.RateIntervalSub(r))
 	}
 	speedCard := card("Estimated speedup", insightMetric("speedup", s.Speedup, view.Times(s.Speedup)),
 		app.Div().DataSet("speedup-kind", "estimated").Text((&model.Model{}).SpeedupShown(s).Label), speedSub)
@@ -275,10 +274,7 @@ func renderIntervalTable(d model.Estimates) app.UI {
 	}
 	rows := make([]app.UI, 0, k+4)
 	for i, iv := range d.Positions {
-		fit := compute.Value{}
-		if i < len(d.Fit.Curve) {
-			fit = d.Fit.Curve[i]
-		}
+		fit := view.Fitted(d.Fit, i)
 		rows = append(rows, app.Tr().Body(
 			app.Td().Text(chartopt.PositionLabel(i)),
 			app.Td().Text(compute.FormatPercent(iv.Estimate, 1)),

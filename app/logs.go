@@ -222,17 +222,12 @@ func logMetric(name string, v compute.Value, text string) app.HTMLSpan {
 
 func logCards(s compute.Stats, derived bool, conv compute.Convention) app.UI {
 	drafts := logMetric("drafts", compute.Defined(s.Drafts), compute.FormatCount(s.Drafts, "drafts"))
-	draftsSub := "drafts in the input"
+	draftsSub, window := view.LogDraftTexts(derived)
 	if derived {
 		drafts = drafts.DataSet("derived", "true")
-		draftsSub = "derived: drafted / k (vLLM's log does not print them)"
 	}
 	k := compute.Value{V: float64(s.K), OK: s.K > 0}
 	kText := strconv.Itoa(s.K) + " positions"
-	window := "log window unknown"
-	if !derived {
-		window = "a scrape has no window"
-	}
 	return app.Div().Class("cards").Body(
 		card("Acceptance rate", logMetric("acceptance-rate", s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), app.Text("accepted / draft tokens")),
 		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(view.LengthFormula(conv))),

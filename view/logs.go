@@ -85,3 +85,13 @@ func LogSpeedup(g report.Group) compute.Value {
 	}
 	return compute.Value{}
 }
+
+// LogDraftTexts are the /logs page's drafts card's sub-line and why its
+// throughputs are undefined: a log's drafts are derived (drafted / k)
+// and its window unknown; a scrape has drafts but no window.
+func LogDraftTexts(derived bool) (draftsSub, noWindow string) {
+	if derived {
+		return "derived: drafted / k (vLLM's log does not print them)", "log window unknown"
+	}
+	return "drafts in the input", "a scrape has no window"
+}

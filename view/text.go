@@ -532,3 +532,19 @@ func ErrorText(err error, errAt time.Time, res *Result) string {
 func RetryText(scrape time.Duration, tries int) string {
 	return fmt.Sprintf(" — no data yet: retrying every %s (%d of %d)", scrape, tries, MaxEmptyRetries(scrape))
 }
+
+// RateIntervalSub is the line under the acceptance rate's Wilson interval
+// r: the estimate and its number of draft tokens.
+func RateIntervalSub(r compute.Interval) string {
+	return fmt.Sprintf("around %s of %s draft tokens (tokens of one draft are not independent: read the per-position intervals too)",
+		compute.FormatPercent(r.Estimate, 1), compute.FormatCount(r.Trials, ""))
+}
+
+// Fitted is the geometric fit's rate at position i (undefined past its
+// curve).
+func Fitted(f compute.GeometricFit, i int) compute.Value {
+	if i < len(f.Curve) {
+		return f.Curve[i]
+	}
+	return compute.Value{}
+}

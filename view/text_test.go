@@ -185,3 +185,25 @@ func TestMessageTexts(t *testing.T) {
 		t.Errorf("rates %v", r)
 	}
 }
+
+// TestInsightTexts: the acceptance rate interval's sub-line, the fitted
+// rate past the fit's curve, and the /logs drafts card's texts.
+func TestInsightTexts(t *testing.T) {
+	r := compute.Interval{Estimate: compute.Defined(0.6), Trials: 15}
+	if s := RateIntervalSub(r); s != "around 60.0 % of 15 draft tokens (tokens of one draft are not independent: read the per-position intervals too)" {
+		t.Errorf("rate interval sub %q", s)
+	}
+	f := compute.GeometricFit{Curve: []compute.Value{compute.Defined(0.5)}}
+	if v := Fitted(f, 0); v.V != 0.5 || !v.OK {
+		t.Errorf("fitted at 0: %+v", v)
+	}
+	if Fitted(f, 1).OK {
+		t.Error("fitted past the curve")
+	}
+	if sub, why := LogDraftTexts(true); sub != "derived: drafted / k (vLLM's log does not print them)" || why != "log window unknown" {
+		t.Errorf("log: %q %q", sub, why)
+	}
+	if sub, why := LogDraftTexts(false); sub != "drafts in the input" || why != "a scrape has no window" {
+		t.Errorf("scrape: %q %q", sub, why)
+	}
+}
