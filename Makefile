@@ -72,7 +72,7 @@ build: assets
 # instead of compiling the dependencies once more (a cold cache: minutes).
 vet:
 	$(GO) vet -trimpath ./...
-	GOOS=js GOARCH=wasm $(GO) vet $(WASMFLAGS) ./compute/ ./logparse/ ./metricsclient/ ./report/ ./model/ ./chartopt/ ./app/ ./cmd/specdash/
+	GOOS=js GOARCH=wasm $(GO) vet $(WASMFLAGS) ./compute/ ./logparse/ ./metricsclient/ ./report/ ./model/ ./chartopt/ ./view/ ./app/ ./cmd/specdash/
 
 # Host tests (with the real Prometheus and Chromium tests), then compute under
 # js/wasm in Node, where the browser runs it.

@@ -3,10 +3,12 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
-	"specdash/chartopt"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/chartopt"
+	"specdash/view"
 )
 
 // Chart draws one ECharts option (JSON from go-echarts) with the page's
@@ -44,7 +46,7 @@ type Chart struct {
 	// Zoom makes a span selected on the x axis (ECharts brush, lineX)
 	// post the ZoomAction with the selected bucket indices.
 	Zoom bool
-	// Summary is the chart's text alternative (a11y.go): the numbers it
+	// Summary is the chart's text alternative (view.ChartSummaries): the numbers it
 	// draws, read by screen readers instead of the canvas.
 	Summary string
 
@@ -54,8 +56,8 @@ type Chart struct {
 	err     string
 	onBrush app.Func
 
-	stamp    previewStamp // server only: set by OnPreRender (prerender.go)
-	libWaits int          // draws put off because ECharts had not run yet
+	stamp    view.PreviewStamp // server only: set by OnPreRender
+	libWaits int               // draws put off because ECharts had not run yet
 
 	// Lazy redraw (client only, see the type's comment).
 	div      app.Value // the [data-chart] div ECharts draws into
@@ -108,10 +110,10 @@ func (c *Chart) Render() app.UI {
 		h = 260
 	}
 	div := app.Div().Class("chart").DataSet("chart", c.Name).Style("height", fmt.Sprintf("%dpx", h))
-	if !app.IsClient && c.Option != "" && c.stamp.at > 0 {
+	if !app.IsClient && c.Option != "" && c.stamp.At > 0 {
 		div = div.DataSet("option", base64.StdEncoding.EncodeToString([]byte(c.Option))).
-			DataSet("preview-at", c.stamp.at).
-			DataSet("preview-url", c.stamp.url)
+			DataSet("preview-at", c.stamp.At).
+			DataSet("preview-url", c.stamp.URL)
 		if draw := preRenderChart.Load(); draw != nil && c.Spec != nil {
 			if static := (*draw)(c.Spec); static != "" {
 				div = div.Body(app.Raw(static))
@@ -137,7 +139,7 @@ func (c *Chart) Render() app.UI {
 // OnPreRender (server only) stamps the chart with the page and the time of
 // the pre-render.
 func (c *Chart) OnPreRender(ctx app.Context) {
-	c.stamp = stampFor(ctx.Page().URL())
+	c.stamp = view.StampFor(ctx.Page().URL())
 }
 
 // OnMount creates the ECharts instance and draws the current option.

@@ -2,19 +2,16 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"specdash/compute"
+	"specdash/chartopt"
 	"specdash/metricsclient"
-	"specdash/model"
+	"specdash/view"
 )
 
 // loadTimeout bounds one load (all its Prometheus requests).
@@ -33,14 +30,14 @@ func Register() {
 type Dashboard struct {
 	app.Compo
 
-	q           Query
+	q           view.Query
 	source      string
 	scrape      time.Duration
 	version     string
 	wasmMissing bool
 
-	res     *Result // last successful load for the current query
-	err     error   // failure of the latest load, nil after a success
+	res     *view.Result // last successful load for the current query
+	err     error        // failure of the latest load, nil after a success
 	errAt   time.Time
 	loading bool
 	models  []string
@@ -56,7 +53,7 @@ type Dashboard struct {
 	// source); nil after a failed load, so the next one reads everything.
 	window *metricsclient.Window
 
-	view view        // derived from res and q, see prepare
+	view view.Charts // derived from res and q, see prepare
 	lay  layoutState // split group, kiosk, speedup card's cost (layout.go)
 
 	preview bool // res was loaded by the server's pre-render (prerender.go)
@@ -76,7 +73,7 @@ type Dashboard struct {
 
 	// labelsAt is when the menus' label lists were read by a load of the
 	// window labelsOf; a load without a previous Window reuses them while
-	// younger than LabelsMaxAge (loadSince).
+	// younger than LabelsMaxAge (view.LoadWith).
 	labelsAt time.Time
 	labelsOf string
 	flt      filterState // filter menus: search text, chained values (filters.go)
@@ -85,22 +82,23 @@ type Dashboard struct {
 // OnInit reads the server's settings (Env); it runs on the server and in
 // the browser.
 func (d *Dashboard) OnInit() {
-	d.q = DefaultQuery()
-	d.source = app.Getenv(EnvSource)
-	d.version = app.Getenv(EnvVersion)
-	d.wasmMissing = app.Getenv(EnvWasmMissing) == "1"
+	d.q = view.DefaultQuery()
+	d.source = app.Getenv(view.EnvSource)
+	d.version = app.Getenv(view.EnvVersion)
+	d.wasmMissing = app.Getenv(view.EnvWasmMissing) == "1"
 	d.scrape = metricsclient.DefaultScrapeInterval
-	if s, err := time.ParseDuration(app.Getenv(EnvScrapeInterval)); err == nil && s > 0 {
+	if s, err := time.ParseDuration(app.Getenv(view.EnvScrapeInterval)); err == nil && s > 0 {
 		d.scrape = s
 	}
-	d.source, d.scrape = SourceSettings(d.source, d.scrape) // app/source.go: the URL's ?source=
+	s, ok := currentSource() // the URL's ?source=
+	d.source, d.scrape = view.SourceSettings(s, ok, d.source, d.scrape)
 }
 
 // OnPreRender shows the URL's selections in the server-rendered page and,
 // when the server provides a client (SetPreRenderClient), the URL's numbers
 // (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
-	d.q = ParseQuery(ctx.Page().URL().Query())
+	d.q = view.ParseQuery(ctx.Page().URL().Query())
 	d.readLayout(ctx.Page().URL())
 	d.preRenderLoad(ctx)
 }
@@ -125,7 +123,7 @@ func (d *Dashboard) setup() {
 	// A plain RoundTripper: client_golang's default one makes Go's js
 	// transport skip the browser's fetch (frontend.md).
 	d.client, d.clientErr = metricsclient.New(metricsclient.Config{
-		Address:        SourceAddress(),
+		Address:        view.SourceAddress(currentSource()),
 		RoundTripper:   http.DefaultTransport,
 		ScrapeInterval: d.scrape,
 	})
@@ -140,7 +138,7 @@ func (d *Dashboard) OnNav(ctx app.Context) {
 	}
 	d.setup()
 	u := ctx.Page().URL()
-	d.apply(ctx, d.withPrefs(ctx, u, ParseQuery(u.Query())), false, true)
+	d.apply(ctx, d.withPrefs(ctx, u, view.ParseQuery(u.Query())), false, true)
 	d.layoutNav(ctx)
 }
 
@@ -169,7 +167,7 @@ func (d *Dashboard) OnDismount() {
 // apply switches to q: rewrites the URL when asked, reloads when the data
 // selection changed (or force), and restarts the refresh timer when its
 // period changed.
-func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
+func (d *Dashboard) apply(ctx app.Context, q view.Query, writeURL, force bool) {
 	old := d.q
 	if writeURL {
 		q.Warn = "" // a user's choice replaces the refused URL window
@@ -181,7 +179,7 @@ func (d *Dashboard) apply(ctx app.Context, q Query, writeURL, force bool) {
 			defer func() { recover() }() // history.replaceState is JS: never let it kill the app
 			cur := ctx.Page().URL()
 			u := *cur
-			u.RawQuery = KeepSource(MergeValues(cur.Query(), q.Values()), cur).Encode()
+			u.RawQuery = view.KeepSource(view.MergeValues(cur.Query(), q.Values()), cur).Encode()
 			ctx.Page().ReplaceURL(&u)
 		}()
 	}
@@ -227,10 +225,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	d.inflight = cancel
 	d.gen++
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
-	labels := prev != nil || d.labelsOf != labelsWindow(q) || time.Since(d.labelsAt) >= LabelsMaxAge
+	labels := prev != nil || d.labelsOf != view.LabelsWindow(q) || time.Since(d.labelsAt) >= view.LabelsMaxAge
 	d.loading = true
 	ctx.Async(func() {
-		res := loadSince(lctx, client, q, scrape, client.Now(), prev, labels)
+		res := view.LoadWith(lctx, client, q, scrape, client.Now(), prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark})
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {
@@ -265,7 +263,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 // incremental load, unless another load came in between.
 func (d *Dashboard) refreshLabels(ctx app.Context) {
 	w, client := d.window, d.client
-	if w == nil || client == nil || d.labelsBusy || time.Since(w.LabelsAt()) < LabelsMaxAge || d.ctx == nil {
+	if w == nil || client == nil || d.labelsBusy || time.Since(w.LabelsAt()) < view.LabelsMaxAge || d.ctx == nil {
 		return
 	}
 	d.labelsBusy = true
@@ -279,7 +277,7 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 				return // the next load reads them, or a newer load has them
 			}
 			d.window = nw
-			var r Result
+			var r view.Result
 			r.SetLabels(labels)
 			d.adoptLabels(&r)
 		})
@@ -288,7 +286,7 @@ func (d *Dashboard) refreshLabels(ctx app.Context) {
 
 // adopt shows res (a successful load) and keeps its label lists; a load
 // without them (a failed look-up) leaves the previous ones.
-func (d *Dashboard) adopt(res *Result) {
+func (d *Dashboard) adopt(res *view.Result) {
 	d.res, d.err = res, nil
 	d.adoptLabels(res)
 	d.schema = res.SchemaName()
@@ -297,7 +295,7 @@ func (d *Dashboard) adopt(res *Result) {
 // adoptLabels keeps res's label lists for the filter menus, when it has
 // them (a failed load has them only when its filters matched nothing:
 // model.Compute fills them when the filters excluded every series).
-func (d *Dashboard) adoptLabels(res *Result) {
+func (d *Dashboard) adoptLabels(res *view.Result) {
 	if res.Models != nil {
 		d.models = res.Models
 	}
@@ -306,14 +304,8 @@ func (d *Dashboard) adoptLabels(res *Result) {
 	}
 	if res.Labels != nil {
 		d.labels = res.Labels
-		d.labelsAt, d.labelsOf = res.At, labelsWindow(res.Query)
+		d.labelsAt, d.labelsOf = res.At, view.LabelsWindow(res.Query)
 	}
-}
-
-// labelsWindow names the window whose label lists the menus show (they
-// are unfiltered: the filters do not change them).
-func labelsWindow(q Query) string {
-	return q.Range + "|" + time.UnixMilli(q.From).String() + "|" + time.UnixMilli(q.To).String()
 }
 
 // perfMark sets the performance mark "specdash:load:"+name in the browser
@@ -333,27 +325,18 @@ func perfMark(name string) {
 	app.Window().Get("performance").Call("mark", "specdash:load:"+name)
 }
 
-// maxEmptyRetries bounds retryWhileEmpty: one retry per scrape interval,
-// for about a minute (at least 6 retries).
-func maxEmptyRetries(scrape time.Duration) int {
-	if scrape <= 0 {
-		return 6
-	}
-	return max(6, int(time.Minute/scrape))
-}
-
 // retryWhileEmpty reloads a live window without auto-refresh that found no
 // speculative-decoding series, once per scrape interval, at most
-// maxEmptyRetries times in a row: a source that has just started scraping
+// view.MaxEmptyRetries times in a row: a source that has just started scraping
 // (embedded mode's first seconds) has no sample before the window's end
 // (the last step point) yet, and the page must not stay on that error
-// until someone clicks Refresh. At most maxEmptyRetries in a row; a
+// until someone clicks Refresh. At most view.MaxEmptyRetries in a row; a
 // success or another data selection resets the count. Filters that
 // exclude series that exist are not retried: waiting will not help.
 func (d *Dashboard) retryWhileEmpty(ctx app.Context, err error) {
 	var miss *metricsclient.MissingMetricsError
 	if !errors.As(err, &miss) || miss.ExistWithoutFilters || d.q.From != 0 || d.q.RefreshDuration() > 0 ||
-		d.emptyTries >= maxEmptyRetries(d.scrape) || d.stopEmpty != nil || d.ctx == nil {
+		d.emptyTries >= view.MaxEmptyRetries(d.scrape) || d.stopEmpty != nil || d.ctx == nil {
 		return
 	}
 	d.emptyTries++
@@ -396,18 +379,7 @@ func (d *Dashboard) startRefresh(ctx app.Context) {
 
 // state is the root's data-state ("preview": numbers pre-rendered by the
 // server, before the browser's own first load).
-func (d *Dashboard) state() string {
-	switch {
-	case d.res != nil && d.preview:
-		return "preview"
-	case d.res != nil:
-		return "ready"
-	case d.err != nil:
-		return "error"
-	default:
-		return "loading"
-	}
-}
+func (d *Dashboard) state() string { return view.PageState(d.res != nil, d.preview, d.err) }
 
 // onSelect handles the single-value selects.
 func (d *Dashboard) onSelect(field string) app.EventHandler {
@@ -418,35 +390,12 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 			d.onSplit(ctx, e)
 			return
 		}
-		q := d.q
-		switch field {
-		case "range":
-			if !slices.Contains(Ranges, v) {
-				return
-			}
-			q.Range, q.From, q.To = v, 0, 0
-		case "refresh":
-			q.Refresh = v
+		q, ok := d.q.WithSelect(field, v)
+		if !ok {
+			return
+		}
+		if field == "refresh" {
 			remember(ctx, storeRefresh, v)
-		case "tz":
-			q.TZ = TZLocal
-			if v == TZUTC {
-				q.TZ = TZUTC
-			}
-		case "convention":
-			q.Convention = compute.WithBonus
-			if v == ConventionNoBonus {
-				q.Convention = compute.WithoutBonus
-			}
-		case "compare":
-			q.Compare = CompareOff
-			if v == CompareWindow || v == CompareGroups {
-				q.Compare = v
-			}
-		case "compare-a":
-			q.CompareA = decodeOption(v)
-		case "compare-b":
-			q.CompareB = decodeOption(v)
 		}
 		d.apply(ctx, q, true, false)
 	}
@@ -456,18 +405,7 @@ func (d *Dashboard) onSelect(field string) app.EventHandler {
 func (d *Dashboard) onGroup(label string) app.EventHandler {
 	return func(ctx app.Context, e app.Event) {
 		label := handlerKey(ctx, "data-group", label)
-		q := d.q
-		on := ctx.JSSrc().Get("checked").Bool()
-		gb := slices.DeleteFunc(slices.Clone(d.grouping()), func(l string) bool { return l == label })
-		if on {
-			gb = append(gb, label)
-		}
-		if gb == nil {
-			gb = []string{} // explicit: no grouping (nil is per model)
-		}
-		q.GroupBy = gb
-		q.CompareA, q.CompareB = "", ""
-		d.apply(ctx, q, true, false)
+		d.apply(ctx, d.q.WithGroup(d.grouping(), label, ctx.JSSrc().Get("checked").Bool()), true, false)
 	}
 }
 
@@ -485,91 +423,38 @@ func (d *Dashboard) onTime(base bool) app.EventHandler {
 			if !el.Truthy() {
 				return 0
 			}
-			return parseLocalInput(el.Get("value").String(), d.q.Location())
+			return view.ParseLocalInput(el.Get("value").String(), d.q.Location())
 		}
-		from, to := read(fromID), read(toID)
-		q := d.q
-		if base {
-			if from == 0 && to == 0 {
-				q.BaseFrom, q.BaseTo = 0, 0
-			} else if err := CheckWindow(from, to, time.Now()); err != nil {
-				d.notice = "Baseline window: " + err.Error() + "."
-				return
-			} else {
-				q.BaseFrom, q.BaseTo = from, to
-			}
-		} else {
-			if err := CheckWindow(from, to, time.Now()); err != nil {
-				d.notice = "Time window: " + err.Error() + "."
-				return
-			}
-			q.From, q.To = from, to
+		q, err := d.q.WithWindow(base, read(fromID), read(toID), time.Now())
+		if err != nil {
+			d.notice = err.Error()
+			return
 		}
 		d.apply(ctx, q, true, false)
 	}
-}
-
-// inputLayout is the value format of <input type=datetime-local step=1>.
-const inputLayout = "2006-01-02T15:04:05"
-
-// parseLocalInput reads a datetime-local value in loc; 0 when empty or
-// invalid.
-func parseLocalInput(v string, loc *time.Location) int64 {
-	v = strings.TrimSpace(v)
-	for _, layout := range []string{inputLayout, "2006-01-02T15:04", textLayout, "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, v, loc); err == nil {
-			return t.UnixMilli()
-		}
-	}
-	return 0
-}
-
-func formatLocalInput(ms int64, loc *time.Location) string {
-	if ms <= 0 {
-		return ""
-	}
-	return time.UnixMilli(ms).In(loc).Format(textLayout)
 }
 
 // onZoom turns a span selected on a time chart into an absolute window
 // (bucket start of the first to bucket end of the last selected bucket).
 func (d *Dashboard) onZoom(ctx app.Context, a app.Action) {
 	z, ok := a.Value.(Zoom)
-	if !ok || d.res == nil {
+	if !ok {
 		return
 	}
-	g := d.res.Grid
-	n := g.Buckets()
-	if n == 0 {
-		return
+	if q, ok := d.q.Zoom(d.res, z.Chart, d.view.HeatFirst, z.From, z.To); ok {
+		d.pushQuery(ctx, q) // Back undoes the zoom
 	}
-	from, to := z.From, z.To
-	if z.Chart == ChartHeatmap && d.view.heatFirst != nil {
-		from, to = model.ColumnBuckets(d.view.heatFirst, n, from, to)
-	}
-	from, to = max(from, 0), min(to, n-1)
-	if to < from {
-		return
-	}
-	q := d.q
-	q.From, q.To = g.BucketStart(from), g.BucketEnd(to)
-	d.pushQuery(ctx, q) // Back undoes the zoom
 }
 
 func (d *Dashboard) onLive(ctx app.Context, e app.Event) {
-	q := d.q
-	q.From, q.To = 0, 0
-	if !slices.Contains(Ranges, q.Range) {
-		q.Range = DefaultQuery().Range
-	}
-	d.apply(ctx, q, true, false)
+	d.apply(ctx, d.q.Live(), true, false)
 }
 
 func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
 	q := d.q
-	q.Theme = ThemeDark
-	if d.q.Theme == ThemeDark {
-		q.Theme = ThemeLight
+	q.Theme = view.ThemeDark
+	if d.q.Theme == view.ThemeDark {
+		q.Theme = view.ThemeLight
 	}
 	remember(ctx, storeTheme, q.Theme)
 	setPageTheme(q.Theme)
@@ -577,21 +462,7 @@ func (d *Dashboard) onTheme(ctx app.Context, e app.Event) {
 }
 
 func (d *Dashboard) onSort(col string) app.EventHandler {
-	return func(ctx app.Context, e app.Event) {
-		q := d.q
-		switch q.Sort {
-		case col:
-			q.Sort = "-" + col
-		case "-" + col:
-			q.Sort = ""
-		default:
-			q.Sort = col
-			if col != ColGroup {
-				q.Sort = "-" + col // numbers: largest first
-			}
-		}
-		d.apply(ctx, q, true, false)
-	}
+	return func(ctx app.Context, e app.Event) { d.apply(ctx, d.q.SortedBy(col), true, false) }
 }
 
 // onCopyLink puts the page's URL (the whole view) on the clipboard and shows
@@ -602,7 +473,7 @@ func (d *Dashboard) onCopyLink(ctx app.Context, e app.Event) {
 		defer func() { recover() }()
 		href = app.Window().Get("location").Get("href").String()
 		if u, err := url.Parse(href); err == nil {
-			href = CanonicalURL(u, d.q) // exportmeta.go: without ignored parameters
+			href = view.CanonicalURL(u, d.q) // without ignored parameters
 		}
 	}()
 	d.link = href
@@ -656,49 +527,17 @@ func (d *Dashboard) onExport(name, format string) app.EventHandler {
 		switch format {
 		case "png":
 			DrawPendingCharts(ctx) // the PNG is what the current option draws
-			pal := PaletteFor(d.q.Theme)
-			err = downloadPNG(name, fileName(d.res, name, "png"), pal.Panel, pal.Text, PNGTitle(d.res, d.q, d.source, d.splitShows(name)))
+			pal := chartopt.PaletteFor(d.q.Theme)
+			err = downloadPNG(name, view.FileName(d.res, name, "png"), pal.Panel, pal.Text, view.PNGTitle(d.res, d.q, d.source, d.res.SplitShows(name, d.lay.Split)))
 		case "csv":
 			t := d.exportTableWithMeta(name)
-			err = download(fileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())
+			err = download(view.FileName(d.res, t.Name, "csv"), "text/csv;charset=utf-8", t.CSV())
 		case "json":
 			t := d.exportTableWithMeta(name)
-			err = download(fileName(d.res, t.Name, "json"), "application/json", t.JSON())
+			err = download(view.FileName(d.res, t.Name, "json"), "application/json", t.JSON())
 		}
 		if err != nil {
 			d.notice = err.Error()
 		}
 	}
-}
-
-// valuePrefix starts an encoded label value (the "all" option is plain).
-const valuePrefix = "v:"
-
-// encodeOption is the <option value> of a label value: base64url, so that
-// no label value (a model name may hold quotes and angle brackets) ever
-// lands raw in an HTML attribute. go-app v10.1.11 writes attributes of the
-// pre-rendered page with strconv.Quote, which is not HTML escaping, so a
-// raw value from the URL would be an injection. It also keeps a model
-// called "all" apart from the "all" option.
-func encodeOption(v string) string {
-	return valuePrefix + base64.RawURLEncoding.EncodeToString([]byte(v))
-}
-
-// decodeOption inverts encodeOption; "all" (or anything undecodable) is
-// "" (no filter).
-func decodeOption(v string) string {
-	s, _ := decodeOptionOK(v)
-	return s
-}
-
-func decodeOptionOK(v string) (string, bool) {
-	enc, ok := strings.CutPrefix(v, valuePrefix)
-	if !ok {
-		return "", false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(enc)
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
 }

@@ -1,12 +1,11 @@
 package app
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"math"
 	"net/url"
 	"os"
-
-	"encoding/csv"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,38 +14,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
+	"specdash/model"
+	"specdash/view"
 )
-
-// Labels on the per-position bars, the heatmap cells and the insights
-// chart round as the chips do (compute.FormatPercent): 959/2800 = 34.25 %
-// is "34.2 %" everywhere (math.Round gave 34.3 on the bars).
-func TestPercentLabelsMatchChips(t *testing.T) {
-	s := compute.Derive(compute.Counts{Drafts: 2800, DraftTokens: 2800, AcceptedTokens: 959, AcceptedPerPosition: []float64{959}}, 10, compute.WithBonus)
-	chip := compute.FormatPercent(s.PerPositionAcceptanceRate[0], 1)
-	if chip != "34.2 %" {
-		t.Fatalf("chip %q, want 34.2 %%", chip)
-	}
-	want := strings.TrimSuffix(chip, " %")
-	var o echartsOption
-	if err := json.Unmarshal([]byte(PerPositionOption(s)), &o); err != nil {
-		t.Fatal(err)
-	}
-	if got := strconv.FormatFloat(o.Series[0].Data[0].Value.(float64), 'f', -1, 64); got != want {
-		t.Errorf("bar label %s %%, chip %s", got, chip)
-	}
-	var h struct {
-		Series []struct {
-			Data [][]float64 `json:"data"`
-		} `json:"series"`
-	}
-	g := compute.Grid{Start: 0, End: 10_000, Step: 10_000}
-	if err := json.Unmarshal([]byte(HeatmapOption(g, []compute.Stats{s}, 1, 1, time.UTC, PaletteFor(ThemeLight))), &h); err != nil {
-		t.Fatal(err)
-	}
-	if got := strconv.FormatFloat(h.Series[0].Data[0][2], 'f', -1, 64); got != want {
-		t.Errorf("heatmap label %s %%, chip %s", got, chip)
-	}
-}
 
 // Differences that round to zero print without a sign: "0.00", not
 // "-0.00" (compare groups showed "-0.00 tokens/draft").
@@ -57,18 +28,18 @@ func TestSignedZero(t *testing.T) {
 		want string
 	}{{-0.001, 2, "0.00"}, {math.Copysign(0, -1), 2, "0.00"}, {0.001, 2, "0.00"}, {-0.04, 1, "0.0"},
 		{0.05, 2, "+0.05"}, {-0.05, 2, "-0.05"}, {1.5, 1, "+1.5"}, {-12.25, 1, "-12.2"}} {
-		if got := signed(c.v, c.d); got != c.want {
+		if got := view.Signed(c.v, c.d); got != c.want {
 			t.Errorf("signed(%v, %d) = %q, want %q", c.v, c.d, got, c.want)
 		}
 	}
-	if got := signedPoints(compute.Defined(-0.0001)); got != "0.0 pp" {
+	if got := view.SignedPoints(compute.Defined(-0.0001)); got != "0.0 pp" {
 		t.Errorf("signedPoints(-0.0001) = %q, want 0.0 pp", got)
 	}
 	// Two groups with the same mean acceptance length up to rounding.
 	a := compute.Derive(compute.Counts{Drafts: 3, DraftTokens: 9, AcceptedTokens: 4, AcceptedPerPosition: []float64{2, 1, 1}}, 10, compute.WithBonus)
 	b := compute.Derive(compute.Counts{Drafts: 3000, DraftTokens: 9000, AcceptedTokens: 3999, AcceptedPerPosition: []float64{2000, 1000, 999}}, 10, compute.WithBonus)
 	d := &Dashboard{}
-	html := renderHTML(t, d.renderCompareTable(CompareResult{AName: "a", BName: "b", AStats: a, BStats: b}))
+	html := renderHTML(t, d.renderCompareTable(model.Sides{AName: "a", BName: "b", AStats: a, BStats: b}))
 	if strings.Contains(html, "-0.00") || !strings.Contains(html, "0.00 tokens/draft") {
 		t.Errorf("compare table: want \"0.00 tokens/draft\" without sign:\n%s", html)
 	}
@@ -142,7 +113,7 @@ func TestURLHardening(t *testing.T) {
 		{"from=2025-03-01T11:00:00Z&to=2025-03-01T10:00:00Z", "the start 2025-03-01T11:00:00Z is not before the end 2025-03-01T10:00:00Z"},
 	} {
 		v, _ := url.ParseQuery(c.raw)
-		q := ParseQueryAt(v, now)
+		q := view.ParseQueryAt(v, now)
 		if q.Absolute() || !strings.Contains(q.Warn, c.warn) {
 			t.Errorf("%s: absolute %v, warn %q, want it to contain %q", c.raw, q.Absolute(), q.Warn, c.warn)
 		}
@@ -153,29 +124,29 @@ func TestURLHardening(t *testing.T) {
 	// Within the limits: accepted, no warning (7 days exactly; ending a
 	// day ahead).
 	v, _ := url.ParseQuery("from=2025-02-22T12:00:00Z&to=2025-03-01T12:00:00Z")
-	if q := ParseQueryAt(v, now); !q.Absolute() || q.Warn != "" {
+	if q := view.ParseQueryAt(v, now); !q.Absolute() || q.Warn != "" {
 		t.Errorf("7-day window refused: %+v", q)
 	}
 	v, _ = url.ParseQuery("from=2025-03-01T11:00:00Z&to=2025-03-02T12:00:00Z")
-	if q := ParseQueryAt(v, now); !q.Absolute() || q.Warn != "" {
+	if q := view.ParseQueryAt(v, now); !q.Absolute() || q.Warn != "" {
 		t.Errorf("window ending a day ahead refused: %+v", q)
 	}
 	v, _ = url.ParseQuery("compare=window&base_from=1&base_to=2")
-	if q := ParseQueryAt(v, now); q.BaseFrom != 0 || !strings.Contains(q.Warn, "Baseline window in the URL ignored") {
+	if q := view.ParseQueryAt(v, now); q.BaseFrom != 0 || !strings.Contains(q.Warn, "Baseline window in the URL ignored") {
 		t.Errorf("absurd baseline: %+v", q)
 	}
 	// Refresh: only the offered periods; 0s, negative, tiny or garbage is off.
 	for _, r := range []string{"0s", "0", "-5s", "1ms", "1ns", "abc", "5", "1h", "999999h"} {
 		v := url.Values{"refresh": {r}}
-		if q := ParseQueryAt(v, now); q.Refresh != "off" || q.RefreshDuration() != 0 {
+		if q := view.ParseQueryAt(v, now); q.Refresh != "off" || q.RefreshDuration() != 0 {
 			t.Errorf("refresh=%s gives %q (%v), want off", r, q.Refresh, q.RefreshDuration())
 		}
 	}
-	if q := ParseQueryAt(url.Values{"refresh": {"5s"}}, now); q.RefreshDuration() != 5*time.Second {
+	if q := view.ParseQueryAt(url.Values{"refresh": {"5s"}}, now); q.RefreshDuration() != 5*time.Second {
 		t.Errorf("refresh=5s: %v", q.RefreshDuration())
 	}
 	// The message is shown on the page.
-	d := &Dashboard{q: ParseQueryAt(url.Values{"from": {"1"}, "to": {"99999999999999999"}}, now)}
+	d := &Dashboard{q: view.ParseQueryAt(url.Values{"from": {"1"}, "to": {"99999999999999999"}}, now)}
 	if html := renderHTML(t, d.renderMessages()); !strings.Contains(html, `data-url-warning`) || !strings.Contains(html, "Time window in the URL ignored") {
 		t.Errorf("messages:\n%s", html)
 	}
@@ -188,11 +159,11 @@ func TestURLHardening(t *testing.T) {
 // rates of the cards and the breakdown table are per second of those 65 s.
 func TestPartialWindow(t *testing.T) {
 	g := compute.Grid{Start: 1_000_000_000, End: 1_000_900_000, Step: 15_000}
-	q := DefaultQuery()
+	q := view.DefaultQuery()
 	q.GroupBy = []string{"model_name"}
 	first := g.End - 65_000 // 999_835_000 + ...: inside bucket 55 (825 s, 840 s]
-	res := &Result{Query: q}
-	res.compute(fleet(first, g.End, 5_000), q, g, time.UnixMilli(g.End+time.Hour.Milliseconds()), time.Second)
+	res := &view.Result{Query: q}
+	res.FromSeries(fixtures.Fleet(first, g.End, 5_000), q, g, time.UnixMilli(g.End+time.Hour.Milliseconds()), time.Second)
 	if res.FirstBucket != 55 || res.DataFrom != first {
 		t.Fatalf("first bucket %d from %d, want 55 from %d", res.FirstBucket, res.DataFrom, first)
 	}
@@ -206,7 +177,7 @@ func TestPartialWindow(t *testing.T) {
 		t.Errorf("drafts/s %v, want drafts %v / 900 s", res.Stats.DraftsPerSecond, res.Total.Total.Drafts)
 	}
 	want := "Data covers the last 1m 05s of this 15m window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (1m 05s)"
-	if note := CoverageNote(res); !strings.HasPrefix(note, want) {
+	if note := view.CoverageNote(res); !strings.HasPrefix(note, want) {
 		t.Errorf("note %q, want it to start with %q", note, want)
 	}
 	d := &Dashboard{q: q, res: res}
@@ -226,9 +197,9 @@ func TestPartialWindow(t *testing.T) {
 	if !strings.Contains(table, "per second of data, as on the cards (1m 05s of the 15m window)") {
 		t.Errorf("table note does not say the rates' seconds:\n%s", table)
 	}
-	for _, name := range []string{ChartThroughput, ChartDrafts} {
+	for _, name := range []string{view.ChartThroughput, view.ChartDrafts} {
 		var o echartsOption
-		if err := json.Unmarshal([]byte(v.options[name]), &o); err != nil {
+		if err := json.Unmarshal([]byte(v.Options[name]), &o); err != nil {
 			t.Fatal(err)
 		}
 		for si, s := range o.Series {
@@ -247,10 +218,10 @@ func TestPartialWindow(t *testing.T) {
 		}
 	}
 	// Data over the whole window: no note.
-	full := &Result{Query: q}
-	full.compute(fleet(g.Start-g.Step, g.End, 5_000), q, g, time.UnixMilli(g.End), time.Second)
-	if full.FirstBucket != 0 || CoverageNote(full) != "" {
-		t.Errorf("full window: first bucket %d, note %q", full.FirstBucket, CoverageNote(full))
+	full := &view.Result{Query: q}
+	full.FromSeries(fixtures.Fleet(g.Start-g.Step, g.End, 5_000), q, g, time.UnixMilli(g.End), time.Second)
+	if full.FirstBucket != 0 || view.CoverageNote(full) != "" {
+		t.Errorf("full window: first bucket %d, note %q", full.FirstBucket, view.CoverageNote(full))
 	}
 	for _, c := range []struct {
 		ms   int64
@@ -260,74 +231,6 @@ func TestPartialWindow(t *testing.T) {
 			t.Errorf("SpanText(%d) = %q, want %q", c.ms, got, c.want)
 		}
 	}
-}
-
-// Legends and axis labels of every chart stay readable in both themes:
-// contrast ratio (WCAG) at least 4.5 against the panel colour. The
-// insights chart's legend was nearly invisible in the dark theme before it
-// took the theme's palette.
-func TestChartTextContrast(t *testing.T) {
-	g := compute.Grid{Start: 0, End: 30_000, Step: 10_000}
-	s := seedStats()
-	vals := []compute.Value{s.AcceptanceRate, s.AcceptanceRate, s.AcceptanceRate}
-	for _, theme := range []string{ThemeLight, ThemeDark} {
-		p := PaletteFor(theme)
-		for name, js := range map[string]string{
-			"insights":     InsightsChart(ComputeInsightsData(s, 0.1), p),
-			"per-position": PerPositionChart(s, compute.FitGeometric(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}), p),
-			"lines":        LinesOption(g, []Line{{"a", vals}, {"b", vals}}, 3, 100, 1, "%", 0, 100, time.UTC, p),
-		} {
-			var m struct {
-				Legend struct {
-					Show      bool                   `json:"show"`
-					TextStyle struct{ Color string } `json:"textStyle"`
-				} `json:"legend"`
-				TextStyle struct{ Color string } `json:"textStyle"`
-			}
-			if err := json.Unmarshal([]byte(js), &m); err != nil {
-				t.Fatalf("%s %s: %v", theme, name, err)
-			}
-			if !m.Legend.Show {
-				t.Errorf("%s %s: no legend", theme, name)
-			}
-			for what, c := range map[string]string{"legend": m.Legend.TextStyle.Color, "text": m.TextStyle.Color} {
-				if r := contrast(c, p.Panel); r < 4.5 {
-					t.Errorf("%s %s: %s colour %q on panel %s: contrast %.2f, want >= 4.5", theme, name, what, c, p.Panel, r)
-				}
-			}
-		}
-	}
-}
-
-// contrast is the WCAG 2 contrast ratio of two #rrggbb colours (1 when one
-// does not parse: fails the check).
-func contrast(a, b string) float64 {
-	lum := func(c string) (float64, bool) {
-		if len(c) != 7 || c[0] != '#' {
-			return 0, false
-		}
-		var l float64
-		for i, w := range []float64{0.2126, 0.7152, 0.0722} {
-			v, err := strconv.ParseUint(c[1+2*i:3+2*i], 16, 8)
-			if err != nil {
-				return 0, false
-			}
-			x := float64(v) / 255
-			if x <= 0.03928 {
-				x /= 12.92
-			} else {
-				x = math.Pow((x+0.055)/1.055, 2.4)
-			}
-			l += w * x
-		}
-		return l, true
-	}
-	la, ok1 := lum(a)
-	lb, ok2 := lum(b)
-	if !ok1 || !ok2 {
-		return 1
-	}
-	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 }
 
 // Before any load was shown (loading, or the source failed), the insights

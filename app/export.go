@@ -1,26 +1,10 @@
 package app
 
 import (
-	"specdash/report"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
-
-// DataTable is the numbers behind one chart or table, for export
-// (report.Table).
-type DataTable = report.Table
-
-// fileName is the download name of an export: specdash-<name>-<window
-// end, UTC>.<ext>.
-func fileName(res *Result, name, ext string) string {
-	stamp := "now"
-	if res != nil {
-		stamp = time.UnixMilli(res.Grid.End).UTC().Format("20060102T150405Z")
-	}
-	return "specdash-" + name + "-" + stamp + "." + ext
-}
 
 // download hands content to the browser as a file: a Blob URL on a
 // temporary <a download>. Browser only; JS errors are returned.

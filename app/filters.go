@@ -3,13 +3,13 @@ package app
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/metricsclient"
 	"specdash/model"
+	"specdash/view"
 )
 
 // The filter menus, in the style Grafana's variables have: per label a
@@ -27,16 +27,16 @@ import (
 //
 // Hooks: [data-filter=<label>] per label; its checkboxes are
 // input[data-filter-value] (value: encodeOption of the label value) in
-// #<filterID> (role group); chips [data-chip=<label>][data-value=...];
-// search input #<filterID>-search; popover #<filterID>-menu.
+// #<view.FilterID> (role group); chips [data-chip=<label>][data-value=...];
+// search input #<view.FilterID>-search; popover #<view.FilterID>-menu.
 
 // filterState is the filter menus' view state (browser only).
 type filterState struct {
 	search   map[string]string   // label -> text typed in its menu's search
 	chained  map[string][]string // label -> its values under the other filters
-	chainKey string              // what chained is for (chainKeyOf), "" when none
+	chainKey string              // what chained is for (view.ChainKeyOf), "" when none
 	chainAt  time.Time           // when chained was read
-	busy     string              // the chainKeyOf being read
+	busy     string              // the view.ChainKeyOf being read
 
 	// ui is the Dashboard's own context (OnMount): the handlers apply a
 	// new filter with it, not with the clicked element's, because go-app
@@ -113,138 +113,19 @@ func (d *Dashboard) listenMenus() {
 	}
 }
 
+// chainedOf is label's values under the other filters, when they were
+// read for q's filters, source and window.
+func (f *filterState) chainedOf(label string, q view.Query) ([]string, bool) {
+	vals, ok := f.chained[label]
+	return vals, ok && f.chainKey != "" && f.chainKey == view.ChainKeyOf(q)
+}
+
 // uiCtx is the context to load with: the Dashboard's when mounted.
 func (d *Dashboard) uiCtx(ctx app.Context) app.Context {
 	if d.flt.hasUI {
 		return d.flt.ui
 	}
 	return ctx
-}
-
-// ChainFilters are the filters of q without label's own: the selection a
-// label's menu lists values for (chained menus).
-func ChainFilters(q Query, label string) []metricsclient.Filter {
-	return slices.DeleteFunc(q.Filters(), func(f metricsclient.Filter) bool { return f.Name == label })
-}
-
-// chainKeyOf is what a set of chained lists depends on: the query's
-// filters, source and window (they are read again, like the label lists,
-// when older than LabelsMaxAge); "" without filters.
-func chainKeyOf(q Query) string {
-	if len(q.Filter) == 0 {
-		return ""
-	}
-	v := q.Values()
-	for _, k := range []string{"refresh", "group", "convention", "theme", "tz", "sort", "compare", "base_from", "base_to", "a", "b"} {
-		v.Del(k)
-	}
-	return v.Encode()
-}
-
-// chainSets groups labels by the filters their menus need: labels without
-// a filter of their own share q's whole filter set; a filtered label needs
-// q's filters without its own. Keys are the sets' selectors' text.
-func chainSets(q Query, labels []string) map[string][]string {
-	out := map[string][]string{}
-	for _, l := range labels {
-		out[filterKey(ChainFilters(q, l))] = append(out[filterKey(ChainFilters(q, l))], l)
-	}
-	return out
-}
-
-func filterKey(fs []metricsclient.Filter) string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString(f.Name + "=" + strings.Join(f.Values, "\x00") + "\x01")
-	}
-	return b.String()
-}
-
-// MenuValues are the values a label's menu lists: the chained values when
-// known (else all known values), plus the chosen ones (always: a chosen
-// value absent from the lists must show as chosen), those whose text
-// contains search (case-insensitive), sorted.
-func MenuValues(known []string, chained []string, chainedOK bool, chosen []string, search string) []string {
-	base := known
-	if chainedOK {
-		base = chained
-	}
-	vals := slices.Clone(base)
-	for _, c := range chosen {
-		if !slices.Contains(vals, c) {
-			vals = append(vals, c)
-		}
-	}
-	slices.Sort(vals)
-	vals = slices.Compact(vals)
-	if s := strings.ToLower(strings.TrimSpace(search)); s != "" {
-		vals = slices.DeleteFunc(vals, func(v string) bool { return !strings.Contains(strings.ToLower(model.LabelText(v)), s) })
-	}
-	return vals
-}
-
-// filterName is how the summary names a label: "model" and "engine" for
-// the two vLLM labels (as in the URL), else the label.
-func filterName(label string) string {
-	if label == "model_name" {
-		return "model"
-	}
-	return label
-}
-
-func filterRank(l string) int {
-	switch l {
-	case "model_name":
-		return 0
-	case "engine":
-		return 1
-	}
-	return 2
-}
-
-// FilterSummary is the summary line of a view: the active filters, the
-// window and the source, e.g. "model = A, B · engine = 3 · last 6 h ·
-// source prom"; without filters it starts "all series".
-func FilterSummary(q Query, source string, loc *time.Location) string {
-	var parts []string
-	labels := q.FilterLabels()
-	// model_name and engine first, as the menus list them.
-	slices.SortStableFunc(labels, func(a, b string) int { return filterRank(a) - filterRank(b) })
-	for _, l := range labels {
-		texts := make([]string, len(q.Filter[l]))
-		for i, v := range q.Filter[l] {
-			texts[i] = model.LabelText(v)
-		}
-		parts = append(parts, filterName(l)+" = "+strings.Join(texts, ", "))
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "all series")
-	}
-	parts = append(parts, summaryWindow(q, loc))
-	if source != "" {
-		parts = append(parts, "source "+source)
-	}
-	return strings.Join(parts, " · ")
-}
-
-// summaryWindow is "last 6 h" (relative) or "2026-12-01 10:00 – 11:00 UTC"
-// (absolute, in loc).
-func summaryWindow(q Query, loc *time.Location) string {
-	if q.Absolute() {
-		from, to := time.UnixMilli(q.From).In(loc), time.UnixMilli(q.To).In(loc)
-		layout := "15:04"
-		if to.Format("2006-01-02") != from.Format("2006-01-02") {
-			layout = "2006-01-02 15:04"
-		}
-		return from.Format("2006-01-02 15:04") + " – " + to.Format(layout) + " " + to.Format("MST")
-	}
-	r := q.Range
-	for _, u := range []struct{ suffix, text string }{{"m", " min"}, {"h", " h"}, {"d", " d"}} {
-		if n, ok := strings.CutSuffix(r, u.suffix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
-			return "last " + n + u.text
-		}
-	}
-	return "last " + r
 }
 
 // renderFilterSummary is the summary line (in the page, above the
@@ -255,31 +136,23 @@ func (d *Dashboard) renderFilterSummary() app.UI {
 		source = d.source
 	}
 	return app.P().Class("filter-summary").DataSet("filter-summary", "true").
-		Aria("live", "polite").Text(FilterSummary(d.q, source, d.q.Location()))
+		Aria("live", "polite").Text(view.FilterSummary(d.q, source, d.q.Location()))
 }
 
 // renderFilterMenu is one label's chips and menu.
 func (d *Dashboard) renderFilterMenu(l string) app.UI {
-	id := filterID(l)
+	id := view.FilterID(l)
 	chosen := d.q.Filter[l]
-	_, ok := d.flt.chained[l]
-	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == chainKeyOf(d.q)
+	_, chained := d.flt.chainedOf(l, d.q)
 	search := d.flt.search[l]
 	vals := d.menuValues(l)
-	summary := "all"
-	if len(chosen) > 0 {
-		summary = strings.Join(mapText(chosen), ", ")
-	}
-	tip := "Keep only the series whose " + l + " is one of the checked values (none checked: no filter)."
-	if ok {
-		tip += " Listed: the values of the series the other filters keep."
-	}
+	summary, tip := view.MenuTexts(l, chosen, chained)
 	return app.Div().Class("control", "control-filter").DataSet("filter", l).Body(
 		app.Span().Class("control-label", "label-name").ID(id+"-label").Text(l),
 		app.Div().Class("chips").Body(
 			app.Range(chosen).Slice(func(i int) app.UI {
 				v := chosen[i]
-				return app.Span().Class("chip").DataSet("chip", l).DataSet("value", encodeOption(v)).Body(
+				return app.Span().Class("chip").DataSet("chip", l).DataSet("value", view.EncodeOption(v)).Body(
 					app.Span().Class("chip-text").Text(model.LabelText(v)),
 					// The accessible name is text, not aria-label: a label
 					// value never goes into an attribute (go-app writes
@@ -307,8 +180,8 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 						v := vals[i]
 						on := slices.Contains(chosen, v)
 						return app.Label().Class("check", "filter-option").Body(
-							app.Input().Type("checkbox").DataSet("filter-value", encodeOption(v)).
-								Value(encodeOption(v)).Checked(on).OnChange(d.onFilterCheck),
+							app.Input().Type("checkbox").DataSet("filter-value", view.EncodeOption(v)).
+								Value(view.EncodeOption(v)).Checked(on).OnChange(d.onFilterCheck),
 							app.Span().Text(model.LabelText(v)),
 						)
 					}),
@@ -323,14 +196,6 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 			),
 		),
 	)
-}
-
-func mapText(vs []string) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = model.LabelText(v)
-	}
-	return out
 }
 
 // The handlers read the label and value from the element at event time
@@ -362,7 +227,7 @@ func (d *Dashboard) setFilterValue(ctx app.Context, label, v string, on bool) {
 		vals = append(vals, v)
 	}
 	q := d.q
-	q.setFilter(label, vals)
+	q.SetFilter(label, vals)
 	d.apply(d.uiCtx(ctx), q, true, false)
 }
 
@@ -372,7 +237,7 @@ func (d *Dashboard) onFilterCheck(ctx app.Context, e app.Event) {
 	if !ok {
 		return
 	}
-	v, ok := decodeOptionOK(ctx.JSSrc().Get("value").String())
+	v, ok := view.DecodeOptionOK(ctx.JSSrc().Get("value").String())
 	if !ok {
 		return
 	}
@@ -389,7 +254,7 @@ func (d *Dashboard) onChipRemove(ctx app.Context, e app.Event) {
 	if !chip.Truthy() {
 		return
 	}
-	if v, ok := decodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
+	if v, ok := view.DecodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
 		d.setFilterValue(ctx, label, v, false)
 	}
 }
@@ -401,7 +266,7 @@ func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
 		return
 	}
 	q := d.q
-	q.setFilter(label, nil)
+	q.SetFilter(label, nil)
 	d.apply(d.uiCtx(ctx), q, true, false)
 }
 
@@ -419,9 +284,8 @@ func (d *Dashboard) onFilterSearch(ctx app.Context, e app.Event) {
 
 // menuValues are the values label's menu lists now.
 func (d *Dashboard) menuValues(label string) []string {
-	chained, ok := d.flt.chained[label]
-	ok = ok && d.flt.chainKey != "" && d.flt.chainKey == chainKeyOf(d.q)
-	return MenuValues(d.labelValues(label), chained, ok, d.q.Filter[label], d.flt.search[label])
+	chained, ok := d.flt.chainedOf(label, d.q)
+	return view.MenuValues(d.labelValues(label), chained, ok, d.q.Filter[label], d.flt.search[label])
 }
 
 // onFilterKey: Enter in the search input toggles the first listed value,
@@ -452,23 +316,23 @@ func (d *Dashboard) onFilterKey(ctx app.Context, e app.Event) {
 // distinct filter set, match[] = the schema's selector with those
 // filters), after a load with filters; the menus show them once read.
 func (d *Dashboard) chainLabels(ctx app.Context) {
-	key := chainKeyOf(d.q)
-	fresh := key == d.flt.chainKey && time.Since(d.flt.chainAt) < LabelsMaxAge
+	key := view.ChainKeyOf(d.q)
+	fresh := key == d.flt.chainKey && time.Since(d.flt.chainAt) < view.LabelsMaxAge
 	if key == "" || fresh || key == d.flt.busy || d.client == nil || d.ctx == nil ||
 		d.window == nil || d.res == nil || d.res.Schema == nil {
 		return
 	}
 	d.flt.busy = key
 	client := d.client.WithSchema(d.res.Schema.Schema)
-	q, g, names := d.q, d.window.Grid(), d.labelNames()
-	sets := chainSets(q, names)
+	q, g, names := d.q, d.window.Grid(), view.LabelNames(d.labels, d.q)
+	sets := view.ChainSets(q, names)
 	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
 	ctx.Async(func() {
 		defer cancel()
 		out := map[string][]string{}
 		var failed error
 		for _, labels := range sets {
-			vals, err := client.SeriesLabels(lctx, ChainFilters(q, labels[0]), time.UnixMilli(g.Start), time.UnixMilli(g.End))
+			vals, err := client.SeriesLabels(lctx, view.ChainFilters(q, labels[0]), time.UnixMilli(g.Start), time.UnixMilli(g.End))
 			if err != nil {
 				failed = err
 				break
@@ -484,7 +348,7 @@ func (d *Dashboard) chainLabels(ctx app.Context) {
 			if d.flt.busy == key {
 				d.flt.busy = ""
 			}
-			if failed != nil || key != chainKeyOf(d.q) {
+			if failed != nil || key != view.ChainKeyOf(d.q) {
 				return // the menus keep the unchained lists
 			}
 			d.flt.chained, d.flt.chainKey, d.flt.chainAt = out, key, time.Now()

@@ -1,13 +1,11 @@
 package app
 
 import (
-	"time"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
 
 // The health row: one tile per group (the selection when not grouped)
@@ -15,21 +13,6 @@ import (
 // shown with a sign and a word as well as a colour; and the changes of
 // the acceptance rate under its chart, each with a link to the compare
 // view of the windows before and after.
-
-// healthTone is the tile's look for a state: "bad" (collapsed), "warn"
-// (degraded, cliff, loop), "ok" (healthy), "none" (idle, not enough
-// data); and its sign, so that the state never shows by colour alone.
-func healthTone(s compute.HealthState) (tone, sign string) {
-	switch s {
-	case compute.Healthy:
-		return "ok", "✓"
-	case compute.Collapsed:
-		return "bad", "✕"
-	case compute.Degraded, compute.PositionCliff, compute.SuspectedLoop:
-		return "warn", "⚠"
-	}
-	return "none", "–"
-}
 
 // renderHealth is the health row under the header: a tile per verdict
 // (model.HealthRows) with its label, its summary (numbers and units) and
@@ -51,7 +34,7 @@ func (d *Dashboard) renderHealth() app.UI {
 // healthTile is one verdict's tile.
 func healthTile(r model.HealthRow) app.UI {
 	v := r.Verdict
-	tone, sign := healthTone(v.State)
+	tone, sign := view.HealthTone(v.State)
 	var why []app.UI
 	if len(v.Evidence) > 0 {
 		why = append(why, app.Ul().Class("health-evidence").Body(
@@ -65,7 +48,7 @@ func healthTile(r model.HealthRow) app.UI {
 	}
 	why = append(why, app.P().Class("health-doc").Text("Verdicts and thresholds: docs/ALERTING.md."))
 	return app.Div().Class("health-tile", "health-"+tone).
-		DataSet("health-group", encodeOption(r.Key)).
+		DataSet("health-group", view.EncodeOption(r.Key)).
 		DataSet("health-state", string(v.State)).
 		Body(
 			app.Div().Class("health-head").Body(
@@ -80,88 +63,24 @@ func healthTile(r model.HealthRow) app.UI {
 		)
 }
 
-// changeTime shows a change's time in loc: "14:05", with the date when the
-// window spans more than a day.
-func changeTime(ms int64, g compute.Grid, loc *time.Location) string {
-	t := time.UnixMilli(ms).In(loc)
-	if g.End-g.Start > 24*3600*1000 {
-		return t.Format("Jan 2 15:04")
-	}
-	return t.Format("15:04")
-}
-
-// changeSeries maps each drawn line of the acceptance-rate chart to the
-// change points of its group (the selection's when not grouped).
-func changeSeries(r *Result, lines []model.Line, single bool) [][]compute.ChangePoint {
-	out := make([][]compute.ChangePoint, len(lines))
-	if single {
-		if len(lines) > 0 {
-			out[0] = r.Changes
-		}
-		return out
-	}
-	byName := map[string][]compute.ChangePoint{}
-	for _, g := range r.Groups {
-		byName[g.Name] = g.Changes
-	}
-	for i, l := range lines {
-		out[i] = byName[l.Name]
-	}
-	return out
-}
-
-// markRateChanges draws the change points of each drawn line on the
-// acceptance-rate chart (chartopt.MarkChanges).
-func markRateChanges(o *chartopt.Option, r *Result, lines []model.Line, single bool) {
-	for i, cps := range changeSeries(r, lines, single) {
-		chartopt.MarkChanges(o, i, cps, model.PText)
-	}
-}
-
-// compareHref is the dashboard URL comparing the window after a change
-// (the view's window) with the one before it (the baseline).
-func (d *Dashboard) compareHref(c model.Change) string {
-	q := d.q
-	q.From, q.To = c.At, c.AfterTo
-	q.Refresh = "off"
-	q.Compare = CompareWindow
-	q.BaseFrom, q.BaseTo = c.BeforeFrom, c.At
-	q.CompareA, q.CompareB = "", ""
-	return "/?" + q.Values().Encode()
-}
-
 // renderChanges lists the changes of the acceptance rate under its chart:
 // "<group>: acceptance rate changed at 14:05 from 62.0 % to 41.0 %
 // (p < 0.001) — compare before/after", the last part a link to the
 // compare view of the two windows.
-func (d *Dashboard) renderChanges(v *view) app.UI {
-	r := d.res
-	if r == nil {
+func (d *Dashboard) renderChanges(v *view.Charts) app.UI {
+	changes := v.RateChanges(d.res, d.q)
+	if len(changes) == 0 {
 		return nil
 	}
-	single := len(r.Query.GroupBy) == 0
-	lines := v.rate[:v.drawn]
-	var items []app.UI
-	for i, cps := range changeSeries(r, lines, single) {
-		for _, c := range r.ChangesOf(cps) {
-			text := c.Text(changeTime(c.At, r.Grid, v.loc))
-			if !single {
-				text = lines[i].Name + ": " + text
-			}
-			items = append(items, app.Li().DataSet("change-at", c.At).Body(
-				app.Text(text+" — "),
-				app.A().Class("change-compare").Href(d.compareHref(c)).Text("compare before/after"),
-			))
-		}
-	}
-	if len(items) == 0 {
-		return nil
+	items := make([]app.UI, len(changes))
+	for i, c := range changes {
+		items[i] = app.Li().DataSet("change-at", c.At).Body(
+			app.Text(c.Text+" — "),
+			app.A().Class("change-compare").Href(c.Href).Text("compare before/after"),
+		)
 	}
 	return app.Ul().Class("rate-changes").DataSet("rate-changes", len(items)).Body(items...)
 }
-
-// tipHealth is the breakdown's health column's header tip.
-const tipHealth = "Health verdict of the group over the window (collapsed, degraded, position cliff, suspected loop, healthy, idle, not enough data; docs/ALERTING.md). The tile at the top has the numbers."
 
 // healthCell is a breakdown row's verdict: sign and label, the summary as
 // its title; "—" without a verdict.
@@ -170,7 +89,7 @@ func healthCell(v *compute.Verdict) app.UI {
 	if v == nil {
 		return td.Class("undefined").DataSet("undefined", "true").Text("—")
 	}
-	tone, sign := healthTone(v.State)
+	tone, sign := view.HealthTone(v.State)
 	return td.Class("health-cell", "health-"+tone).DataSet("state", string(v.State)).Title(v.Summary).Body(
 		app.Span().Class("health-sign").Aria("hidden", "true").Text(sign+" "),
 		app.Text(v.State.Label()),

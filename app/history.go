@@ -1,6 +1,8 @@
 package app
 
 import (
+	"specdash/view"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
@@ -10,7 +12,7 @@ import (
 // loads q; Back (popstate) navigates to the previous URL and OnNav loads
 // that one again. Other changes replace the URL (apply). On any failure
 // q is applied in place.
-func (d *Dashboard) pushQuery(ctx app.Context, q Query) {
+func (d *Dashboard) pushQuery(ctx app.Context, q view.Query) {
 	ok := func() (ok bool) {
 		defer func() {
 			if recover() != nil {
@@ -20,7 +22,7 @@ func (d *Dashboard) pushQuery(ctx app.Context, q Query) {
 		cur := ctx.Page().URL()
 		u := *cur
 		q.Warn = ""
-		u.RawQuery = KeepSource(MergeValues(cur.Query(), q.Values()), cur).Encode()
+		u.RawQuery = view.KeepSource(view.MergeValues(cur.Query(), q.Values()), cur).Encode()
 		if u.String() == cur.String() {
 			return false
 		}

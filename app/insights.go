@@ -10,35 +10,8 @@ import (
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
-
-// CostParam is the URL parameter holding the draft cost ratio of the
-// insights panel (?cost=0.05).
-const CostParam = "cost"
-
-// ChartInsightsFit is the data-chart name of the insights chart.
-const ChartInsightsFit = "insights-fit"
-
-// ParseCost parses a draft cost ratio as typed by a user or found in the
-// URL: a finite number >= 0 (ratio of draft step time to target step
-// time). It returns an error message for anything else.
-func ParseCost(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !model.ValidCost(v) {
-		return 0, fmt.Errorf("draft cost ratio %q: want a number >= 0, e.g. %g (draft step time / target step time)", s, compute.DefaultDraftCostRatio)
-	}
-	return v, nil
-}
-
-// InsightsData are the insights of one window's counts: what the panel
-// shows (model.Estimates: the same numbers `specdash report` prints).
-type InsightsData = model.Estimates
-
-// ComputeInsightsData derives the insights of s's counts at draft cost
-// ratio cost: model.Estimate.
-func ComputeInsightsData(s compute.Stats, cost float64) InsightsData {
-	return model.Estimate(s.Counts(), cost)
-}
 
 // InsightsPanel shows, for one window's counts (Stats), the estimated
 // speedup with its inputs, the best k next to the current k (extrapolated
@@ -113,7 +86,7 @@ func (p *InsightsPanel) OnUpdate(ctx app.Context) {
 	if !app.IsClient || p.NoURL || !p.costSet {
 		return
 	}
-	if u := ctx.Page().URL(); u != nil && u.Query().Get(CostParam) == "" {
+	if u := ctx.Page().URL(); u != nil && u.Query().Get(view.CostParam) == "" {
 		p.writeURL(ctx)
 	}
 }
@@ -127,16 +100,9 @@ func (p *InsightsPanel) readURL(ctx app.Context) {
 	if u == nil {
 		return
 	}
-	raw := u.Query().Get(CostParam)
-	if raw == "" {
-		return
+	if raw := u.Query().Get(view.CostParam); raw != "" {
+		p.cost, p.costSet, p.costErr = view.CostOf(raw, p.cost, p.costSet)
 	}
-	v, err := ParseCost(raw)
-	if err != nil {
-		p.costErr = err.Error() + "; using " + strconv.FormatFloat(p.cost, 'g', -1, 64)
-		return
-	}
-	p.cost, p.costSet, p.costErr = v, true, ""
 }
 
 func (p *InsightsPanel) writeURL(ctx app.Context) {
@@ -147,9 +113,9 @@ func (p *InsightsPanel) writeURL(ctx app.Context) {
 	u := *ctx.Page().URL()
 	q := u.Query()
 	if p.costSet {
-		q.Set(CostParam, strconv.FormatFloat(p.cost, 'g', -1, 64))
+		q.Set(view.CostParam, strconv.FormatFloat(p.cost, 'g', -1, 64))
 	} else {
-		q.Del(CostParam)
+		q.Del(view.CostParam)
 	}
 	u.RawQuery = q.Encode()
 	ctx.Page().ReplaceURL(&u)
@@ -162,7 +128,7 @@ func (p *InsightsPanel) onCost(ctx app.Context, e app.Event) {
 		p.writeURL(ctx)
 		return
 	}
-	v, err := ParseCost(raw)
+	v, err := view.ParseCost(raw)
 	if err != nil {
 		p.costErr = err.Error()
 		return
@@ -173,11 +139,11 @@ func (p *InsightsPanel) onCost(ctx app.Context, e app.Event) {
 
 // Render draws the panel.
 func (p *InsightsPanel) Render() app.UI {
-	d := ComputeInsightsData(p.Stats, p.cost)
+	d := model.Estimate(p.Stats.Counts(), p.cost)
 	if !p.Ready {
-		d = ComputeInsightsData(compute.Stats{}, p.cost)
+		d = model.Estimate(compute.Stats{}.Counts(), p.cost)
 	}
-	fit := chartopt.InsightsFit(d, PaletteFor(p.Theme))
+	fit := chartopt.InsightsFit(d, chartopt.PaletteFor(p.Theme))
 	costText := strconv.FormatFloat(p.cost, 'g', -1, 64)
 	empty := p.Empty
 	if empty == "" && !p.Ready {
@@ -205,7 +171,7 @@ func (p *InsightsPanel) Render() app.UI {
 		),
 		app.If(p.Ready, func() app.UI { return p.renderCards(d) }).
 			Else(func() app.UI { return waitingCards(empty) }),
-		&Chart{Name: ChartInsightsFit, Option: optionJSON(fit), Spec: fit, Height: 260, Empty: empty, Summary: fitSummaryIf(p.Ready, d)},
+		&Chart{Name: view.ChartInsightsFit, Option: fit.JSON(), Spec: fit, Height: 260, Empty: empty, Summary: view.FitSummaryIf(p.Ready, d)},
 		renderIntervalTable(d),
 	)
 }
@@ -223,19 +189,10 @@ func waitingCards(empty string) app.UI {
 
 // insightMetric is one number of the panel with its test hook.
 func insightMetric(name string, v compute.Value, text string) app.HTMLSpan {
-	el := app.Span().Class("insight-value").DataSet("metric", name)
-	if v.OK {
-		return el.DataSet("value", plain(v.V)).Text(text)
-	}
-	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
-}
-
-// Times formats a speedup ratio: "2.43×"; undefined prints compute.Undefined.
-func Times(v compute.Value) string {
 	if !v.OK {
-		return compute.Undefined
+		text = compute.Undefined
 	}
-	return strconv.FormatFloat(v.V, 'f', 2, 64) + "×"
+	return number(app.Span().Class("insight-value").DataSet("metric", name), v, text, false)
 }
 
 func card(label string, value app.UI, sub ...app.UI) app.UI {
@@ -246,19 +203,9 @@ func card(label string, value app.UI, sub ...app.UI) app.UI {
 	)
 }
 
-func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
+func (p *InsightsPanel) renderCards(d model.Estimates) app.UI {
 	s := d.Speedup
-	speedSub := app.Text("")
-	if s.Speedup.OK {
-		kText := strconv.FormatFloat(s.K, 'f', -1, 64)
-		if s.KFromDraftTokens {
-			kText = strconv.FormatFloat(s.K, 'f', 2, 64) + " (draft tokens / drafts)"
-		}
-		speedSub = app.Text(fmt.Sprintf("%s tokens per target pass / (1 + %s × %s draft tokens)",
-			strconv.FormatFloat(s.TokensPerTargetPass.V, 'f', 2, 64), strconv.FormatFloat(d.Cost, 'g', -1, 64), kText))
-	} else if s.Reason != "" && s.Reason != compute.Undefined {
-		speedSub = app.Text(s.Reason)
-	}
+	speedSub := app.Text(view.SpeedupSub(d))
 	b := d.BestK
 	var bestK, bestSub app.UI
 	if b.Reason == "" && len(b.Points) > 0 {
@@ -267,29 +214,19 @@ func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
 		if b.BestExtrapolated {
 			el = el.DataSet("extrapolated", "true")
 		}
-		note := ""
-		switch {
-		case b.BestK == 0:
-			note = " (speculation does not pay off at this c)"
-		case b.BestExtrapolated:
-			note = " (extrapolated beyond the observed k with the fit)"
-		}
-		if b.AtSearchLimit {
-			note += " (at the search limit)"
-		}
-		bestK = app.Span().Body(el, app.Span().Class("unit").Text(note))
+		bestK = app.Span().Body(el, app.Span().Class("unit").Text(view.BestKNote(b)))
 		bestSub = app.Span().Body(
 			app.Text("est. "),
-			insightMetric("best-k-speedup", b.Best, Times(b.Best)),
+			insightMetric("best-k-speedup", b.Best, view.Times(b.Best)),
 			app.Text(fmt.Sprintf(" vs current k = %d: ", b.CurrentK)),
-			insightMetric("current-k-speedup", b.Current, Times(b.Current)),
+			insightMetric("current-k-speedup", b.Current, view.Times(b.Current)),
 		)
 	} else {
 		bestK = insightMetric("best-k", compute.Value{}, "")
-		bestSub = app.Text(reasonText(b.Reason))
+		bestSub = app.Text(view.ReasonText(b.Reason))
 	}
 	f := d.Fit
-	fitSub := app.Text(reasonText(f.Reason))
+	fitSub := app.Text(view.ReasonText(f.Reason))
 	if f.Alpha.OK {
 		parts := []app.UI{app.Text("chi² "), insightMetric("fit-chi-square", f.ChiSquare, strconv.FormatFloat(f.ChiSquare.V, 'f', 2, 64)),
 			app.Text(fmt.Sprintf(" on %d df", f.DegreesOfFreedom))}
@@ -310,15 +247,14 @@ func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
 			app.Text(" – "),
 			insightMetric("acceptance-rate-upper", r.Upper, compute.FormatPercent(r.Upper, 1)),
 		)
-		rateSub = app.Text(fmt.Sprintf("around %s of %s draft tokens (tokens of one draft are not independent: read the per-position intervals too)",
-			compute.FormatPercent(r.Estimate, 1), compute.FormatCount(r.Trials, "")))
+		rateSub = app.Text(view.RateIntervalSub(r))
 	}
-	speedCard := card("Estimated speedup", insightMetric("speedup", s.Speedup, Times(s.Speedup)),
+	speedCard := card("Estimated speedup", insightMetric("speedup", s.Speedup, view.Times(s.Speedup)),
 		app.Div().DataSet("speedup-kind", "estimated").Text((&model.Model{}).SpeedupShown(s).Label), speedSub)
 	if sh := (&model.Model{Measured: p.Measured}).SpeedupShown(s); sh.Measured {
-		speedCard = card("Measured speedup", insightMetric("speedup-measured", sh.Value, Times(sh.Value)),
+		speedCard = card("Measured speedup", insightMetric("speedup-measured", sh.Value, view.Times(sh.Value)),
 			app.Div().DataSet("speedup-kind", "measured").Text(sh.Label),
-			app.Span().Body(app.Text("estimate: "), insightMetric("speedup", s.Speedup, Times(s.Speedup))))
+			app.Span().Body(app.Text("estimate: "), insightMetric("speedup", s.Speedup, view.Times(s.Speedup))))
 	}
 	return app.Div().Class("cards").Body(
 		speedCard,
@@ -328,29 +264,19 @@ func (p *InsightsPanel) renderCards(d InsightsData) app.UI {
 	)
 }
 
-func reasonText(r string) string {
-	if r == "" {
-		return compute.Undefined
-	}
-	return r
-}
-
 // renderIntervalTable lists per position: observed rate, its Wilson 95 %
 // interval, the fitted rate; then the extrapolated positions up to the
 // best k.
-func renderIntervalTable(d InsightsData) app.UI {
+func renderIntervalTable(d model.Estimates) app.UI {
 	k := len(d.Positions)
 	if k == 0 {
 		return app.Div().Class("insights-table")
 	}
 	rows := make([]app.UI, 0, k+4)
 	for i, iv := range d.Positions {
-		fit := compute.Value{}
-		if i < len(d.Fit.Curve) {
-			fit = d.Fit.Curve[i]
-		}
+		fit := view.Fitted(d.Fit, i)
 		rows = append(rows, app.Tr().Body(
-			app.Td().Text(PositionLabel(i)),
+			app.Td().Text(chartopt.PositionLabel(i)),
 			app.Td().Text(compute.FormatPercent(iv.Estimate, 1)),
 			app.Td().Body(
 				insightMetric("per-position-lower", iv.Lower, compute.FormatPercent(iv.Lower, 1)).DataSet("position", i+1),
@@ -362,7 +288,7 @@ func renderIntervalTable(d InsightsData) app.UI {
 	}
 	for _, i := range chartopt.ExtrapolatedPositions(d) {
 		rows = append(rows, app.Tr().Class("extrapolated").DataSet("extrapolated", "true").Body(
-			app.Td().Text(PositionLabel(i)),
+			app.Td().Text(chartopt.PositionLabel(i)),
 			app.Td().Text("not drafted"),
 			app.Td().Text("—"),
 			app.Td().Text(compute.FormatPercent(chartopt.ExtrapolatedRate(d, i), 1)+" (extrapolated)"),

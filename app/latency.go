@@ -5,14 +5,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
-
-// ChartLatency is the latency panel's chart (inter-token latency
-// quantiles per bucket).
-const ChartLatency = "inter-token-latency"
 
 // The latency panel: whether speculation pays, next to acceptance. It
 // shows the window's inter-token latency p50/p95/p99 and mean (ms) with
@@ -34,7 +30,7 @@ const ChartLatency = "inter-token-latency"
 func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	el := app.Span().Class("insight-value").DataSet("latency", name)
 	if v.OK {
-		return el.DataSet("value", plain(v.V)).Text(text)
+		return number(el, v, text, false)
 	}
 	if reason == "" {
 		reason = compute.Undefined
@@ -58,15 +54,8 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	ms := func(name string, v compute.Value) app.UI {
 		return latencyValue(name, v, model.FormatMs(v), itlReason)
 	}
-	itlSub := "no histogram"
-	if l.ITLMetric != "" {
-		itlSub = l.ITLMetric + " (" + l.ITLKind() + " histogram), " + compute.FormatCount(q.Observations, "") + " steps in the window"
-	}
+	itlSub, shareSub := view.ITLSub(l), view.ShareSub(m)
 	share := latencyValue("output-share", l.OutputShare, compute.FormatPercent(l.OutputShare, 1), l.Reasons["output_share"])
-	shareSub := "accepted tokens / output tokens"
-	if l.OutputShare.OK {
-		shareSub = compute.FormatCount(m.Total.Total.AcceptedTokens, "") + " accepted of " + compute.FormatCount(l.GenerationTokens, "") + " output tokens (" + l.GenerationMetric + ")"
-	}
 	perSec := latencyValue("output-per-second", l.OutputPerSecond, strconv.FormatFloat(l.OutputPerSecond.V, 'f', 2, 64)+" tokens/s", l.Reasons["output_per_second"])
 	var missing []app.UI
 	for _, s := range l.Missing {
@@ -86,12 +75,12 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 		),
 	}
 	if l.ITLMetric != "" {
-		body = append(body, chart(ChartLatency, 240, true))
+		body = append(body, chart(view.ChartLatency, 240, true))
 	}
 	body = append(body, renderLoadTable(l))
 	body = append(body, missing...)
-	return d.panel(ChartLatency, "Latency and output: is speculation paying?",
-		"Inter-token latency quantiles (histogram_quantile of the increases summed over series), per window and per "+d.stepText(m.Grid)+" bucket, in ms.",
+	return d.panel(view.ChartLatency, "Latency and output: is speculation paying?",
+		"Inter-token latency quantiles (histogram_quantile of the increases summed over series), per window and per "+view.StepText(m.Grid)+" bucket, in ms.",
 		true, body...)
 }
 
@@ -110,18 +99,7 @@ func renderLoadTable(l *model.Latency) app.UI {
 		app.Th().Text("acceptance rate"), app.Th().Text("mean ITL"), app.Th().Text("est. speedup (c = "+strconv.FormatFloat(l.LoadCost, 'g', -1, 64)+")"))
 	rows := []app.UI{head}
 	for _, b := range l.Load {
-		sp := model.Dash + " " + b.Speedup.Reason
-		if b.Speedup.Speedup.OK {
-			sp = Times(b.Speedup.Speedup)
-		}
-		rate := model.Dash + " no draft tokens"
-		if b.AcceptanceRate.OK {
-			rate = compute.FormatPercent(b.AcceptanceRate, 1)
-		}
-		itl := model.Dash + " no ITL observations"
-		if b.MeanITL.OK {
-			itl = model.FormatMs(b.MeanITL)
-		}
+		rate, itl, sp := view.LoadBinTexts(b)
 		rows = append(rows, app.Tr().DataSet("load-bin", b.Label()).Body(
 			app.Td().Text(b.Label()), app.Td().Text(strconv.Itoa(b.Buckets)),
 			app.Td().Text(rate), app.Td().Text(itl), app.Td().Text(sp)))
@@ -137,12 +115,4 @@ func (d *Dashboard) measured() *model.Measured {
 		return m.Measured
 	}
 	return nil
-}
-
-// latencyLines are the ITL quantile lines of m (nil without latency).
-func latencyLines(m *model.Model) []model.Line {
-	if m == nil {
-		return nil
-	}
-	return chartopt.ITLLines(m.Latency)
 }

@@ -9,6 +9,7 @@ import (
 
 	"specdash/compute"
 	"specdash/model"
+	"specdash/view"
 )
 
 func noChart(name string, h int, zoom bool) app.UI { return app.Div().DataSet("chart", name) }
@@ -53,7 +54,7 @@ func TestLatencyPanel(t *testing.T) {
 		GenerationMetric: "vllm:generation_tokens_total", GenerationTokens: 400,
 		OutputPerSecond: compute.Defined(400.0 / 600), OutputShare: compute.Defined(0.6), LoadMetric: "vllm:num_requests_running",
 		Load: compute.BinByLoad([]compute.GaugeAverage{{Value: compute.Defined(3.5)}}, []compute.Counts{c}, []compute.Histogram{h}, 0.05)}
-	d := &Dashboard{res: &Result{Model: *m}}
+	d := &Dashboard{res: &view.Result{Model: *m}}
 	html := renderHTML(t, d.renderLatency(noChart))
 	for _, e := range [][3]string{
 		{`data-latency="itl-p50"`, "25.0 ms", `data-value="0.025"`},
@@ -79,7 +80,7 @@ func TestLatencyPanel(t *testing.T) {
 
 	m.Latency = &model.Latency{Missing: []string{"inter-token latency: vllm:inter_token_latency_seconds not found (nor vllm:time_per_output_token_seconds); none of the latency, output or load metrics were found"},
 		Reasons: map[string]string{"itl": "no inter-token latency histogram", "output_share": "no output-token counter", "output_per_second": "no output-token counter", "load": "no running-requests gauge"}}
-	d = &Dashboard{res: &Result{Model: *m}}
+	d = &Dashboard{res: &view.Result{Model: *m}}
 	html = renderHTML(t, d.renderLatency(noChart))
 	for _, want := range []string{
 		`inter-token latency: vllm:inter_token_latency_seconds not found (nor vllm:time_per_output_token_seconds)`,
@@ -107,12 +108,12 @@ func TestLatencyPanel(t *testing.T) {
 func TestSpeedupCardKind(t *testing.T) {
 	s := compute.Derive(compute.Counts{Drafts: 160, DraftTokens: 480, AcceptedTokens: 240, AcceptedPerPosition: []float64{120, 80, 40}}, 600, compute.WithBonus)
 	p := &InsightsPanel{Stats: s, Ready: true, cost: 0.05}
-	html := renderHTML(t, p.renderCards(ComputeInsightsData(s, 0.05)))
+	html := renderHTML(t, p.renderCards(model.Estimate(s.Counts(), 0.05)))
 	if !element(html, `data-speedup-kind="estimated"`, "estimated (Leviathan formula, draft cost c = 0.05)") || strings.Contains(html, "Measured") {
 		t.Errorf("estimated card:\n%s", html)
 	}
 	p.Measured = &model.Measured{Speedup: compute.Defined(1.8), BaselinePerToken: compute.Defined(0.018), CurrentPerToken: compute.Defined(0.01)}
-	html = renderHTML(t, p.renderCards(ComputeInsightsData(s, 0.05)))
+	html = renderHTML(t, p.renderCards(model.Estimate(s.Counts(), 0.05)))
 	if !strings.Contains(html, "Measured speedup") || !element(html, `data-metric="speedup-measured"`, "1.80×", `data-value="1.8"`) ||
 		!element(html, `data-speedup-kind="measured"`, "measured: time per output token without drafts (baseline window) 18.0 ms / with drafts 10.0 ms") {
 		t.Errorf("measured card:\n%s", html)
@@ -129,7 +130,7 @@ func TestNativeLatencyPanel(t *testing.T) {
 	h := compute.Histogram{Native: &n, Count: n.Count, Sum: n.Sum}
 	m := model.FromSeries(nil, model.Request{Grid: compute.Grid{Start: 0, End: 600000, Step: 15000}})
 	m.Latency = &model.Latency{ITLMetric: "vllm:inter_token_latency_seconds", ITLNative: true, ITL: h.Summarize(), Histogram: h}
-	html := renderHTML(t, (&Dashboard{res: &Result{Model: *m}}).renderLatency(noChart))
+	html := renderHTML(t, (&Dashboard{res: &view.Result{Model: *m}}).renderLatency(noChart))
 	if !element(html, `data-latency="itl-p50"`, "23.4 ms", `data-value="0.0234375"`) || !element(html, `data-latency="itl-mean"`, "25.0 ms", `data-value="0.025"`) ||
 		!strings.Contains(html, "vllm:inter_token_latency_seconds (native histogram), 8 steps in the window") {
 		t.Errorf("native panel:\n%s", html)
@@ -138,7 +139,7 @@ func TestNativeLatencyPanel(t *testing.T) {
 	h = compute.Histogram{Native: &empty}
 	m.Latency = &model.Latency{ITLMetric: "vllm:inter_token_latency_seconds", ITLNative: true, ITL: h.Summarize(), Histogram: h,
 		Reasons: map[string]string{"itl": "no inter-token latency observations in the window"}}
-	html = renderHTML(t, (&Dashboard{res: &Result{Model: *m}}).renderLatency(noChart))
+	html = renderHTML(t, (&Dashboard{res: &view.Result{Model: *m}}).renderLatency(noChart))
 	if !strings.Contains(html, `data-reason="no inter-token latency observations in the window"`) || strings.Contains(html, "NaN") || strings.Contains(html, "Inf") {
 		t.Errorf("empty native panel:\n%s", html)
 	}

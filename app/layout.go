@@ -2,34 +2,14 @@ package app
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"specdash/compute"
-	"specdash/model"
+	"specdash/chartopt"
+	"specdash/view"
 )
-
-// GroupNone is the URL value of "no grouping" (group=none): without a
-// group= parameter the dashboard groups per model (Query.Grouping).
-const GroupNone = "none"
-
-// Layout URL parameters (not part of Query: they change no data).
-const (
-	// KioskParam (?kiosk, ?kiosk=20s) is the wall-screen mode: no
-	// controls, the page scaled to the screen, and the split charts
-	// rotating through the groups every KioskPeriod (or the given period).
-	KioskParam = "kiosk"
-	// SplitParam (?split=<encodeOption(group key)> or ?split=all) picks
-	// the group the per-position, heatmap, token and insights charts show.
-	SplitParam = "split"
-	// SplitAll is SplitParam's value for the blend of all groups.
-	SplitAll = "all"
-)
-
-// KioskPeriod is how long the kiosk shows one group.
-const KioskPeriod = 15 * time.Second
 
 // Local storage keys of the remembered choices (URL parameters win).
 const (
@@ -37,32 +17,12 @@ const (
 	storeRefresh = "specdash.refresh"
 )
 
-// Grouping is the effective group-by of q: its GroupBy, or per model
-// (model_name) when the URL has no group= parameter. With a single model
-// that is one group, shown as the ungrouped view (Result.Ungrouped).
-func (q Query) Grouping() []string {
-	if q.GroupBy == nil {
-		return []string{"model_name"}
-	}
-	return q.GroupBy
-}
-
-// Ungrouped reports whether res shows one group of everything: grouped by
-// nothing, or by default (per model) with at most one group.
-func (res *Result) Ungrouped() bool {
-	return len(res.Request.GroupBy) == 0 || (res.Query.GroupBy == nil && len(res.Groups) <= 1)
-}
-
 // layoutState is the dashboard's view state beyond Query: the split
 // group, kiosk mode, the cost of the speedup card, the phone's view menu.
 type layoutState struct {
-	cost      float64
-	costSet   bool
-	split     string // group key, SplitAll, or "" (default: busiest group)
-	kiosk     bool
-	period    time.Duration
-	viewOpen  bool
-	stopKiosk func()
+	view.Layout // the URL's layout parameters
+	viewOpen    bool
+	stopKiosk   func()
 	// themeAuto: the server's pre-render of a URL without theme=: the
 	// root takes the theme of the page (specdash.css: the OS setting,
 	// prefers-color-scheme, or the remembered choice boot.js puts on
@@ -71,130 +31,46 @@ type layoutState struct {
 	themeAuto bool
 }
 
-func (l layoutState) costOr() float64 {
-	if l.costSet {
-		return l.cost
-	}
-	return compute.DefaultDraftCostRatio
-}
-
 // readLayout reads the layout parameters of u (server and browser).
 func (d *Dashboard) readLayout(u *url.URL) {
 	if u == nil {
 		return
 	}
-	v := u.Query()
-	d.lay.costSet = false
-	if c, err := ParseCost(v.Get(CostParam)); err == nil && v.Get(CostParam) != "" {
-		d.lay.cost, d.lay.costSet = c, true
-	}
-	d.lay.split = ""
-	if s := v.Get(SplitParam); s == SplitAll {
-		d.lay.split = SplitAll
-	} else if key, ok := decodeOptionOK(s); ok {
-		d.lay.split = key
-	}
-	d.lay.themeAuto = !app.IsClient && !v.Has("theme")
-	d.lay.kiosk = v.Has(KioskParam)
-	d.lay.period = KioskPeriod
-	if p, err := time.ParseDuration(v.Get(KioskParam)); err == nil && p >= time.Second {
-		d.lay.period = p
-	}
+	d.lay.Layout = view.ParseLayout(u.Query())
+	d.lay.themeAuto = !app.IsClient && !u.Query().Has("theme")
 }
 
-// grouping is the group-by shown (checkboxes, table): the loaded one, nil
-// when the default per-model grouping found one model.
-func (d *Dashboard) grouping() []string {
-	if d.res != nil {
-		if d.res.Ungrouped() {
-			return nil
-		}
-		return d.res.Request.GroupBy
-	}
-	if d.q.GroupBy == nil {
-		return nil
-	}
-	return d.q.GroupBy
-}
-
-// splitGroup is the group the split charts show: nil for the blend (one
-// group, "all" chosen, or no choice: the default, captioned "all N
-// models blended"; kiosk mode rotates through the groups).
-func (d *Dashboard) splitGroup() *model.Group {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 || d.lay.split == SplitAll || d.lay.split == "" {
-		return nil
-	}
-	for i := range d.res.Groups {
-		if g := &d.res.Groups[i]; g.Key == d.lay.split {
-			return g
-		}
-	}
-	return nil
-}
-
-// splitModel is the model the per-position, heatmap, token-flow and
-// insights charts draw: the split group's, or the whole (blended) one.
-func (d *Dashboard) splitModel() *model.Model {
-	if d.res == nil {
-		return nil
-	}
-	if g := d.splitGroup(); g != nil {
-		if sub, ok := d.res.Model.ForGroup(g.Key); ok {
-			return sub
-		}
-	}
-	return &d.res.Model
-}
-
-// groupNoun is "models" when grouped by model_name alone, else "groups".
-func (d *Dashboard) groupNoun() string {
-	if d.res != nil && len(d.res.Request.GroupBy) == 1 && d.res.Request.GroupBy[0] == "model_name" {
-		return "models"
-	}
-	return "groups"
-}
+// grouping is the group-by shown (checkboxes, table): view.ShownGrouping.
+func (d *Dashboard) grouping() []string { return view.ShownGrouping(d.res, d.q) }
 
 // renderSplit is the selector above the split charts ("group: <name>")
 // and the caption saying what they show: one group, or "all N models
 // blended". Hooks: select#split, [data-split] with data-split-group (the
 // shown group's name, "" when blended) and data-blended.
 func (d *Dashboard) renderSplit() app.UI {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
+	if !d.res.Splits() {
 		return app.Div().Class("split").DataSet("split", "none")
 	}
-	n, noun := len(d.res.Groups), d.groupNoun()
-	g := d.splitGroup()
-	cur, caption, name := SplitAll, "all "+strconv.Itoa(n)+" "+noun+" blended (ratio of sums): choose one to see its own k, fit and speedup", ""
+	g := d.res.SplitGroup(d.lay.Split)
+	cur, name := view.SplitAll, ""
 	if g != nil {
-		cur, name = encodeOption(g.Key), g.Name
-		caption = "showing " + g.Name + " (1 of " + strconv.Itoa(n) + " " + noun + ")"
+		cur, name = view.EncodeOption(g.Key), g.Name
 	}
-	opts := []selectOpt{{SplitAll, "all " + strconv.Itoa(n) + " " + noun + " blended"}}
-	for _, gr := range SortGroups(d.res.Groups, "") {
-		opts = append(opts, selectOpt{encodeOption(gr.Key), gr.Name})
+	opts := []selectOpt{{view.SplitAll, "all " + strconv.Itoa(len(d.res.Groups)) + " " + d.res.GroupNoun() + " blended"}}
+	for _, gr := range view.SortGroups(d.res.Groups, "") {
+		opts = append(opts, selectOpt{view.EncodeOption(gr.Key), gr.Name})
 	}
 	return app.Div().Class("split").DataSet("split", "groups").DataSet("split-group", name).DataSet("blended", g == nil).Body(
 		selectBoxTip("split", "group", "The per-position, heatmap, token flow and speedup panels show one group, or the blend of all", cur, opts, d.onSplit),
-		app.Span().Class("split-caption").Text(caption),
+		app.Span().Class("split-caption").Text(d.res.SplitCaption(d.lay.Split)),
 	)
-}
-
-// blendCaption is added to a split chart's note: which group it shows.
-func (d *Dashboard) blendCaption() string {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
-		return ""
-	}
-	if g := d.splitGroup(); g != nil {
-		return " Group: " + g.Name + "."
-	}
-	return " All " + strconv.Itoa(len(d.res.Groups)) + " " + d.groupNoun() + " blended."
 }
 
 func (d *Dashboard) onSplit(ctx app.Context, e app.Event) {
 	v := ctx.JSSrc().Get("value").String()
-	d.lay.split = SplitAll
-	if key, ok := decodeOptionOK(v); ok {
-		d.lay.split = key
+	d.lay.Split = view.SplitAll
+	if key, ok := view.DecodeOptionOK(v); ok {
+		d.lay.Split = key
 	}
 	d.writeLayoutURL(ctx)
 }
@@ -204,13 +80,13 @@ func (d *Dashboard) writeLayoutURL(ctx app.Context) {
 	defer func() { recover() }() // history.replaceState is JS: never let it kill the app
 	u := *ctx.Page().URL()
 	q := u.Query()
-	switch d.lay.split {
+	switch d.lay.Split {
 	case "":
-		q.Del(SplitParam)
-	case SplitAll:
-		q.Set(SplitParam, SplitAll)
+		q.Del(view.SplitParam)
+	case view.SplitAll:
+		q.Set(view.SplitParam, view.SplitAll)
 	default:
-		q.Set(SplitParam, encodeOption(d.lay.split))
+		q.Set(view.SplitParam, view.EncodeOption(d.lay.Split))
 	}
 	u.RawQuery = q.Encode()
 	ctx.Page().ReplaceURL(&u)
@@ -239,27 +115,23 @@ func (d *Dashboard) viewControls(body ...app.UI) app.UI {
 // withPrefs fills q's theme and refresh from the remembered choices
 // (local storage) or, for the theme, the OS setting (prefers-color-scheme)
 // when the URL does not give them (browser only).
-func (d *Dashboard) withPrefs(ctx app.Context, u *url.URL, q Query) Query {
+func (d *Dashboard) withPrefs(ctx app.Context, u *url.URL, q view.Query) view.Query {
 	if !app.IsClient || u == nil {
 		return q
 	}
 	v := u.Query()
 	if !v.Has("theme") {
 		var t string
-		if err := ctx.LocalStorage().Get(storeTheme, &t); err == nil && (t == ThemeDark || t == ThemeLight) {
+		if err := ctx.LocalStorage().Get(storeTheme, &t); err == nil && (t == view.ThemeDark || t == view.ThemeLight) {
 			q.Theme = t
 		} else if prefersDark() {
-			q.Theme = ThemeDark
+			q.Theme = view.ThemeDark
 		}
 	}
 	if !v.Has("refresh") {
 		var r string
-		if err := ctx.LocalStorage().Get(storeRefresh, &r); err == nil && r != "" {
-			for _, ok := range Refreshes {
-				if r == ok {
-					q.Refresh = r
-				}
-			}
+		if err := ctx.LocalStorage().Get(storeRefresh, &r); err == nil && slices.Contains(view.Refreshes, r) {
+			q.Refresh = r
 		}
 	}
 	return q
@@ -305,33 +177,17 @@ func (d *Dashboard) layoutNav(ctx app.Context) {
 		d.lay.stopKiosk()
 		d.lay.stopKiosk = nil
 	}
-	if !d.lay.kiosk || d.ctx == nil {
+	if !d.lay.Kiosk || d.ctx == nil {
 		return
 	}
 	rctx := d.ctx
-	d.lay.stopKiosk = every(d.lay.period, func() {
+	d.lay.stopKiosk = every(d.lay.Period, func() {
 		ctx.Dispatch(func(ctx app.Context) {
 			if rctx.Err() == nil {
-				d.rotate()
+				d.lay.Split = d.res.NextSplit(d.lay.Split)
 			}
 		})
 	})
-}
-
-// rotate shows the next group in the split charts (kiosk).
-func (d *Dashboard) rotate() {
-	if d.res == nil || d.res.Ungrouped() || len(d.res.Groups) < 2 {
-		return
-	}
-	groups := SortGroups(d.res.Groups, "")
-	cur := d.splitGroup()
-	next := 0
-	for i, g := range groups {
-		if cur != nil && g.Key == cur.Key {
-			next = (i + 1) % len(groups)
-		}
-	}
-	d.lay.split = groups[next].Key
 }
 
 // stopLayout stops kiosk mode's rotation.
@@ -344,7 +200,7 @@ func (d *Dashboard) stopLayout() {
 
 // themeName is the root's theme (class theme-<name>, data-theme):
 // ThemeLight, ThemeDark, or "auto" (themeAuto).
-func (d *Dashboard) themeName(pal Palette) string {
+func (d *Dashboard) themeName(pal chartopt.Palette) string {
 	if d.lay.themeAuto {
 		return "auto"
 	}
@@ -353,7 +209,7 @@ func (d *Dashboard) themeName(pal Palette) string {
 
 // layoutClass is the root's class for kiosk mode ("" otherwise).
 func (d *Dashboard) layoutClass() string {
-	if d.lay.kiosk {
+	if d.lay.Kiosk {
 		return "kiosk"
 	}
 	return "normal"

@@ -3,14 +3,13 @@ package app
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"specdash/chartopt"
 	"specdash/compute"
-	"specdash/logparse"
-	"specdash/model"
 	"specdash/report"
+	"specdash/view"
 )
 
 // maxLogFileBytes bounds a log file read in the browser (64 MiB).
@@ -110,44 +109,9 @@ func (l *LogsPage) onFile(ctx app.Context, e app.Event) {
 	f.Call("text").Call("then", then, fail)
 }
 
-// parse turns the text into the report. The convention "auto" follows the
-// log: without the bonus token when every V1 line printed it so.
+// parse turns the text into the report (view.ParseLogs).
 func (l *LogsPage) parse() {
-	defer func() {
-		if r := recover(); r != nil {
-			l.rep, l.err = nil, fmt.Sprintf("internal error while parsing: %v", r)
-		}
-	}()
-	name := l.file
-	if name == "" {
-		name = "pasted text"
-	}
-	conv := compute.WithBonus
-	switch l.conv {
-	case ConventionNoBonus:
-		conv = compute.WithoutBonus
-	case "auto":
-		if !logparse.LooksLikeScrape(l.text) {
-			res := logparse.Parse(l.text)
-			conv = model.LogConvention(res)
-			l.rep = report.FromLog(name, res, conv, nil)
-			l.finish(conv)
-			return
-		}
-	}
-	l.rep = report.ParseInput(name, l.text, conv, nil)
-	l.finish(conv)
-}
-
-func (l *LogsPage) finish(conv compute.Convention) {
-	l.usedCon = conv
-	l.err = ""
-	if !l.rep.Usable() {
-		l.err = "Nothing could be used: see the problems below."
-		if l.rep.Input == "scrape" {
-			l.err = "No speculative-decoding counter in this scrape: see the problems below."
-		}
-	}
+	l.rep, l.usedCon, l.err = view.ParseLogs(l.file, l.text, l.conv)
 }
 
 func (l *LogsPage) state() string {
@@ -197,8 +161,8 @@ func (l *LogsPage) renderInput() app.UI {
 			),
 			selectBox("log-convention", "Mean length", l.conv, []selectOpt{
 				{"auto", "as the log printed it"},
-				{ConventionBonus, "with bonus token"},
-				{ConventionNoBonus, "without bonus token"},
+				{view.ConventionBonus, "with bonus token"},
+				{view.ConventionNoBonus, "without bonus token"},
 			}, l.onConv),
 			app.Button().ID("parse").Class("refresh-now").Text("Show numbers").OnClick(l.onParse),
 		),
@@ -227,11 +191,7 @@ func (l *LogsPage) renderResult() app.UI {
 	if r.Usable() {
 		total := r.TotalStats()
 		derived := r.Input == "log"
-		summary := fmt.Sprintf("%d metrics lines (%s) of %d lines in %s; mean acceptance length %s",
-			r.Entries, strings.Join(r.Formats, ", "), r.Lines, r.File, l.usedCon)
-		if r.Input == "scrape" {
-			summary = fmt.Sprintf("%d counter groups in a scrape of %d lines: totals since each server started (no window, so no throughput)", r.Entries, r.Lines)
-		}
+		summary := view.LogSummary(r, l.usedCon)
 		body = append(body,
 			app.P().Class("panel-note").DataSet("summary", "true").Text(summary),
 			app.Div().DataSet("scope", "total").Body(
@@ -239,7 +199,7 @@ func (l *LogsPage) renderResult() app.UI {
 				app.Section().Class("panel", "panel-wide").Body(
 					app.H2().Text("Per-position acceptance rate"),
 					app.P().Class("panel-note").Text("Share of drafts whose token at this position was accepted (accepted at position / drafts)."),
-					&Chart{Name: ChartPerPosition, Option: PerPositionOption(total), Height: 260, Empty: compute.Undefined, Summary: positionSummary(total)},
+					&Chart{Name: view.ChartPerPosition, Option: chartopt.PerPosition(total, compute.FitGeometric(total.Counts()), chartopt.PaletteFor(view.ThemeLight)).JSON(), Height: 260, Empty: compute.Undefined, Summary: view.PositionSummary(total)},
 					positionsList(total),
 				),
 			),
@@ -254,35 +214,23 @@ func (l *LogsPage) renderResult() app.UI {
 // logMetric is one number with its test hook (undefined: data-undefined
 // and "no drafts in window").
 func logMetric(name string, v compute.Value, text string) app.HTMLSpan {
-	el := app.Span().Class("metric-number").DataSet("metric", name)
-	if v.OK {
-		el = el.DataSet("value", plain(v.V))
-		if num, unit, ok := splitUnit(text); ok {
-			// The unit set smaller and allowed to wrap below the number,
-			// as on the dashboard's cards.
-			return el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-		}
-		return el.Text(text)
+	if !v.OK {
+		text = compute.Undefined
 	}
-	return el.DataSet("undefined", "true").Class("undefined").Text(compute.Undefined)
+	return number(app.Span().Class("metric-number").DataSet("metric", name), v, text, true)
 }
 
 func logCards(s compute.Stats, derived bool, conv compute.Convention) app.UI {
 	drafts := logMetric("drafts", compute.Defined(s.Drafts), compute.FormatCount(s.Drafts, "drafts"))
-	draftsSub := "drafts in the input"
+	draftsSub, window := view.LogDraftTexts(derived)
 	if derived {
 		drafts = drafts.DataSet("derived", "true")
-		draftsSub = "derived: drafted / k (vLLM's log does not print them)"
 	}
 	k := compute.Value{V: float64(s.K), OK: s.K > 0}
 	kText := strconv.Itoa(s.K) + " positions"
-	window := "log window unknown"
-	if !derived {
-		window = "a scrape has no window"
-	}
 	return app.Div().Class("cards").Body(
 		card("Acceptance rate", logMetric("acceptance-rate", s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), app.Text("accepted / draft tokens")),
-		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(lengthFormula(conv))),
+		card("Mean acceptance length", logMetric("mean-acceptance-length", s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), app.Text(view.LengthFormula(conv))),
 		card("k (speculative tokens)", logMetric("k", k, kText), app.Text("draft positions")),
 		card("Drafts", drafts, app.Text(draftsSub)),
 		card("Accepted", logMetric("accepted-tokens", compute.Defined(s.AcceptedTokens), compute.FormatCount(s.AcceptedTokens, "tokens")),
@@ -310,50 +258,24 @@ func positionsList(s compute.Stats) app.UI {
 	items := make([]app.UI, len(s.PerPositionAcceptanceRate))
 	for i, v := range s.PerPositionAcceptanceRate {
 		items[i] = app.Div().Class("position").Body(
-			app.Span().Class("position-label").Text(PositionLabel(i)),
+			app.Span().Class("position-label").Text(chartopt.PositionLabel(i)),
 			logMetric("per-position-acceptance-rate", v, compute.FormatPercent(v, 1)).DataSet("position", i+1),
 		)
 	}
 	return app.Div().Class("positions").Body(items...)
 }
 
-// sourceName prints a group's labels for people: "container vllm-0,
-// engine 0", or "(no container or engine in the prefix)".
-func sourceName(labels map[string]string) string {
-	var parts []string
-	for _, n := range []string{"container", "model_name", "engine", "prefix", "format", "k"} {
-		if v := labels[n]; v != "" {
-			parts = append(parts, strings.ReplaceAll(n, "_", " ")+" "+v)
-		}
-	}
-	if len(parts) == 0 {
-		return "(no container or engine in the line prefix)"
-	}
-	return strings.Join(parts, ", ")
-}
-
 func (l *LogsPage) renderSources() app.UI {
 	r := l.rep
 	rows := make([]app.UI, len(r.Groups))
 	for i, g := range r.Groups {
-		per := make([]string, len(g.PerPositionAcceptanceRate))
-		for j, v := range g.PerPositionAcceptanceRate {
-			per[j] = compute.FormatRatio(v)
-		}
-		perText := strings.Join(per, ", ")
-		if perText == "" {
-			perText = "none (V0 prints no per-position data)"
-		}
-		speed := compute.Value{}
-		if g.Insights != nil && g.Insights.Speedup != nil {
-			speed = g.Insights.Speedup.Speedup
-		}
+		perText, speed := view.PerPositionText(g.PerPositionAcceptanceRate), view.LogSpeedup(g)
 		drafts := logMetric("drafts", compute.Defined(g.Drafts), compute.FormatCount(g.Drafts, ""))
 		if g.Insights != nil && len(g.Insights.Derived) > 0 && g.Insights.Derived[0] == "drafts" {
 			drafts = drafts.DataSet("derived", "true").Title("derived: drafted / k")
 		}
 		rows[i] = app.Tr().DataSet("source", i).Body(
-			app.Td().Text(sourceName(g.Labels)),
+			app.Td().Text(view.SourceName(g.Labels)),
 			app.Td().Body(logMetric("k", compute.Value{V: float64(g.K), OK: g.K > 0}, strconv.Itoa(g.K))),
 			app.Td().Body(drafts),
 			app.Td().Body(logMetric("accepted-tokens", compute.Defined(g.AcceptedTokens), compute.FormatCount(g.AcceptedTokens, ""))),
@@ -361,7 +283,7 @@ func (l *LogsPage) renderSources() app.UI {
 			app.Td().Body(logMetric("acceptance-rate", g.AcceptanceRate, compute.FormatPercent(g.AcceptanceRate, 1))),
 			app.Td().Body(logMetric("mean-acceptance-length", g.MeanAcceptanceLength, compute.FormatLength(g.MeanAcceptanceLength))),
 			app.Td().Text(perText),
-			app.Td().Body(logMetric("speedup", speed, Times(speed))),
+			app.Td().Body(logMetric("speedup", speed, view.Times(speed))),
 		)
 	}
 	return app.Section().Class("panel", "panel-wide").Body(

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
-	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +9,7 @@ import (
 
 	"specdash/chartopt"
 	"specdash/metricsclient"
+	"specdash/view"
 )
 
 // Server-side first paint. go-app pre-renders the dashboard on the server;
@@ -82,7 +81,7 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	}
 	u := ctx.Page().URL()
 	name := ""
-	if s, ok := pickSource(Sources(), u); ok {
+	if s, ok := view.PickSource(Sources(), u); ok {
 		name = s.Name
 		d.source = s.Label
 		if sc, err := time.ParseDuration(s.ScrapeInterval); err == nil && sc > 0 {
@@ -95,29 +94,10 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	}
 	lctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	res := Load(lctx, c, d.q, d.scrape, time.Now())
+	res := view.Load(lctx, c, d.q, d.scrape, time.Now())
 	if res.Err != nil || lctx.Err() != nil {
 		return
 	}
 	d.adopt(&res)
 	d.preview = true
-}
-
-// previewStamp is what a pre-rendered chart carries besides its option:
-// when the server rendered it and for which page.
-type previewStamp struct {
-	at  int64  // Unix ms, server clock
-	url string // base64url of path?query
-}
-
-// stampFor is the stamp of a pre-render of u now.
-func stampFor(u *url.URL) previewStamp {
-	page := u.EscapedPath()
-	if page == "" {
-		page = "/"
-	}
-	if u.RawQuery != "" {
-		page += "?" + u.RawQuery
-	}
-	return previewStamp{at: time.Now().UnixMilli(), url: base64.RawURLEncoding.EncodeToString([]byte(page))}
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -13,87 +12,19 @@ import (
 	"specdash/compute"
 	"specdash/model"
 	"specdash/report"
+	"specdash/view"
 )
 
-// view is what Render draws, derived from the last result and the query's
-// look (theme, time zone, sort order); recomputed only when one of them
-// changes.
-type view struct {
-	key    string
-	pal    Palette
-	loc    *time.Location
-	groups []GroupResult // sorted as the table shows them
-	rate   []model.Line  // per group: acceptance rate (ratio) per bucket
-	length []model.Line  // per group: mean acceptance length (tokens/draft)
-	drafts []model.Line  // per group: drafts/s
-	tokens []model.Line  // total: drafted, accepted, rejected tokens/s
-	drawn  int           // groups drawn as lines (the busiest MaxLines)
-	// heatFirst[c] is the first bucket of heatmap column c (HeatmapColumns).
-	heatFirst []int
-	// specs are the charts' typed options, options their JSON.
-	specs   map[string]*chartopt.Option
-	options map[string]string
-}
-
-// set keeps chart name's option.
-func (v *view) set(name string, o *chartopt.Option) {
-	v.specs[name], v.options[name] = o, optionJSON(o)
-}
-
-func (d *Dashboard) prepare() *view {
-	key := fmt.Sprintf("%p|%s|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort, d.lay.split)
-	if d.view.key == key && d.view.options != nil {
+// prepare is the charts Render draws (view.Build), derived from the last
+// result and the query's look (theme, time zone, sort order) and the split
+// group; rebuilt only when one of them changes.
+func (d *Dashboard) prepare() *view.Charts {
+	key := fmt.Sprintf("%p|%s|%s|%s|%s", d.res, d.q.Theme, d.q.TZ, d.q.Sort, d.lay.Split)
+	if d.view.Key == key && d.view.Options != nil {
 		return &d.view
 	}
-	v := view{key: key, pal: PaletteFor(d.q.Theme), loc: d.q.Location(), specs: map[string]*chartopt.Option{}, options: map[string]string{}}
-	if r := d.res; r != nil {
-		v.groups = SortGroups(r.Groups, d.q.Sort)
-		byDrafts := slices.Clone(r.Groups)
-		slices.SortStableFunc(byDrafts, func(a, b GroupResult) int {
-			switch {
-			case a.Stats.Drafts > b.Stats.Drafts:
-				return -1
-			case a.Stats.Drafts < b.Stats.Drafts:
-				return 1
-			}
-			return 0
-		})
-		single := r.Ungrouped()
-		for _, g := range byDrafts {
-			l := model.LinesOf(g)
-			rn, ln, dn := g.Name, g.Name, g.Name
-			if single {
-				rn, ln, dn = "acceptance rate", "mean acceptance length", "drafts/s"
-			}
-			v.rate = append(v.rate, model.Line{Name: rn, Values: l.Rate})
-			v.length = append(v.length, model.Line{Name: ln, Values: l.Length})
-			v.drafts = append(v.drafts, model.Line{Name: dn, Values: l.DraftsPerSecond})
-		}
-		v.drawn = min(len(v.rate), MaxLines)
-		sub := d.splitModel() // per-position, heatmap, token flow: one group or the blend (layout.go)
-		t := sub.TokenRates()
-		v.tokens = []model.Line{{Name: "drafted", Values: t.Drafted}, {Name: "accepted", Values: t.Accepted}, {Name: "rejected", Values: t.Rejected}}
-
-		g, c, p, loc := r.Grid, r.Complete, v.pal, v.loc
-		v.set(ChartPerPosition, chartopt.PerPosition(sub.Stats, sub.Fit, p))
-		h := sub.Heatmap()
-		v.heatFirst = h.First
-		v.set(ChartHeatmap, chartopt.HeatmapColumns(h, g, len(r.Buckets), loc, p))
-		// Gaps and restarts (model.Model.Gaps, Resets) marked on the
-		// acceptance-rate and throughput charts.
-		marks := chartopt.MarksOf(&r.Model)
-		rate := chartopt.Lines(g, v.rate[:v.drawn], c, 100, 1, "%", 0, 100, loc, p)
-		rate.Mark(marks, len(r.Buckets), p)
-		markRateChanges(rate, r, v.rate[:v.drawn], single) // health.go
-		v.set(ChartAcceptanceRate, rate)
-		v.set(ChartAcceptanceLength, chartopt.Lines(g, v.length[:v.drawn], c, 1, 3, "tokens", nil, nil, loc, p))
-		tput := chartopt.Lines(g, v.tokens, c, 1, 2, "tokens/s", 0, nil, loc, p)
-		tput.Mark(marks, len(r.Buckets), p)
-		v.set(ChartThroughput, tput)
-		v.set(ChartDrafts, chartopt.Lines(g, v.drafts[:v.drawn], c, 1, 2, "drafts/s", 0, nil, loc, p))
-		v.set(ChartLatency, chartopt.InterTokenLatency(g, r.Latency, c, loc, p))
-	}
-	d.view = v
+	d.view = view.Build(d.res, d.q, d.lay.Split)
+	d.view.Key = key
 	return &d.view
 }
 
@@ -105,38 +36,15 @@ func (d *Dashboard) model() *model.Model {
 	return &d.res.Model
 }
 
-// exportTable is the data behind the panel called name.
-func (d *Dashboard) exportTable(name string) DataTable {
-	v := d.prepare()
-	switch name {
-	case "breakdown":
-		return report.BreakdownTable(d.model(), v.groups)
-	// The split charts export what they show: one group, or the blend
-	// (splitModel, layout.go).
-	case ChartPerPosition:
-		return report.PerPositionTable(d.splitModel())
-	case ChartHeatmap:
-		return report.HeatmapTable(d.splitModel())
-	case ChartAcceptanceRate:
-		return report.LinesTable(name, d.model(), v.rate, "ratio")
-	case ChartAcceptanceLength:
-		return report.LinesTable(name, d.model(), v.length, "tokens per draft")
-	case ChartThroughput:
-		return report.LinesTable(name, d.splitModel(), v.tokens, "tokens/s")
-	case ChartDrafts:
-		return report.LinesTable(name, d.model(), v.drafts, "drafts/s")
-	case ChartLatency:
-		return report.LinesTable(name, d.model(), latencyLines(d.model()), "seconds")
-	case "compare":
-		return report.CompareTable(d.comparison())
-	}
-	return DataTable{Name: name}
+// exportTable is the data behind the panel called name (Charts.Table).
+func (d *Dashboard) exportTable(name string) report.Table {
+	return d.prepare().Table(name, d.res, d.q, d.lay.Split)
 }
 
 // Render draws the page.
 func (d *Dashboard) Render() app.UI {
 	v := d.prepare()
-	theme := d.themeName(v.pal) // layout.go: "auto" in a pre-render without theme=
+	theme := d.themeName(v.Pal) // layout.go: "auto" in a pre-render without theme=
 	root := app.Div().Class("dashboard", "theme-"+theme, d.layoutClass()).
 		DataSet("dashboard", "specdash").
 		DataSet("state", d.state()).
@@ -145,7 +53,7 @@ func (d *Dashboard) Render() app.UI {
 	var stats compute.Stats
 	var grid compute.Grid
 	if d.res != nil {
-		stats, grid = d.splitModel().Stats, d.res.Grid
+		stats, grid = d.res.SplitModel(d.lay.Split).Stats, d.res.Grid
 		root = root.
 			DataSet("window-start", grid.Start).
 			DataSet("window-end", grid.End).
@@ -157,15 +65,11 @@ func (d *Dashboard) Render() app.UI {
 		}
 	}
 	empty := d.emptyText()
-	summaries := chartSummaries(d.res, v)
+	summaries := view.ChartSummaries(d.res, v)
 	chart := func(name string, h int, zoom bool) app.UI {
-		return &Chart{Name: name, Option: v.options[name], Spec: v.specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
+		return &Chart{Name: name, Option: v.Options[name], Spec: v.Specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
 	}
-	lineNote := ""
-	if v.drawn < len(v.rate) {
-		lineNote = fmt.Sprintf(" The %d groups with the most drafts are drawn; the table and the export hold all %d.", v.drawn, len(v.rate)) +
-			" " + chartopt.PaletteNote(len(v.rate))
-	}
+	lineNote := v.LineNote()
 	return root.Body(
 		layout(
 			d.renderHeader(),
@@ -179,39 +83,39 @@ func (d *Dashboard) Render() app.UI {
 			d.renderCards(),
 			d.renderSplit(),
 			app.Div().Class("row", "row-2").Body(
-				d.panel(ChartPerPosition, "Per-position acceptance",
-					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.blendCaption(),
+				d.panel(view.ChartPerPosition, "Per-position acceptance",
+					"Bars: share of drafts whose token at this position was accepted (accepted at position / drafts). Line: acceptance at a position given the previous one was accepted (accepted at i / accepted at i−1)."+d.res.BlendCaption(d.lay.Split),
 					true,
-					chart(ChartPerPosition, 260, false),
+					chart(view.ChartPerPosition, 260, false),
 					d.renderPositions(stats),
 				),
-				d.panel(ChartHeatmap, "Per-position acceptance over time",
-					d.heatmapNote(grid)+d.blendCaption(),
+				d.panel(view.ChartHeatmap, "Per-position acceptance over time",
+					view.HeatmapNote(grid)+d.res.BlendCaption(d.lay.Split),
 					true,
-					chart(ChartHeatmap, 290, true),
+					chart(view.ChartHeatmap, 290, true),
 				),
 			),
-			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.blendCaption()},
+			&InsightsPanel{Stats: stats, Ready: d.res != nil, Empty: d.emptyText(), Theme: d.q.Theme, Measured: d.measured(), Caption: d.res.BlendCaption(d.lay.Split)},
 			d.renderBreakdown(v),
 			app.Div().Class("row", "row-2").Body(
-				d.panel(ChartAcceptanceRate, "Acceptance rate over time",
-					d.bucketNote(grid, "accepted / draft tokens")+lineNote, true,
-					chart(ChartAcceptanceRate, 240, true), d.renderChanges(v)),
-				d.panel(ChartAcceptanceLength, "Mean acceptance length over time",
-					d.bucketNote(grid, lengthFormula(d.q.Convention))+lineNote, true,
-					chart(ChartAcceptanceLength, 240, true)),
+				d.panel(view.ChartAcceptanceRate, "Acceptance rate over time",
+					view.BucketNote(grid, "accepted / draft tokens")+lineNote, true,
+					chart(view.ChartAcceptanceRate, 240, true), d.renderChanges(v)),
+				d.panel(view.ChartAcceptanceLength, "Mean acceptance length over time",
+					view.BucketNote(grid, view.LengthFormula(d.q.Convention))+lineNote, true,
+					chart(view.ChartAcceptanceLength, 240, true)),
 			),
 			app.Div().Class("row", "row-2").Body(
-				d.panel(ChartThroughput, "Token throughput",
-					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+d.bucketNote(grid, "increase / bucket seconds")+d.blendCaption(), true,
-					chart(ChartThroughput, 240, true)),
-				d.panel(ChartDrafts, "Drafts per second",
-					d.bucketNote(grid, "drafts / bucket seconds")+lineNote, true,
-					chart(ChartDrafts, 240, true)),
+				d.panel(view.ChartThroughput, "Token throughput",
+					"Drafted, accepted and rejected (drafted − accepted) draft tokens per second, "+view.BucketNote(grid, "increase / bucket seconds")+d.res.BlendCaption(d.lay.Split), true,
+					chart(view.ChartThroughput, 240, true)),
+				d.panel(view.ChartDrafts, "Drafts per second",
+					view.BucketNote(grid, "drafts / bucket seconds")+lineNote, true,
+					chart(view.ChartDrafts, 240, true)),
 			),
 			d.renderLatency(chart),
 			d.renderCompare(v),
-			d.renderFooter(grid),
+			d.renderFooter(),
 		),
 	)
 }
@@ -246,62 +150,15 @@ func (d *Dashboard) panel(name, title, note string, isChart bool, body ...app.UI
 	return app.Section().Class("panel").DataSet("panel", name).Body(content...)
 }
 
-func (d *Dashboard) emptyText() string {
-	switch d.state() {
-	case "loading":
-		return "Loading…"
-	case "error":
-		return "no data: see the message above"
-	}
-	return "no drafts in window"
-}
-
-func (d *Dashboard) stepText(g compute.Grid) string {
-	if g.Step <= 0 {
-		return "step"
-	}
-	return (time.Duration(g.Step) * time.Millisecond).String()
-}
-
-// heatmapNote is the heatmap's subtitle: the width of its columns (a run
-// of buckets on long windows: model.HeatmapFactor).
-func (d *Dashboard) heatmapNote(g compute.Grid) string {
-	if g.Step <= 0 {
-		return "Colour: accepted at position / drafts, per column; blank: no drafts. Select a span to zoom."
-	}
-	col := g
-	if f := model.HeatmapFactor(g.Buckets()); f > 1 {
-		col.Step *= int64(f)
-		return "Colour: accepted at position / drafts, per " + d.stepText(col) + " column (" + strconv.Itoa(f) + " buckets of " + d.stepText(g) + "); blank: no drafts. Select a span to zoom."
-	}
-	return "Colour: accepted at position / drafts, per " + d.stepText(g) + " bucket; blank: no drafts. Select a span to zoom."
-}
-
-func (d *Dashboard) bucketNote(g compute.Grid, formula string) string {
-	if g.Step <= 0 {
-		return formula + ", per step."
-	}
-	return fmt.Sprintf("%s, per %s bucket; gaps: no drafts; shaded: incomplete (still being scraped). Select a span to zoom.", formula, d.stepText(g))
-}
-
-func lengthFormula(c compute.Convention) string {
-	if c == compute.WithoutBonus {
-		return "accepted / drafts (without bonus token)"
-	}
-	return "1 + accepted / drafts"
-}
+// emptyText is what a chart without data says now (view.EmptyText).
+func (d *Dashboard) emptyText() string { return view.EmptyText(d.state()) }
 
 func (d *Dashboard) renderHeader() app.UI {
 	source := d.source
 	if source == "" {
 		source = "(not configured)"
 	}
-	themeLabel := "Dark theme"
-	if d.lay.themeAuto {
-		themeLabel = "Switch theme" // pre-render: the page follows the OS (layout.go)
-	} else if d.q.Theme == ThemeDark {
-		themeLabel = "Light theme"
-	}
+	themeLabel := view.ThemeLabel(d.lay.themeAuto, d.q.Theme) // auto: a pre-render follows the OS (layout.go)
 	return app.Header().Class("top").Body(
 		app.Div().Class("brand").Body(
 			app.Img().Src("/web/icon.svg").Alt("specdash logo").Class("logo"),
@@ -313,7 +170,7 @@ func (d *Dashboard) renderHeader() app.UI {
 		app.Div().Class("source").Body(
 			app.Span().Class("source-label").Text("Source"),
 			app.Code().DataSet("source", "upstream").Text(source),
-			app.If(d.q.Source != "" && unknownSource(Sources(), d.q.Source), func() app.UI {
+			app.If(d.q.Source != "" && view.UnknownSource(Sources(), d.q.Source), func() app.UI {
 				return app.Span().Class("source-scrape", "source-unknown").DataSet("source-unknown", "true").
 					Text("unknown source " + strconv.Quote(d.q.Source) + " (not configured): showing the default source")
 			}).ElseIf(d.q.Source != "", func() app.UI {
@@ -352,60 +209,13 @@ func selectBoxTip(id, label, tip string, current string, options []selectOpt, h 
 	)
 }
 
-// labelNames are the label names to offer: known from the series, filtered
-// or grouped by; model_name and engine first, then the rest sorted.
-func (d *Dashboard) labelNames() []string {
-	seen := map[string]bool{}
-	var rest []string
-	add := func(l string) {
-		if !seen[l] {
-			seen[l] = true
-			if l != "model_name" && l != "engine" {
-				rest = append(rest, l)
-			}
-		}
-	}
-	add("model_name")
-	add("engine")
-	for l := range d.labels {
-		add(l)
-	}
-	for l := range d.q.Filter {
-		add(l)
-	}
-	for _, l := range d.q.Grouping() {
-		add(l)
-	}
-	slices.Sort(rest)
-	return append([]string{"model_name", "engine"}, rest...)
-}
-
-// filterID is the id of a label's filter select ("model" and "engine" for
-// the two vLLM labels, as before).
-func filterID(label string) string {
-	switch label {
-	case "model_name":
-		return "model"
-	case "engine":
-		return "engine"
-	}
-	return "f-" + label
-}
-
+// labelValues are the values known of label (view.LabelValues).
 func (d *Dashboard) labelValues(label string) []string {
-	switch {
-	case d.labels != nil:
-		return d.labels[label]
-	case label == "model_name":
-		return d.models
-	case label == "engine":
-		return d.engines
-	}
-	return nil
+	return view.LabelValues(d.labels, d.models, d.engines, label)
 }
 
 func (d *Dashboard) renderFilters() app.UI {
-	names := d.labelNames()
+	names := view.LabelNames(d.labels, d.q)
 	return app.Div().Class("filters").Body(
 		app.Span().Class("filters-title").Title("Keep only the series whose label has one of the chosen values. Each menu lists the values of the series the other filters keep, over the whole window.").Text("Filters"),
 		app.Range(names).Slice(func(i int) app.UI { return d.renderFilterMenu(names[i]) }),
@@ -426,63 +236,47 @@ func (d *Dashboard) renderFilters() app.UI {
 	)
 }
 
-func (d *Dashboard) renderControls(v *view) app.UI {
+func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 	var ranges, refreshes []selectOpt
 	curRange := d.q.Range
 	if d.q.Absolute() {
 		curRange = "custom"
 		ranges = append(ranges, selectOpt{"custom", "custom window"})
 	}
-	for _, r := range Ranges {
+	if !slices.Contains(view.Ranges, d.q.Range) { // a range from the URL (?range=10m)
+		ranges = append(ranges, selectOpt{d.q.Range, "last " + d.q.Range})
+	}
+	for _, r := range view.Ranges {
 		ranges = append(ranges, selectOpt{r, "last " + r})
 	}
-	for _, r := range Refreshes {
+	for _, r := range view.Refreshes {
 		refreshes = append(refreshes, selectOpt{r, r})
 	}
-	conv := ConventionBonus
+	conv := view.ConventionBonus
 	if d.q.Convention == compute.WithoutBonus {
-		conv = ConventionNoBonus
+		conv = view.ConventionNoBonus
 	}
-	status := "idle"
-	statusText := ""
-	switch {
-	case d.loading:
-		status, statusText = "loading", "Loading…"
-	case d.err != nil:
-		status, statusText = "failed", d.problem().Title
-	case d.res != nil:
-		statusText = "Updated " + d.res.At.In(v.loc).Format("15:04:05")
-		status = "updated"
-	}
-	var from, to int64
-	switch {
-	case d.q.Absolute():
-		from, to = d.q.From, d.q.To
-	case d.res != nil:
-		from, to = d.res.Grid.Start, d.res.Grid.End
-	}
-	tzName := "local"
-	if d.q.TZ == TZUTC {
-		tzName = "UTC"
-	}
+	status, statusText := view.Status(d.loading, d.err, d.problem().Title, d.res, v.Loc)
+	from, to := d.q.InputWindow(d.res)
+	tzName := d.q.TZName()
 	return app.Nav().Class("controls").Body(
 		selectBoxTip("range", "Time range", "Relative window ending now (live), or the custom window set below or by selecting a span on a chart.", curRange, ranges, d.onSelect("range")),
 		app.Label().Class("control").For("from").Title("Window start ("+tzName+" time)").Body(
 			app.Span().Class("control-label").Text("From ("+tzName+")"),
-			timeInput("from", from, v.loc, d.onTime(false)),
+			timeInput("from", from, v.Loc, d.onTime(false)),
 		),
 		app.Label().Class("control").For("to").Title("Window end ("+tzName+" time)").Body(
 			app.Span().Class("control-label").Text("To ("+tzName+")"),
-			timeInput("to", to, v.loc, d.onTime(false)),
+			timeInput("to", to, v.Loc, d.onTime(false)),
 		),
 		app.If(d.q.Absolute(), func() app.UI {
 			return app.Button().ID("live").Class("btn").Type("button").Title("Back to a relative window ending now").Text("Live").OnClick(d.onLive)
 		}),
-		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", refreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")),
-		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, []selectOpt{{TZLocal, "local"}, {TZUTC, "UTC"}}, d.onSelect("tz")),
+		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", view.RefreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")),
+		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, []selectOpt{{view.TZLocal, "local"}, {view.TZUTC, "UTC"}}, d.onSelect("tz")),
 		selectBoxTip("convention", "Mean length", "Mean acceptance length: with the bonus token (1 + accepted / drafts, vLLM since PR 17908) or without (accepted / drafts)", conv, []selectOpt{
-			{ConventionBonus, "with bonus token"},
-			{ConventionNoBonus, "without bonus token"},
+			{view.ConventionBonus, "with bonus token"},
+			{view.ConventionNoBonus, "without bonus token"},
 		}, d.onSelect("convention")),
 		app.Div().Class("status").Body(
 			app.Button().Class("refresh-now").Type("button").Text("Refresh").OnClick(d.onRefreshNow),
@@ -492,13 +286,6 @@ func (d *Dashboard) renderControls(v *view) app.UI {
 			),
 		),
 	)
-}
-
-func refreshOr(r string) string {
-	if r == "" {
-		return "off"
-	}
-	return r
 }
 
 func (d *Dashboard) renderMessages() app.UI {
@@ -520,141 +307,43 @@ func (d *Dashboard) renderMessages() app.UI {
 		msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("url-warning", "true").Text(d.q.Warn))
 	}
 	if d.err != nil {
-		text := d.err.Error()
-		class := "msg-error"
+		class, text := "msg-error", view.ErrorText(d.err, d.errAt, d.res)
 		if d.res != nil {
-			text = "Refresh failed at " + d.errAt.Format("15:04:05") + "; showing the numbers from " + d.res.At.Format("15:04:05") + " (stale). " + text
 			class = "msg-stale"
 		}
 		if d.stopEmpty != nil {
-			text += fmt.Sprintf(" — no data yet: retrying every %s (%d of %d)", d.scrape, d.emptyTries, maxEmptyRetries(d.scrape))
+			text += view.RetryText(d.scrape, d.emptyTries)
 		}
 		msgs = append(msgs, d.renderProblem(class, text)) // states.go
 	}
 	if d.res != nil {
-		if note := CoverageNote(d.res); note != "" {
+		if note := view.CoverageNote(d.res); note != "" {
 			msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("coverage", "true").
 				DataSet("coverage-seconds", strconv.FormatInt((d.res.Grid.End-d.res.DataFrom)/1000, 10)).Text(note))
 		}
-		cov := d.res.Model.CoverageNote() // shown above, with the charts' reading
-		for _, n := range d.res.Notes {
-			if n != cov {
-				msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
-			}
-		}
-		for _, v := range d.res.Stats.Violations {
-			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text("Counter check: "+v))
+		for _, n := range d.res.OtherNotes() {
+			msgs = append(msgs, app.Div().Class("msg", "msg-note").Text(n))
 		}
 	}
 	return app.Div().Class("messages").Body(msgs...)
 }
 
-// CoverageNote is the view model's coverage note (model.Model.CoverageNote)
-// for the dashboard (cards and charts), "" when the data covers (almost)
-// the whole window or there is none.
-func CoverageNote(res *Result) string {
-	if res.Model.CoverageNote() == "" {
-		return ""
-	}
-	return coverageText(res) // cards.go: the cards' rates are per second of data
-}
-
-// plain is the data-value form of a number: a plain decimal that parses
-// back to the same float64.
-func plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// splitUnit splits "2.80 tokens/draft" into the number and its unit, so the
-// unit can be set smaller than the number.
-func splitUnit(text string) (num, unit string, ok bool) {
-	num, unit, ok = strings.Cut(text, " ")
-	if !ok || num == "" || strings.Trim(num, "0123456789.-+e") != "" {
-		return "", "", false
-	}
-	return num, unit, true
-}
-
 // metric is one headline number; tip explains it with its formula.
 func metric(name, label, tip string, v compute.Value, text, sub string) app.UI {
-	value := ""
-	if v.OK {
-		value = plain(v.V)
-	}
-	el := app.Div().Class("metric-value").
-		DataSet("metric", name).
-		DataSet("value", value)
-	if num, unit, ok := splitUnit(text); ok && v.OK {
-		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-	} else {
-		el = el.Text(text)
-	}
-	if !v.OK {
-		el = el.DataSet("undefined", "true").Class("undefined")
-	}
 	return app.Div().Class("card").Title(tip).Body(
 		app.Div().Class("card-label").Text(label),
-		el,
+		number(app.Div().Class("metric-value").DataSet("metric", name), v, text, true),
 		app.Div().Class("card-sub").Text(sub),
 	)
 }
 
-// Tooltips of the numbers: what each is, with its formula.
-const (
-	tipRate     = "Acceptance rate = accepted tokens / draft tokens over the window (ratio of sums over all selected series). Counters: vllm:spec_decode_num_accepted_tokens_total, vllm:spec_decode_num_draft_tokens_total."
-	tipLength   = "Mean acceptance length = 1 + accepted tokens / drafts: tokens produced per verification step, the bonus token included (vLLM PR 17908). Without the bonus token: accepted / drafts."
-	tipK        = "k = num_speculative_tokens: the number of draft positions seen in vllm:spec_decode_num_accepted_tokens_per_pos_total."
-	tipDrafts   = "Drafts per second = increase of vllm:spec_decode_num_drafts_total / window seconds. One draft is one request in one verification step that carried draft tokens."
-	tipAccepted = "Accepted throughput = accepted tokens / window seconds (tokens/s)."
-	tipDrafted  = "Drafted throughput = draft tokens / window seconds (tokens/s)."
-)
-
 func (d *Dashboard) renderHeadline(s compute.Stats) app.UI {
-	if d.res == nil {
-		s = compute.Stats{}
+	cards := view.WindowCards(d.res, d.q, s)
+	out := make([]app.UI, len(cards))
+	for i, c := range cards {
+		out[i] = metric(c.Name, c.Label, c.Tip, c.Window, c.WindowText, c.Sub)
 	}
-	ready := d.res != nil
-	show := func(text string) string {
-		if !ready {
-			return "—"
-		}
-		return text
-	}
-	k := compute.Value{V: float64(s.K), OK: ready && s.K > 0}
-	kText := "unknown"
-	if k.OK {
-		kText = strconv.Itoa(s.K)
-	}
-	lengthLabel := "Mean acceptance length"
-	if d.q.Convention == compute.WithoutBonus {
-		lengthLabel += " (without bonus token)"
-	}
-	// A gauge schema (SGLang) has no counters: its cards say so and point
-	// to the averaged gauges instead of "no drafts in window".
-	gauges := ready && d.res.Schema != nil && d.res.Schema.Averaged != nil
-	value := func(v compute.Value, text string) string {
-		if gauges && !v.OK {
-			return "not available: " + d.res.SchemaName() + " exports gauges, see the averaged numbers"
-		}
-		return show(text)
-	}
-	count := func(n float64, what string) string {
-		if gauges {
-			return "no counters"
-		}
-		return show(compute.FormatCount(n, what))
-	}
-	return app.Div().Class("cards").Body(
-		metric("acceptance-rate", "Acceptance rate", tipRate, s.AcceptanceRate,
-			value(s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1)), "accepted / draft tokens"),
-		metric("mean-acceptance-length", lengthLabel, tipLength, s.MeanAcceptanceLength,
-			value(s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength)), lengthFormula(d.q.Convention)),
-		metric("k", "k (speculative tokens)", tipK, k, show(kText), "draft positions"),
-		metric("drafts-per-second", "Drafts", tipDrafts, s.DraftsPerSecond,
-			value(s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s")), count(s.Drafts, "drafts in window")),
-		metric("accepted-throughput", "Accepted throughput", tipAccepted, s.AcceptedThroughput,
-			value(s.AcceptedThroughput, compute.FormatRate(s.AcceptedThroughput, "tokens/s")), count(s.AcceptedTokens, "tokens accepted")),
-		metric("drafted-throughput", "Drafted throughput", tipDrafted, s.DraftedThroughput,
-			value(s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s")), count(s.DraftTokens, "tokens drafted")),
-	)
+	return app.Div().Class("cards").Body(out...)
 }
 
 func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
@@ -663,7 +352,7 @@ func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
 			v := s.PerPositionAcceptanceRate[i]
 			value := ""
 			if v.OK {
-				value = plain(v.V)
+				value = view.Plain(v.V)
 			}
 			el := app.Span().Class("position-value").
 				DataSet("metric", "per-position-acceptance-rate").
@@ -673,22 +362,16 @@ func (d *Dashboard) renderPositions(s compute.Stats) app.UI {
 			if !v.OK {
 				el = el.DataSet("undefined", "true")
 			}
-			return app.Div().Class("position").Title("accepted at "+PositionLabel(i)+" / drafts").Body(
-				app.Span().Class("position-label").Text(PositionLabel(i)),
+			return app.Div().Class("position").Title("accepted at "+chartopt.PositionLabel(i)+" / drafts").Body(
+				app.Span().Class("position-label").Text(chartopt.PositionLabel(i)),
 				el,
 			)
 		}),
 	)
 }
 
-func (d *Dashboard) renderFooter(g compute.Grid) app.UI {
-	window := ""
-	if d.res != nil {
-		loc := d.q.Location()
-		window = fmt.Sprintf("Window %s – %s %s (%s, step %s), %d counter series",
-			time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), zoneName(loc),
-			time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, d.res.Series)
-	}
+func (d *Dashboard) renderFooter() app.UI {
+	window := view.FooterWindow(d.res, d.q)
 	version := "specdash"
 	if d.version != "" {
 		version += " " + d.version
@@ -697,12 +380,4 @@ func (d *Dashboard) renderFooter(g compute.Grid) app.UI {
 		app.Span().Text(window),
 		app.Span().Text(version),
 	)
-}
-
-func zoneName(loc *time.Location) string {
-	if loc == time.UTC {
-		return "UTC"
-	}
-	name, _ := time.Now().In(loc).Zone()
-	return name
 }

@@ -7,39 +7,13 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
-	"specdash/model"
+	"specdash/view"
 )
-
-// averaged is one row of a gauge schema's time averages: Length in the
-// query's convention (model.Group.Stats), with its number of values.
-type averaged struct {
-	Name         string
-	Length, Rate compute.GaugeAverage
-}
-
-func averagedRow(g model.Group) averaged {
-	a := averaged{Name: g.Name, Length: g.Averaged.MeanAcceptanceLength, Rate: g.Averaged.AcceptanceRate}
-	a.Length.Value = g.Stats.MeanAcceptanceLength
-	return a
-}
 
 // averagedCard is one time-averaged gauge number; data-samples holds the
 // number of values averaged.
 func averagedCard(name, label, tip string, a compute.GaugeAverage, text, sub string) app.UI {
-	value := ""
-	if a.Value.OK {
-		value = plain(a.Value.V)
-	}
-	el := app.Div().Class("metric-value").DataSet("metric", name).DataSet("value", value).
-		DataSet("samples", a.Samples)
-	if num, unit, ok := splitUnit(text); ok && a.Value.OK {
-		el = el.Body(app.Span().Class("num").Text(num), app.Text(" "), app.Span().Class("unit").Text(unit))
-	} else {
-		el = el.Text(text)
-	}
-	if !a.Value.OK {
-		el = el.DataSet("undefined", "true").Class("undefined")
-	}
+	el := number(app.Div().Class("metric-value").DataSet("metric", name).DataSet("samples", a.Samples), a.Value, text, true)
 	return app.Div().Class("card").Title(tip).Body(
 		app.Div().Class("card-label").Text(label), el, app.Div().Class("card-sub").Text(sub))
 }
@@ -57,12 +31,9 @@ func (d *Dashboard) renderSchema() app.UI {
 	for _, l := range sv.Schema.Limits {
 		body = append(body, app.Div().Class("msg", "msg-note").DataSet("schema-limit", "true").Text("Schema limit: "+l))
 	}
-	lengthUnit := "tokens/draft, bonus token included"
-	if d.q.Convention == compute.WithoutBonus {
-		lengthUnit = "tokens/draft, without bonus token (SGLang's value − 1)"
-	}
+	lengthUnit := view.AveragedLengthUnit(d.q.Convention)
 	if av := sv.Averaged; av != nil {
-		t := averagedRow(av.Total)
+		t := view.AveragedRow(av.Total)
 		body = append(body, app.Div().Class("cards").Body(
 			averagedCard("averaged-acceptance-rate", "Acceptance rate (averaged over time)",
 				"Mean of sglang:spec_accept_rate at the step points in the window, all series together: each value covers one SGLang decode-log window; averaged over time, never rate(), never a ratio of sums.",
@@ -72,9 +43,9 @@ func (d *Dashboard) renderSchema() app.UI {
 				t.Length, compute.FormatLength(t.Length.Value), fmt.Sprintf("averaged over time: %d values of sglang:spec_accept_length", t.Length.Samples)),
 		))
 		if len(av.Groups) > 0 {
-			rows := make([]averaged, len(av.Groups))
+			rows := make([]view.Averaged, len(av.Groups))
 			for i, g := range av.Groups {
-				rows[i] = averagedRow(g)
+				rows[i] = view.AveragedRow(g)
 			}
 			body = append(body, app.Table().Class("breakdown", "averaged-groups").Body(
 				app.THead().Body(app.Tr().Body(
@@ -88,7 +59,7 @@ func (d *Dashboard) renderSchema() app.UI {
 					cell := func(name string, v compute.Value, text string) app.UI {
 						value := ""
 						if v.OK {
-							value = plain(v.V)
+							value = view.Plain(v.V)
 						}
 						c := app.Td().DataSet("metric", name).DataSet("value", value).Text(text)
 						if !v.OK {
@@ -113,19 +84,10 @@ func (d *Dashboard) renderSchema() app.UI {
 			metric("system-efficiency", "System efficiency (window)", "emitted / ((draft tokens / k) × (k + 1)): needs k (num_speculative_tokens), which vLLM V0 does not export.",
 				compute.Value{}, "needs k (not exported by vLLM V0)", "emitted / ((draft / k) × (k + 1))"),
 			metric("lifetime-acceptance-rate", "Lifetime acceptance rate", "Last value in the window of vllm:spec_decode_draft_acceptance_rate: accepted / draft tokens since the server started, not windowed (one series only).",
-				v.LifetimeAcceptanceRate, lifetimeText(v.LifetimeAcceptanceRate), "since server start, not windowed"),
+				v.LifetimeAcceptanceRate, view.LifetimeText(v.LifetimeAcceptanceRate), "since server start, not windowed"),
 			metric("lifetime-system-efficiency", "Lifetime system efficiency", "Last value in the window of vllm:spec_decode_efficiency: system efficiency since the server started, not windowed (one series only).",
-				v.LifetimeSystemEfficiency, lifetimeText(v.LifetimeSystemEfficiency), "since server start, not windowed"),
+				v.LifetimeSystemEfficiency, view.LifetimeText(v.LifetimeSystemEfficiency), "since server start, not windowed"),
 		))
 	}
 	return root.DataSet("schema-id", sv.Schema.ID).Body(body...)
-}
-
-// lifetimeText prints a lifetime ratio as a percentage, "n/a (one series
-// needed)" when undefined (no series, or several servers' ratios).
-func lifetimeText(v compute.Value) string {
-	if !v.OK {
-		return compute.UndefinedShort + " (one series needed)"
-	}
-	return compute.FormatPercent(v, 1)
 }

@@ -2,13 +2,14 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"specdash/metricsclient"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"specdash/metricsclient"
+	"specdash/view"
 )
 
 // Source selection and status: which configured source the page reads
@@ -23,69 +24,11 @@ import (
 // [data-target-error] element holding its last scrape error; the selector
 // is select#source (only with more than one source).
 
-// EnvSources is the JSON list of configured sources ([]SourceInfo) that the
-// server sets.
-const EnvSources = "SPECDASH_SOURCES"
-
-// SourceParam is the URL parameter naming the source.
-const SourceParam = "source"
-
-// Source kinds (as package server's).
-const (
-	KindPrometheus = "prometheus"
-	KindEmbedded   = "embedded"
-)
-
 // targetsEvery is how often the status of embedded targets is refreshed.
 const targetsEvery = 5 * time.Second
 
-// SourceInfo is one configured source as the page sees it (no URL
-// credentials; Label is what to show).
-type SourceInfo struct {
-	Name           string `json:"name"`
-	Label          string `json:"label"`
-	Kind           string `json:"kind"`
-	ScrapeInterval string `json:"scrape_interval"`
-	Default        bool   `json:"default,omitempty"`
-}
-
-// EncodeSources is the EnvSources value for list.
-func EncodeSources(list []SourceInfo) string {
-	b, _ := json.Marshal(list)
-	return string(b)
-}
-
-// Sources decodes EnvSources (nil when unset or invalid).
-func Sources() []SourceInfo {
-	var list []SourceInfo
-	if err := json.Unmarshal([]byte(app.Getenv(EnvSources)), &list); err != nil {
-		return nil
-	}
-	return list
-}
-
-// pickSource returns the source named by u's ?source= among list, else the
-// default one; ok is false when list is empty.
-func pickSource(list []SourceInfo, u *url.URL) (SourceInfo, bool) {
-	if len(list) == 0 {
-		return SourceInfo{}, false
-	}
-	if u != nil {
-		if name := u.Query().Get(SourceParam); name != "" {
-			for _, s := range list {
-				if s.Name == name {
-					return s, true
-				}
-			}
-		}
-	}
-	for _, s := range list {
-		if s.Default {
-			return s, true
-		}
-	}
-	return list[0], true
-}
+// Sources decodes the server's EnvSources (nil when unset or invalid).
+func Sources() []view.SourceInfo { return view.DecodeSources(app.Getenv(view.EnvSources)) }
 
 // browserURL is the page's URL in the browser, nil on the server.
 func browserURL() *url.URL {
@@ -96,69 +39,17 @@ func browserURL() *url.URL {
 }
 
 // currentSource is the source the page shows (browser: from its URL).
-func currentSource() (SourceInfo, bool) { return pickSource(Sources(), browserURL()) }
-
-// unknownSource reports whether name (a ?source= value) is not one of the
-// configured sources of list (then pickSource shows the default one).
-func unknownSource(list []SourceInfo, name string) bool {
-	if name == "" || len(list) == 0 {
-		return false
-	}
-	for _, s := range list {
-		if s.Name == name {
-			return false
-		}
-	}
-	return true
-}
-
-// SourceAddress is the metricsclient Address of the current source: the
-// proxy root of the default source (ProxyAddress) or /prom/s/<name>.
-func SourceAddress() string {
-	s, ok := currentSource()
-	if !ok || s.Default {
-		return ProxyAddress
-	}
-	return ProxyAddress + "/s/" + s.Name
-}
-
-// SourceSettings returns the label and scrape interval of the current
-// source, or label and scrape unchanged when the server configured no
-// source list.
-func SourceSettings(label string, scrape time.Duration) (string, time.Duration) {
-	s, ok := currentSource()
-	if !ok {
-		return label, scrape
-	}
-	if d, err := time.ParseDuration(s.ScrapeInterval); err == nil && d > 0 {
-		scrape = d
-	}
-	return s.Label, scrape
-}
-
-// KeepSource adds cur's ?source= to v (so that rewriting the URL for a new
-// view keeps the source).
-func KeepSource(v url.Values, cur *url.URL) url.Values {
-	if cur != nil {
-		if s := cur.Query().Get(SourceParam); s != "" {
-			v.Set(SourceParam, s)
-		}
-	}
-	return v
-}
-
-// targetInfo is one embedded target (metricsclient.Target).
-type targetInfo = metricsclient.Target
+func currentSource() (view.SourceInfo, bool) { return view.PickSource(Sources(), browserURL()) }
 
 // SourceStatus shows the current source, the selector among configured
 // sources and, for embedded sources, the targets.
 type SourceStatus struct {
 	app.Compo
 
-	sources []SourceInfo
-	cur     SourceInfo
+	sources []view.SourceInfo
+	cur     view.SourceInfo
 
-	targets   []targetInfo
+	targets   []metricsclient.Target
 	targetErr string
 	lastGood  map[string]time.Time // per target: last scrape while up
 
@@ -168,13 +59,13 @@ type SourceStatus struct {
 // OnInit reads the configured sources.
 func (s *SourceStatus) OnInit() {
 	s.sources = Sources()
-	s.cur, _ = pickSource(s.sources, browserURL())
+	s.cur, _ = view.PickSource(s.sources, browserURL())
 	s.lastGood = map[string]time.Time{}
 }
 
 // OnPreRender selects the URL's source in the server-rendered page.
 func (s *SourceStatus) OnPreRender(ctx app.Context) {
-	s.cur, _ = pickSource(s.sources, ctx.Page().URL())
+	s.cur, _ = view.PickSource(s.sources, ctx.Page().URL())
 }
 
 // OnMount starts polling the targets of an embedded source (browser only).
@@ -182,12 +73,12 @@ func (s *SourceStatus) OnMount(ctx app.Context) {
 	if !app.IsClient || s.cancel != nil {
 		return
 	}
-	s.cur, _ = pickSource(s.sources, app.Window().URL())
-	if s.cur.Kind != KindEmbedded {
+	s.cur, _ = view.PickSource(s.sources, app.Window().URL())
+	if s.cur.Kind != view.KindEmbedded {
 		return
 	}
 	c, cancel := context.WithCancel(context.Background())
-	addr := SourceAddress()
+	addr := view.SourceAddress(currentSource())
 	busy := false
 	poll := func() {
 		if busy || c.Err() != nil {
@@ -217,7 +108,7 @@ func (s *SourceStatus) OnDismount() {
 	}
 }
 
-func (s *SourceStatus) setTargets(ts []targetInfo, err error) {
+func (s *SourceStatus) setTargets(ts []metricsclient.Target, err error) {
 	if err != nil {
 		s.targetErr = err.Error()
 		return
@@ -236,62 +127,8 @@ func (s *SourceStatus) onSelect(ctx app.Context, e app.Event) {
 	if name == s.cur.Name {
 		return
 	}
-	u := *app.Window().URL()
-	q := u.Query()
-	// Label values differ between sources: keep only the view settings.
-	out := url.Values{}
-	for _, k := range []string{"range", "refresh", "convention"} {
-		if v := q.Get(k); v != "" {
-			out.Set(k, v)
-		}
-	}
-	out.Set(SourceParam, name)
-	u.RawQuery = out.Encode()
 	// A full load: the dashboard's client is bound to one source.
-	app.Window().Get("location").Set("href", u.String())
-}
-
-// Summary is the source line: the label, and for an embedded source the
-// count of targets up and down.
-func (s *SourceStatus) Summary() string {
-	if s.cur.Kind != KindEmbedded || len(s.targets) == 0 {
-		return s.cur.Label
-	}
-	if targetsUnreachable(s.targetErr) {
-		return s.cur.Label + ": target status unknown, the specdash server is unreachable"
-	}
-	up, down := 0, 0
-	for _, t := range s.targets {
-		switch t.Health {
-		case "up":
-			up++
-		case "down":
-			down++
-		}
-	}
-	n := len(s.targets)
-	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, plural(n), up, down)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// downTargets counts the targets the last poll saw down.
-func (s *SourceStatus) downTargets() int {
-	if s.targetErr != "" {
-		return 0
-	}
-	n := 0
-	for _, t := range s.targets {
-		if t.Health == "down" {
-			n++
-		}
-	}
-	return n
+	app.Window().Get("location").Set("href", view.SwitchSource(*app.Window().URL(), name))
 }
 
 // Render draws the status bar.
@@ -317,20 +154,20 @@ func (s *SourceStatus) Render() app.UI {
 		))
 	}
 	if s.cur.Name != "" {
-		parts = append(parts, app.Span().DataSet("source-summary", "true").Text("Reading "+s.Summary()))
+		parts = append(parts, app.Span().DataSet("source-summary", "true").Text("Reading "+view.TargetsSummary(s.cur, s.targets, s.targetErr)))
 	}
 	if s.targetErr != "" {
 		msg := s.targetErr
-		if targetsUnreachable(msg) {
+		if view.TargetsUnreachable(msg) {
 			msg = "The specdash server is unreachable: target status unknown (" + msg + ")"
 		}
 		parts = append(parts, app.Span().Class("msg-stale").DataSet("targets-error", "true").Text(msg))
 	}
-	if down := s.downTargets(); down > 0 {
+	if down := view.DownTargets(s.targets, s.targetErr); down > 0 {
 		parts = append(parts, app.Strong().Class("target-banner").DataSet("targets-down", down).
 			Text(fmt.Sprintf("%d of %d targets down: their numbers are stale", down, len(s.targets))))
 	}
-	if s.cur.Kind == KindEmbedded {
+	if s.cur.Kind == view.KindEmbedded {
 		parts = append(parts, app.Ul().Class("targets").
 			Style("list-style", "none").Style("margin", "0").Style("padding", "0").
 			Style("display", "flex").Style("flex-wrap", "wrap").Style("gap", "4px 16px").Body(
@@ -340,7 +177,7 @@ func (s *SourceStatus) Render() app.UI {
 	return box.Body(parts...)
 }
 
-func (s *SourceStatus) renderTarget(t targetInfo) app.UI {
+func (s *SourceStatus) renderTarget(t metricsclient.Target) app.UI {
 	health := t.Health
 	if health != "up" && health != "down" || s.targetErr != "" {
 		health = "unknown" // the last poll failed: no longer known
@@ -349,16 +186,7 @@ func (s *SourceStatus) renderTarget(t targetInfo) app.UI {
 		app.Span().Class("target-health", "health-"+health).Text(health+" "),
 		app.Code().Text(t.URL),
 		app.If(health == "down", func() app.UI {
-			msg := t.LastError
-			if msg == "" {
-				msg = "scrape failed"
-			}
-			stale := "; its last numbers are kept and shown as they were"
-			if at, ok := s.lastGood[t.URL]; ok && !at.IsZero() {
-				stale += " (stale since " + at.Format("15:04:05") + ")"
-			} else {
-				stale += " (stale)"
-			}
+			msg, stale := view.TargetDown(t, s.lastGood[t.URL])
 			return app.Span().Class("target-error").Body(
 				app.Text(": "),
 				app.Span().DataSet("target-error", "true").Text(msg),

@@ -283,7 +283,7 @@ type steps map[string]float64
 
 // stepNames: the wasm's request sent and its last byte (resource timing),
 // main (the Go program's main started: cmd/specdash/main_wasm.go), and the
-// first load's marks (app/load.go, app/dashboard.go); page-end and
+// first load's marks (view/load.go, app/dashboard.go); page-end and
 // echarts-end: the page's and ECharts' last bytes; wasm:compiled:
 // web/static/boot.js's mark.
 var stepNames = []string{"page-end", "echarts-end", "wasm-request", "wasm:compile", "wasm-end", "wasm:compiled", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}

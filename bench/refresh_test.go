@@ -12,7 +12,7 @@ import (
 
 // refreshJS clicks the dashboard's Refresh button and resolves, once the
 // new numbers are painted, to the parts of that refresh in milliseconds,
-// from the page's performance marks (app/load.go, app/dashboard.go:
+// from the page's performance marks (view/load.go, app/dashboard.go:
 // specdash:load:start, :fetched, :computed, :end, :rendered) and the
 // resource timings of the /prom requests:
 //   - query: wall time with at least one /prom request in flight (network,
@@ -28,7 +28,7 @@ import (
 //     hasAll false when the front end has no such mark);
 //   - total: click to that frame;
 //   - incremental: whether the load re-read only the newest points
-//     (specdash:load:incremental, app.LoadSince);
+//     (specdash:load:incremental, view.LoadSince);
 //   - end: the window end the page then shows (data-window-end, Unix ms).
 const refreshJS = `new Promise((resolve, reject) => {
 	performance.clearMarks();
@@ -91,7 +91,7 @@ const windowJS = `(() => { const d = document.querySelector('[data-dashboard]').
 // (Refresh button) over 16 engines x 8 positions at 15 s scrape, 6 h and
 // 24 h windows: the page is loaded once, then refreshed 2 + runs times
 // (the first two are discarded as warm-up). Every measured refresh must be
-// incremental (app.LoadSince: the live window is continued, only its
+// incremental (view.LoadSince: the live window is continued, only its
 // newest points are re-read). Metrics: total-ms, query-ms, decode-ms,
 // compute-ms, render-ms (charts in view), render-all-ms (every chart,
 // those out of view drawn in idle time after the others; reported when

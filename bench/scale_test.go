@@ -116,7 +116,7 @@ const (
 
 // scaleLoadJS reads, after the page is done, the bytes of the requests
 // whose URL holds the path fragment and, for specdash, the parts of its
-// first load from the page's marks (model.Compute's trace, app/load.go,
+// first load from the page's marks (model.Compute's trace, view/load.go,
 // app/dashboard.go): query = wall time with a matching request in flight
 // between specdash:load:start and :end; decode = the rest of
 // start..fetched and computed..end; compute = the rest of

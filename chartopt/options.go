@@ -73,8 +73,12 @@ type Option struct {
 	YAxis           []opts.YAxis     `json:"yAxis"`
 }
 
-// JSON is the option as ECharts reads it; "" if it cannot be encoded.
+// JSON is the option as ECharts reads it; "" for a nil option or one that
+// cannot be encoded.
 func (o *Option) JSON() string {
+	if o == nil {
+		return ""
+	}
 	b, err := json.Marshal(o)
 	if err != nil {
 		return ""

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"specdash/app"
 	"specdash/chartopt"
 	"specdash/chartsvg"
 	"specdash/compute"
+	"specdash/model"
 )
 
 // node is a parsed element of a drawing (the drawing is well-formed XML:
@@ -130,7 +130,7 @@ func TestTicks(t *testing.T) {
 func TestDrawPerPosition(t *testing.T) {
 	s := compute.Stats{PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.804), compute.Defined(0.572), compute.Defined(0.335), {}}}
 	fit := compute.GeometricFit{Conditional: []compute.Value{compute.Defined(0.804), compute.Defined(0.711), compute.Defined(0.586), {}}}
-	opt := app.PerPositionChart(s, fit, app.PaletteFor(app.ThemeLight))
+	opt := chartopt.PerPosition(s, fit, chartopt.PaletteFor(chartopt.ThemeLight)).JSON()
 	out := chartsvg.Draw(opt)
 	if out == "" {
 		t.Fatal("per-position option not drawn")
@@ -157,8 +157,8 @@ func TestDrawPerPosition(t *testing.T) {
 			t.Errorf("bar %d: x %v width %v, want centre %v width %v", i+1, x, w, (float64(i)+0.5)*band, 0.7*band)
 		}
 	}
-	if g := rects[0].Outer; g.Attr["fill"] != app.PaletteFor(app.ThemeLight).Bar {
-		t.Errorf("bar colour %q, want the palette's %q", g.Attr["fill"], app.PaletteFor(app.ThemeLight).Bar)
+	if g := rects[0].Outer; g.Attr["fill"] != chartopt.PaletteFor(chartopt.ThemeLight).Bar {
+		t.Errorf("bar colour %q, want the palette's %q", g.Attr["fill"], chartopt.PaletteFor(chartopt.ThemeLight).Bar)
 	}
 	text := root.text()
 	for _, s := range []string{"80.4 %", "57.2 %", "33.5 %", "pos 1", "pos 4", "0 %", "100 %", "per-position acceptance rate (of all drafts)", "conditional rate (given previous accepted)"} {
@@ -185,8 +185,7 @@ func TestDrawLines(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 4 * 60_000, Step: 60_000}
 	hostile := `</span><script>alert(1)</script>`
 	vals := []compute.Value{compute.Defined(0.5), {}, compute.Defined(0.7), compute.Defined(0.6)}
-	opt := app.LinesOption(g, []app.Line{{Name: hostile, Values: vals}, {Name: "b", Values: []compute.Value{compute.Defined(0.4), compute.Defined(0.4), compute.Defined(0.4), compute.Defined(0.4)}}},
-		3, 1, 3, "ratio", nil, nil, time.UTC, app.PaletteFor(app.ThemeDark))
+	opt := chartopt.Lines(g, []model.Line{{Name: hostile, Values: vals}, {Name: "b", Values: []compute.Value{compute.Defined(0.4), compute.Defined(0.4), compute.Defined(0.4), compute.Defined(0.4)}}}, 3, 1, 3, "ratio", nil, nil, time.UTC, chartopt.PaletteFor(chartopt.ThemeDark)).JSON()
 	out := chartsvg.Draw(opt)
 	if out == "" {
 		t.Fatal("lines option not drawn")
@@ -234,9 +233,9 @@ func TestDrawLines(t *testing.T) {
 // two y axes, no defined value, broken JSON.
 func TestDrawNotDrawn(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 2 * 60_000, Step: 60_000}
-	gaps := app.LinesOption(g, []app.Line{{Name: "a", Values: []compute.Value{{}, {}}}}, 2, 1, 3, "ratio", nil, nil, time.UTC, app.PaletteFor(app.ThemeLight))
+	gaps := chartopt.Lines(g, []model.Line{{Name: "a", Values: []compute.Value{{}, {}}}}, 2, 1, 3, "ratio", nil, nil, time.UTC, chartopt.PaletteFor(chartopt.ThemeLight)).JSON()
 	for name, opt := range map[string]string{
-		"heatmap, no cell": app.HeatmapOption(g, []compute.Stats{{PerPositionAcceptanceRate: []compute.Value{{}}}, {PerPositionAcceptanceRate: []compute.Value{{}}}}, 1, 2, time.UTC, app.PaletteFor(app.ThemeLight)),
+		"heatmap, no cell": chartopt.Heatmap(g, []compute.Stats{{PerPositionAcceptanceRate: []compute.Value{{}}}, {PerPositionAcceptanceRate: []compute.Value{{}}}}, 1, 2, time.UTC, chartopt.PaletteFor(chartopt.ThemeLight)).JSON(),
 		"all gaps":         gaps,
 		"time axis":        `{"xAxis":[{"type":"time"}],"yAxis":[{"type":"value"}],"series":[{"type":"line","data":[[0,1]]}]}`,
 		"two y":            `{"xAxis":[{"type":"category","data":["a"]}],"yAxis":[{"type":"value"},{"type":"value"}],"series":[{"type":"line","data":[1]}]}`,
@@ -382,7 +381,7 @@ func heatmapOption(theme string) string {
 		{PerPositionAcceptanceRate: []compute.Value{compute.Defined(0.9), compute.Defined(0.4)}},
 	}
 	// Buckets from 2 on are incomplete: drawn at reduced opacity.
-	return app.HeatmapOption(g, b, 2, 2, time.UTC, app.PaletteFor(theme))
+	return chartopt.Heatmap(g, b, 2, 2, time.UTC, chartopt.PaletteFor(theme)).JSON()
 }
 
 // The heatmap: one cell per defined value, pos 1 in the bottom row, each
@@ -391,7 +390,7 @@ func heatmapOption(theme string) string {
 // rgb(47,101,203)); the incomplete bucket at opacity 0.45; the visualMap's
 // texts at the bottom.
 func TestDrawHeatmap(t *testing.T) {
-	out := chartsvg.Draw(heatmapOption(app.ThemeLight))
+	out := chartsvg.Draw(heatmapOption(chartopt.ThemeLight))
 	if out == "" {
 		t.Fatal("heatmap not drawn")
 	}
@@ -428,7 +427,7 @@ func TestDrawHeatmap(t *testing.T) {
 // option (ECharts 5.6 server-side rendering in Node), in both themes.
 func TestHeatmapMatchesECharts(t *testing.T) {
 	nodeBin, lib := echartsInNode(t)
-	for _, theme := range []string{app.ThemeLight, app.ThemeDark} {
+	for _, theme := range []string{chartopt.ThemeLight, chartopt.ThemeDark} {
 		opt := heatmapOption(theme)
 		script := `const echarts = require(` + strconv.Quote(lib) + `);
 const opt = JSON.parse(require('fs').readFileSync(0, 'utf8'));
@@ -496,7 +495,7 @@ func echartsInNode(t *testing.T) (nodeBin, lib string) {
 func TestAxisLabelsRounded(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
 	vals := []compute.Value{compute.Defined(0.2), compute.Defined(1.7), compute.Defined(1.1)}
-	opt := app.LinesOption(g, []app.Line{{Name: "m", Values: vals}}, 3, 1, 2, "tokens", 0, nil, time.UTC, app.PaletteFor(app.ThemeLight))
+	opt := chartopt.Lines(g, []model.Line{{Name: "m", Values: vals}}, 3, 1, 2, "tokens", 0, nil, time.UTC, chartopt.PaletteFor(chartopt.ThemeLight)).JSON()
 	out := chartsvg.Draw(opt)
 	if out == "" {
 		t.Fatal("lines option not drawn")
@@ -523,7 +522,7 @@ func TestAxisLabelsRounded(t *testing.T) {
 func TestDrawLowerBounds(t *testing.T) {
 	c := compute.Counts{Drafts: 100, DraftTokens: 250, AcceptedTokens: 120, AcceptedPerPosition: []float64{70, 40, 10}}
 	s := compute.Derive(c, 10, compute.WithBonus)
-	root := parse(t, chartsvg.DrawOption(chartopt.PerPosition(s, compute.FitGeometric(c), app.PaletteFor(app.ThemeLight))))
+	root := parse(t, chartsvg.DrawOption(chartopt.PerPosition(s, compute.FitGeometric(c), chartopt.PaletteFor(chartopt.ThemeLight))))
 	bars := root.all(func(n *node) bool {
 		return n.Name == "rect" && n.Outer.Attr["data-series"] == "per-position acceptance rate (of all drafts)"
 	})

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"specdash/app"
+	"specdash/chartopt"
 	"specdash/chartsvg"
 	"specdash/compute"
 	"specdash/model"
@@ -98,10 +98,10 @@ func vals(f ...float64) []compute.Value {
 // Hostile names in every builder: the drawing stays well formed and the
 // text is there, escaped.
 func TestHostileNames(t *testing.T) {
-	p := app.PaletteFor(app.ThemeLight)
+	p := chartopt.PaletteFor(chartopt.ThemeLight)
 	for _, h := range hostile {
 		g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
-		opt := app.LinesOption(g, []app.Line{{Name: h, Values: vals(1, math.NaN(), 3)}, {Name: h + "2", Values: vals(-1, 2, 2)}}, 2, 1, 2, h, nil, nil, time.UTC, p)
+		opt := chartopt.Lines(g, []model.Line{{Name: h, Values: vals(1, math.NaN(), 3)}, {Name: h + "2", Values: vals(-1, 2, 2)}}, 2, 1, 2, h, nil, nil, time.UTC, p).JSON()
 		if out := drawOK(t, "lines "+h[:min(len(h), 20)], opt); out == "" {
 			t.Errorf("lines with name %.20q not drawn", h)
 		}
@@ -121,7 +121,7 @@ func TestHostileNames(t *testing.T) {
 
 // Odd numbers: the drawing is either "" or sound (drawOK), never a panic.
 func TestOddNumbers(t *testing.T) {
-	p := app.PaletteFor(app.ThemeDark)
+	p := chartopt.PaletteFor(chartopt.ThemeDark)
 	series := map[string][]float64{
 		"negative":  {-5, -1, -3},
 		"all equal": {7, 7, 7},
@@ -140,7 +140,7 @@ func TestOddNumbers(t *testing.T) {
 	for name, s := range series {
 		g := compute.Grid{Start: 0, End: int64(len(s)) * 60_000, Step: 60_000}
 		for _, mm := range [][2]any{{nil, nil}, {0, 1}, {1, 0}, {"dataMin", "dataMax"}, {-1e308, 1e308}, {5, 5}} {
-			opt := app.LinesOption(g, []app.Line{{Name: "a", Values: vals(s...)}}, len(s), 1, 20, "u", mm[0], mm[1], time.UTC, p)
+			opt := chartopt.Lines(g, []model.Line{{Name: "a", Values: vals(s...)}}, len(s), 1, 20, "u", mm[0], mm[1], time.UTC, p).JSON()
 			drawOK(t, name+" lines", opt)
 		}
 		var raw []string
@@ -164,12 +164,12 @@ func TestOddNumbers(t *testing.T) {
 // Shapes: gaps, series longer or shorter than the categories, many
 // categories, k = 1, the heatmap's odd cells and colours.
 func TestOddShapes(t *testing.T) {
-	p := app.PaletteFor(app.ThemeLight)
+	p := chartopt.PaletteFor(chartopt.ThemeLight)
 	// k = 1 per-position chart, and k = 0.
 	for k := 0; k <= 2; k++ {
 		s := compute.Stats{PerPositionAcceptanceRate: vals([]float64{0.9, 0.5}[:k]...)}
 		fit := compute.GeometricFit{Conditional: vals([]float64{0.9, 0.55}[:k]...)}
-		drawOK(t, "per-position k="+strconv.Itoa(k), app.PerPositionChart(s, fit, p))
+		drawOK(t, "per-position k="+strconv.Itoa(k), chartopt.PerPosition(s, fit, p).JSON())
 	}
 	// Series length different from the categories.
 	for _, d := range []string{`[]`, `[1]`, `[1,2,3,4,5,6,7]`, `["-","-",5]`} {
@@ -196,9 +196,9 @@ func TestOddShapes(t *testing.T) {
 		}
 	}
 	for name, opt := range map[string]string{
-		"lines":      app.LinesOption(g, []app.Line{{Name: "a", Values: vals(a...)}, {Name: "b", Values: vals(b...)}}, n-2, 100, 1, "%", 0, 100, time.UTC, p),
-		"throughput": app.ThroughputOption(g, buckets, n-2, time.UTC, p),
-		"heatmap":    app.HeatmapOption(g, buckets, 3, n-2, time.UTC, p),
+		"lines":      chartopt.Lines(g, []model.Line{{Name: "a", Values: vals(a...)}, {Name: "b", Values: vals(b...)}}, n-2, 100, 1, "%", 0, 100, time.UTC, p).JSON(),
+		"throughput": chartopt.Throughput(g, buckets, n-2, time.UTC, p).JSON(),
+		"heatmap":    chartopt.Heatmap(g, buckets, 3, n-2, time.UTC, p).JSON(),
 	} {
 		out := drawOK(t, name, opt)
 		t.Logf("%s over %d categories: option %d bytes, drawing %d bytes", name, n, len(opt), len(out))
@@ -231,7 +231,7 @@ func TestOddShapes(t *testing.T) {
 		}
 	}
 	// The insights chart.
-	drawOK(t, "insights empty", app.InsightsChart(app.ComputeInsightsData(compute.Stats{}, 0.1), p))
+	drawOK(t, "insights empty", chartopt.InsightsFit(model.Estimate(compute.Stats{}.Counts(), 0.1), p).JSON())
 	for _, c := range []compute.Counts{
 		{Drafts: 100, DraftTokens: 300, AcceptedTokens: 150, AcceptedPerPosition: []float64{80, 50, 20}},
 		{Drafts: 100, DraftTokens: 100, AcceptedTokens: 100, AcceptedPerPosition: []float64{100}},
@@ -239,7 +239,7 @@ func TestOddShapes(t *testing.T) {
 		{Drafts: 1e300, DraftTokens: 3e300, AcceptedTokens: 1e300, AcceptedPerPosition: []float64{1e300, 0, 5}},
 	} {
 		var conv compute.Convention
-		opt := app.InsightsChart(app.ComputeInsightsData(compute.Derive(c, 60, conv), 0.1), p)
+		opt := chartopt.InsightsFit(model.Estimate(compute.Derive(c, 60, conv).Counts(), 0.1), p).JSON()
 		if out := drawOK(t, "insights", opt); out == "" {
 			t.Logf("insights chart of %+v not drawn (%.200s)", c, opt)
 		}
@@ -295,12 +295,12 @@ func TestTicksProperty(t *testing.T) {
 }
 
 func FuzzDraw(f *testing.F) {
-	p := app.PaletteFor(app.ThemeLight)
+	p := chartopt.PaletteFor(chartopt.ThemeLight)
 	g := compute.Grid{Start: 0, End: 3 * 60_000, Step: 60_000}
 	buckets := []compute.Stats{{K: 2, PerPositionAcceptanceRate: vals(0.8, 0.5)}, {}, {K: 2, PerPositionAcceptanceRate: vals(0.7, 0.3)}}
-	f.Add(app.PerPositionChart(compute.Stats{PerPositionAcceptanceRate: vals(0.8, 0.5, math.NaN())}, compute.GeometricFit{Conditional: vals(0.8, 0.6, math.NaN())}, p))
-	f.Add(app.LinesOption(g, []app.Line{{Name: "a<", Values: vals(1, math.NaN(), 3)}}, 2, 1, 2, "u", nil, nil, time.UTC, p))
-	f.Add(app.HeatmapOption(g, buckets, 2, 2, time.UTC, p))
+	f.Add(chartopt.PerPosition(compute.Stats{PerPositionAcceptanceRate: vals(0.8, 0.5, math.NaN())}, compute.GeometricFit{Conditional: vals(0.8, 0.6, math.NaN())}, p).JSON())
+	f.Add(chartopt.Lines(g, []model.Line{{Name: "a<", Values: vals(1, math.NaN(), 3)}}, 2, 1, 2, "u", nil, nil, time.UTC, p).JSON())
+	f.Add(chartopt.Heatmap(g, buckets, 2, 2, time.UTC, p).JSON())
 	f.Add(`{"xAxis":[{"type":"category","data":["a",1]}],"yAxis":[{"type":"value","min":1,"max":0}],"series":[{"type":"bar","data":[1e300,{"value":-1}],"label":{"show":true}}]}`)
 	f.Fuzz(func(t *testing.T, opt string) {
 		drawOK(t, "fuzz", opt)
@@ -346,12 +346,12 @@ func TestLabelInputs(t *testing.T) {
 	}
 }
 
-// The dashboard's heatmap (HeatmapColumns: at most app.HeatmapMaxColumns
+// The dashboard's heatmap (HeatmapColumns: at most model.HeatmapMaxColumns
 // columns) over a day of minutes at k = 1, 5 and 10: its size in the page.
 func TestHeatmapColumnsSize(t *testing.T) {
 	for _, k := range []int{1, 5, 10} {
 		n := 1440
-		r := &app.Result{Model: model.Model{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}}
+		r := &model.Model{Grid: compute.Grid{Start: 0, End: int64(n) * 60_000, Step: 60_000}, Complete: n - 1}
 		r.Stats.K = k
 		r.Buckets = make([]compute.Stats, n)
 		r.Total.Buckets = make([]compute.Counts, n)
@@ -366,7 +366,7 @@ func TestHeatmapColumnsSize(t *testing.T) {
 			}
 			r.Total.Buckets[i] = c
 		}
-		_, opt := app.HeatmapColumns(r, time.UTC, app.PaletteFor(app.ThemeLight))
+		opt := chartopt.HeatmapColumns(r.Heatmap(), r.Grid, len(r.Buckets), time.UTC, chartopt.PaletteFor(chartopt.ThemeLight)).JSON()
 		out := drawOK(t, "heatmap columns", opt)
 		if out == "" {
 			t.Fatalf("k=%d: not drawn (%.300s)", k, opt)

@@ -15,8 +15,9 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"specdash/app"
+	"specdash/chartopt"
 	"specdash/compute"
+	"specdash/model"
 	"specdash/web"
 )
 
@@ -162,46 +163,46 @@ func withVisualMax(t *testing.T, opt string, max float64) string {
 // (the brush and toolbox change: a full redraw).
 func updateCases(t *testing.T) []updateCase {
 	const n, k = 40, 4
-	light, dark := app.PaletteFor(app.ThemeLight), app.PaletteFor(app.ThemeDark)
+	light, dark := chartopt.PaletteFor(chartopt.ThemeLight), chartopt.PaletteFor(chartopt.ThemeDark)
 	g0, a0, b0, bk0, st0 := updateData(n, 0, k)
 	g1, a1, b1, bk1, st1 := updateData(n, 1, k)
 	_, _, _, bk3, st3 := updateData(n, 1, k-1)
-	two := func(g compute.Grid, a, b []compute.Value) []app.Line {
-		return []app.Line{{Name: "model a", Values: a}, {Name: "model b", Values: b}}
+	two := func(g compute.Grid, a, b []compute.Value) []model.Line {
+		return []model.Line{{Name: "model a", Values: a}, {Name: "model b", Values: b}}
 	}
-	lines := func(g compute.Grid, l []app.Line, complete int, p app.Palette) string {
-		return app.LinesOption(g, l, complete, 100, 1, "%", 0, 100, time.UTC, p)
+	lines := func(g compute.Grid, l []model.Line, complete int, p chartopt.Palette) string {
+		return chartopt.Lines(g, l, complete, 100, 1, "%", 0, 100, time.UTC, p).JSON()
 	}
-	heat1 := app.HeatmapOption(g1, bk1, k, n, time.UTC, light)
+	heat1 := chartopt.Heatmap(g1, bk1, k, n, time.UTC, light).JSON()
 	counts := func(s compute.Stats) compute.Counts {
 		return compute.Counts{Drafts: s.Drafts, DraftTokens: s.DraftTokens, AcceptedTokens: s.AcceptedTokens, AcceptedPerPosition: s.AcceptedPerPosition}
 	}
 	return []updateCase{
 		{Name: "lines: fewer series, no incomplete bucket", Zoom: true, Mode: "merge",
-			A: lines(g0, two(g0, a0, b0), n-3, light), B: lines(g0, []app.Line{{Name: "model a", Values: a0}}, n, light)},
+			A: lines(g0, two(g0, a0, b0), n-3, light), B: lines(g0, []model.Line{{Name: "model a", Values: a0}}, n, light)},
 		{Name: "lines: window slid (x labels)", Zoom: true, Mode: "merge",
 			A: lines(g0, two(g0, a0, b0), n-3, light), B: lines(g1, two(g1, a1, b1), n-3, light)},
 		{Name: "lines: brush selection left on A", Zoom: true, Brushed: true, Mode: "merge",
 			A: lines(g0, two(g0, a0, b0), n-3, light), B: lines(g1, two(g1, a1, b1), n-2, light)},
 		{Name: "lines: one line without y range", Zoom: true, Mode: "merge",
-			A: app.LinesOption(g0, []app.Line{{Name: "all series", Values: a0}}, n-3, 1, 2, "tokens/draft", nil, nil, time.UTC, light),
-			B: app.LinesOption(g1, []app.Line{{Name: "all series", Values: b1}}, n, 1, 2, "tokens/draft", nil, nil, time.UTC, light)},
+			A: chartopt.Lines(g0, []model.Line{{Name: "all series", Values: a0}}, n-3, 1, 2, "tokens/draft", nil, nil, time.UTC, light).JSON(),
+			B: chartopt.Lines(g1, []model.Line{{Name: "all series", Values: b1}}, n, 1, 2, "tokens/draft", nil, nil, time.UTC, light).JSON()},
 		{Name: "lines: theme switch", Zoom: true, Mode: "full",
 			A: lines(g0, two(g0, a0, b0), n-3, light), B: lines(g0, two(g0, a0, b0), n-3, dark)},
 		{Name: "throughput: window slid, no incomplete bucket", Zoom: true, Mode: "merge",
-			A: app.ThroughputOption(g0, bk0, n-3, time.UTC, light), B: app.ThroughputOption(g1, bk1, n, time.UTC, light)},
+			A: chartopt.Throughput(g0, bk0, n-3, time.UTC, light).JSON(), B: chartopt.Throughput(g1, bk1, n, time.UTC, light).JSON()},
 		{Name: "heatmap: window slid, incomplete cells gone", Zoom: true, Mode: "merge",
-			A: app.HeatmapOption(g0, bk0, k, n-3, time.UTC, light), B: heat1},
+			A: chartopt.Heatmap(g0, bk0, k, n-3, time.UTC, light).JSON(), B: heat1},
 		{Name: "heatmap: fewer positions", Zoom: true, Mode: "merge",
-			A: app.HeatmapOption(g0, bk0, k, n-3, time.UTC, light), B: app.HeatmapOption(g1, bk3, k-1, n-2, time.UTC, light)},
+			A: chartopt.Heatmap(g0, bk0, k, n-3, time.UTC, light).JSON(), B: chartopt.Heatmap(g1, bk3, k-1, n-2, time.UTC, light).JSON()},
 		{Name: "heatmap: visualMap max", Zoom: true, Mode: "merge",
-			A: app.HeatmapOption(g0, bk0, k, n-3, time.UTC, light), B: withVisualMax(t, heat1, 50)},
+			A: chartopt.Heatmap(g0, bk0, k, n-3, time.UTC, light).JSON(), B: withVisualMax(t, heat1, 50)},
 		{Name: "per-position: new totals", Mode: "merge",
-			A: app.PerPositionChart(st0, compute.FitGeometric(counts(st0)), light), B: app.PerPositionChart(st1, compute.FitGeometric(counts(st1)), light)},
+			A: chartopt.PerPosition(st0, compute.FitGeometric(counts(st0)), light).JSON(), B: chartopt.PerPosition(st1, compute.FitGeometric(counts(st1)), light).JSON()},
 		{Name: "per-position: fewer positions", Mode: "merge",
-			A: app.PerPositionChart(st0, compute.FitGeometric(counts(st0)), light), B: app.PerPositionChart(st3, compute.FitGeometric(counts(st3)), light)},
+			A: chartopt.PerPosition(st0, compute.FitGeometric(counts(st0)), light).JSON(), B: chartopt.PerPosition(st3, compute.FitGeometric(counts(st3)), light).JSON()},
 		{Name: "insights: new totals and cost", Mode: "merge",
-			A: app.InsightsChart(app.ComputeInsightsData(st0, 0.1), light), B: app.InsightsChart(app.ComputeInsightsData(st1, 0.2), light)},
+			A: chartopt.InsightsFit(model.Estimate(st0.Counts(), 0.1), light).JSON(), B: chartopt.InsightsFit(model.Estimate(st1.Counts(), 0.2), light).JSON()},
 	}
 }
 

@@ -25,9 +25,11 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"specdash/app"
+	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/internal/fixtures"
+	"specdash/model"
+	"specdash/view"
 	"specdash/web"
 )
 
@@ -149,7 +151,7 @@ func devBundle(t *testing.T) []byte {
 // both time-chart kinds with gaps and incomplete buckets (the shaded
 // band), the heatmap with incomplete cells (the second series), the
 // per-position chart and the insights chart.
-func bundleOptions(p app.Palette) map[string]string {
+func bundleOptions(p chartopt.Palette) map[string]string {
 	const n, k = 40, 4
 	g := compute.Grid{Start: 1748736000000, End: 1748736000000 + n*60_000, Step: 60_000}
 	a, b := make([]compute.Value, n), make([]compute.Value, n)
@@ -176,12 +178,12 @@ func bundleOptions(p app.Palette) map[string]string {
 	}
 	counts := compute.Counts{Drafts: st.Drafts, DraftTokens: st.DraftTokens, AcceptedTokens: st.AcceptedTokens, AcceptedPerPosition: st.AcceptedPerPosition}
 	return map[string]string{
-		"lines":        app.LinesOption(g, []app.Line{{Name: "model a", Values: a}, {Name: "model b", Values: b}}, complete, 100, 1, "%", 0, 100, time.UTC, p),
-		"one-line":     app.LinesOption(g, []app.Line{{Name: "all series", Values: a}}, complete, 1, 2, "tokens/draft", nil, nil, time.UTC, p),
-		"throughput":   app.ThroughputOption(g, buckets, complete, time.UTC, p),
-		"heatmap":      app.HeatmapOption(g, buckets, k, complete, time.UTC, p),
-		"per-position": app.PerPositionChart(st, compute.FitGeometric(counts), p),
-		"insights":     app.InsightsChart(app.ComputeInsightsData(st, 0.1), p),
+		"lines":        chartopt.Lines(g, []model.Line{{Name: "model a", Values: a}, {Name: "model b", Values: b}}, complete, 100, 1, "%", 0, 100, time.UTC, p).JSON(),
+		"one-line":     chartopt.Lines(g, []model.Line{{Name: "all series", Values: a}}, complete, 1, 2, "tokens/draft", nil, nil, time.UTC, p).JSON(),
+		"throughput":   chartopt.Throughput(g, buckets, complete, time.UTC, p).JSON(),
+		"heatmap":      chartopt.Heatmap(g, buckets, k, complete, time.UTC, p).JSON(),
+		"per-position": chartopt.PerPosition(st, compute.FitGeometric(counts), p).JSON(),
+		"insights":     chartopt.InsightsFit(model.Estimate(st.Counts(), 0.1), p).JSON(),
 	}
 }
 
@@ -217,7 +219,7 @@ func TestEChartsBundle(t *testing.T) {
 		q    url.Values
 	}
 	var pages []pageSpec
-	for _, theme := range []string{app.ThemeLight, app.ThemeDark} {
+	for _, theme := range []string{chartopt.ThemeLight, chartopt.ThemeDark} {
 		grouped := url.Values{"group": {"model_name"}, "cost": {"0.1"}, "theme": {theme}}
 		compare := url.Values{"group": {"model_name"}, "compare": {"groups"}, "a": {mustJSON([]string{fixtures.ModelB})}, "b": {mustJSON([]string{fixtures.ModelA})}, "theme": {theme}}
 		for _, p := range []pageSpec{{"grouped/" + theme, grouped}, {"compare/" + theme, compare}} {
@@ -290,8 +292,8 @@ func TestEChartsBundle(t *testing.T) {
 		// Options straight from the builders, on the bare page.
 		step(t, tab, 30*time.Second, chromedp.Navigate(base+"/echarts-test.html"))
 		waitJS(t, tab, 30*time.Second, `!!window.echarts`)
-		for _, theme := range []string{app.ThemeLight, app.ThemeDark} {
-			for name, opt := range bundleOptions(app.PaletteFor(theme)) {
+		for _, theme := range []string{chartopt.ThemeLight, chartopt.ThemeDark} {
+			for name, opt := range bundleOptions(chartopt.PaletteFor(theme)) {
 				if opt == "" {
 					t.Fatalf("option %s is empty", name)
 				}
@@ -321,7 +323,7 @@ func TestEChartsBundle(t *testing.T) {
 	}
 	// The charts hold drawings: each differs between the themes.
 	for _, prefix := range []string{"grouped/", "compare/"} {
-		light, dark := ref[prefix+app.ThemeLight], ref[prefix+app.ThemeDark]
+		light, dark := ref[prefix+chartopt.ThemeLight], ref[prefix+chartopt.ThemeDark]
 		for i := range min(len(light), len(dark)) {
 			if light[i].Shots["drawn"] == dark[i].Shots["drawn"] {
 				t.Errorf("full build, %s: chart %s is drawn the same in both themes", prefix, light[i].Name)
@@ -345,7 +347,7 @@ func TestEChartsBundle(t *testing.T) {
 			}
 		}
 		if strings.HasPrefix(pageName, "grouped/") {
-			for _, must := range []string{app.ChartAcceptanceRate, app.ChartHeatmap, app.ChartPerPosition, app.ChartInsightsFit} {
+			for _, must := range []string{view.ChartAcceptanceRate, view.ChartHeatmap, view.ChartPerPosition, view.ChartInsightsFit} {
 				if !strings.Contains(strings.Join(names, ","), must) {
 					t.Errorf("%s: no %s chart among %v", pageName, must, names)
 				}

@@ -20,6 +20,7 @@ import (
 	"specdash/internal/promtest"
 	"specdash/server"
 	"specdash/simulate"
+	"specdash/view"
 )
 
 // Viewport of TestLazyCharts: a laptop window, in which the first row of
@@ -127,7 +128,7 @@ func TestLazyCharts(t *testing.T) {
 		return m
 	}
 	png := func() string {
-		return run(t, tab, 20*time.Second, chromedp.Evaluate[string](fmt.Sprintf(pngExportJS, app.ChartDrafts)))
+		return run(t, tab, 20*time.Second, chromedp.Evaluate[string](fmt.Sprintf(pngExportJS, view.ChartDrafts)))
 	}
 	// refresh waits until the live window can slide by a step, clicks
 	// Refresh and waits until the page shows a later window.
@@ -142,8 +143,8 @@ func TestLazyCharts(t *testing.T) {
 	// its window end against the heatmap's.
 	current := func(when string) {
 		t.Helper()
-		c, hm := chart(app.ChartDrafts), chart(app.ChartHeatmap)
-		e := exportJSON(t, tab, app.ChartDrafts+".json")
+		c, hm := chart(view.ChartDrafts), chart(view.ChartHeatmap)
+		e := exportJSON(t, tab, view.ChartDrafts+".json")
 		col := ""
 		for _, cn := range e.Columns {
 			if strings.HasSuffix(cn, "(drafts/s)") {
@@ -168,7 +169,7 @@ func TestLazyCharts(t *testing.T) {
 		if defined == 0 {
 			t.Errorf("%s: no bucket with drafts (the check compares nothing)", when)
 		}
-		// The heatmap merges buckets into columns (app.HeatmapMaxColumns);
+		// The heatmap merges buckets into columns (model.HeatmapMaxColumns);
 		// its last column ends where the last bucket does.
 		if len(hm.X) == 0 || c.X[len(c.X)-1] != hm.X[len(hm.X)-1] {
 			t.Errorf("%s: drafts chart ends at %v, heatmap (in view) at %v", when, c.X[len(c.X)-1:], hm.X[max(0, len(hm.X)-1):])
@@ -177,29 +178,29 @@ func TestLazyCharts(t *testing.T) {
 
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m"))
 	waitReady(t, tab, 120*time.Second)
-	waitJS(t, tab, 30*time.Second, lazyChartJS+"("+mustJSON(app.ChartDrafts)+").x.length > 0")
+	waitJS(t, tab, 30*time.Second, lazyChartJS+"("+mustJSON(view.ChartDrafts)+").x.length > 0")
 	// The layout the test relies on.
-	if p := place(app.ChartHeatmap); !p.Found || p.Top < 0 || p.Top > p.Height-100 || p.Pending {
+	if p := place(view.ChartHeatmap); !p.Found || p.Top < 0 || p.Top > p.Height-100 || p.Pending {
 		t.Fatalf("heatmap at %+v: want it drawn in the %dx%d viewport", p, lazyW, lazyH)
 	}
-	if p := place(app.ChartDrafts); !p.Found || p.Top < p.Height+app.LazyMargin+50 || p.Pending {
+	if p := place(view.ChartDrafts); !p.Found || p.Top < p.Height+app.LazyMargin+50 || p.Pending {
 		t.Fatalf("drafts chart at %+v: want it drawn (first load) and more than %d px below the viewport", p, app.LazyMargin)
 	}
 	current("first load")
 
 	// Refresh 1: the drafts chart is pending; a PNG export draws it.
-	old, oldHM, oldPNG := chart(app.ChartDrafts), chart(app.ChartHeatmap), png()
+	old, oldHM, oldPNG := chart(view.ChartDrafts), chart(view.ChartHeatmap), png()
 	refresh()
-	if hm := chart(app.ChartHeatmap); hm.X[len(hm.X)-1] == oldHM.X[len(oldHM.X)-1] || hm.X[len(hm.X)-1] == old.X[len(old.X)-1] {
+	if hm := chart(view.ChartHeatmap); hm.X[len(hm.X)-1] == oldHM.X[len(oldHM.X)-1] || hm.X[len(hm.X)-1] == old.X[len(old.X)-1] {
 		t.Errorf("heatmap (in view) after the refresh: ends at %v as before (%v), want the new window", hm.X[len(hm.X)-1:], oldHM.X[len(oldHM.X)-1:])
 	}
-	if p := place(app.ChartHeatmap); p.Pending {
+	if p := place(view.ChartHeatmap); p.Pending {
 		t.Errorf("heatmap (in view) pending after the refresh")
 	}
-	if p := place(app.ChartDrafts); !p.Pending {
+	if p := place(view.ChartDrafts); !p.Pending {
 		t.Errorf("drafts chart (out of view) after the refresh: %+v, want data-chart-pending", p)
 	}
-	if got := chart(app.ChartDrafts); !reflect.DeepEqual(got, old) {
+	if got := chart(view.ChartDrafts); !reflect.DeepEqual(got, old) {
 		t.Errorf("drafts chart (out of view) after the refresh: option changed, want its previous drawing kept (labels %v... -> %v...)", old.X[:3], got.X[:3])
 	}
 	if m := marks(); !m["rendered"] || m["rendered-all"] {
@@ -220,17 +221,17 @@ func TestLazyCharts(t *testing.T) {
 	current("after the PNG export")
 
 	// Refresh 2: pending again, then scrolled into view.
-	old = chart(app.ChartDrafts)
+	old = chart(view.ChartDrafts)
 	refresh()
-	if p := place(app.ChartDrafts); !p.Pending || !reflect.DeepEqual(chart(app.ChartDrafts), old) {
+	if p := place(view.ChartDrafts); !p.Pending || !reflect.DeepEqual(chart(view.ChartDrafts), old) {
 		t.Errorf("drafts chart after the second refresh: %+v, want pending with its previous option", p)
 	}
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
-	  document.querySelector('body > [data-dashboard] [data-chart="`+app.ChartDrafts+`"]').scrollIntoView({block: 'center'});
+	  document.querySelector('body > [data-dashboard] [data-chart="`+view.ChartDrafts+`"]').scrollIntoView({block: 'center'});
 	  return true;
 	})()`))
-	waitJS(t, tab, 20*time.Second, `!document.querySelector('body > [data-dashboard] [data-chart="`+app.ChartDrafts+`"]').hasAttribute('data-chart-pending')`)
-	if p := place(app.ChartDrafts); p.Top < 0 || p.Top > p.Height {
+	waitJS(t, tab, 20*time.Second, `!document.querySelector('body > [data-dashboard] [data-chart="`+view.ChartDrafts+`"]').hasAttribute('data-chart-pending')`)
+	if p := place(view.ChartDrafts); p.Top < 0 || p.Top > p.Height {
 		t.Errorf("drafts chart at %+v after scrolling: not in view", p)
 	}
 	current("scrolled into view")

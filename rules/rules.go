@@ -362,7 +362,7 @@ func selectorArgs(lv level) string {
 }
 
 // filterParam is the dashboard's URL parameter of a label filter (see
-// app/query.go filterParam: model_name is "model", engine is "engine",
+// view/query.go filterParam: model_name is "model", engine is "engine",
 // others "f.<label>").
 func filterParam(label string) string {
 	switch label {

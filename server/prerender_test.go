@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	specapp "specdash/app"
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
+	"specdash/view"
 )
 
 // hostileModel replaces the fixture's org/model-b: markup and quotes in a
@@ -139,7 +139,7 @@ func TestPreRenderedNumbers(t *testing.T) {
 
 	// The per-position chart's option: bars = per-position rate in % (1
 	// decimal), stamped with this page.
-	chart := tagWith(page, `data-chart="`+specapp.ChartPerPosition+`"`)
+	chart := tagWith(page, `data-chart="`+view.ChartPerPosition+`"`)
 	raw, err := base64.StdEncoding.DecodeString(attrOf(chart, "data-option"))
 	if err != nil {
 		t.Fatalf("per-position chart %q: option not base64: %v", chart, err)
@@ -200,7 +200,7 @@ func TestPreRenderedNumbers(t *testing.T) {
 		t.Errorf("data-preview-at %q: not the render time", attrOf(chart, "data-preview-at"))
 	}
 	// Every time chart carries an option with data.
-	for _, name := range []string{specapp.ChartAcceptanceRate, specapp.ChartAcceptanceLength, specapp.ChartThroughput, specapp.ChartDrafts, specapp.ChartHeatmap} {
+	for _, name := range []string{view.ChartAcceptanceRate, view.ChartAcceptanceLength, view.ChartThroughput, view.ChartDrafts, view.ChartHeatmap} {
 		tag := tagWith(page, `data-chart="`+name+`"`)
 		b, err := base64.StdEncoding.DecodeString(attrOf(tag, "data-option"))
 		if err != nil || !json.Valid(b) || !strings.Contains(string(b), `"data":[`) {

@@ -30,6 +30,7 @@ import (
 	specapp "specdash/app"
 	"specdash/chartsvg"
 	"specdash/internal/panics"
+	"specdash/view"
 	"specdash/web"
 )
 
@@ -183,21 +184,21 @@ func New(cfg Config) (http.Handler, error) {
 	specapp.Register()
 	specapp.SetPreRenderClient(preRenderClients(proxy, order, def, cfg.PreRenderTimeout))
 	specapp.SetPreRenderChart(chartsvg.DrawOption) // charts in the first paint, before ECharts
-	var list []specapp.SourceInfo
+	var list []view.SourceInfo
 	for _, u := range order {
-		list = append(list, specapp.SourceInfo{
+		list = append(list, view.SourceInfo{
 			Name: u.Name, Label: u.display(), Kind: u.Kind,
 			ScrapeInterval: u.ScrapeInterval.String(), Default: u == def,
 		})
 	}
 	env := map[string]string{
-		specapp.EnvSource:         def.display(),
-		specapp.EnvScrapeInterval: def.ScrapeInterval.String(),
-		specapp.EnvVersion:        cfg.Version,
-		specapp.EnvSources:        specapp.EncodeSources(list),
+		view.EnvSource:         def.display(),
+		view.EnvScrapeInterval: def.ScrapeInterval.String(),
+		view.EnvVersion:        cfg.Version,
+		view.EnvSources:        view.EncodeSources(list),
 	}
 	if assets.wasmMissing {
-		env[specapp.EnvWasmMissing] = "1"
+		env[view.EnvWasmMissing] = "1"
 	}
 	goapp := &app.Handler{
 		Name:        "specdash",

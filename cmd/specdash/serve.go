@@ -383,7 +383,7 @@ func runServer(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	url := "http://" + displayAddr(ln.Addr())
-	// "/" opens with auto-refresh off (app.DefaultQuery): say so rather
+	// "/" opens with auto-refresh off (view.DefaultQuery): say so rather
 	// than print a link that behaves otherwise.
 	log.Info("specdash serving", "address", url, "auto-refresh", "off at /: choose it in the page, or open /?refresh=5s", "version", version)
 	if ready != nil {

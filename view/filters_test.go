@@ -1,7 +1,6 @@
-package app
+package view
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -10,43 +9,14 @@ import (
 	"specdash/metricsclient"
 )
 
-// TestFilterURLCanonical: the filter part of a URL reads back to the same
-// canonical URL whatever the order and repetition of its values, "all"
-// means no filter, and model=/engine=/f.<label>= keep their form (shared
-// URLs keep working).
-func TestFilterURLCanonical(t *testing.T) {
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	a := ParseQueryAt(url.Values{"model": {"B", "A", "B"}, "engine": {"3"}, "f.instance": {"h:1"}, "range": {"6h"}}, now)
-	b := ParseQueryAt(url.Values{"f.instance": {"h:1"}, "engine": {"3"}, "model": {"A", "B"}, "range": {"6h"}}, now)
-	if ea, eb := a.Values().Encode(), b.Values().Encode(); ea != eb {
-		t.Errorf("same filters, two URLs:\n%s\n%s", ea, eb)
-	}
-	want := "engine=3&f.instance=h%3A1&model=A&model=B&range=6h"
-	if got := a.Values().Encode(); got != want {
-		t.Errorf("canonical URL %q, want %q", got, want)
-	}
-	if got := ParseQueryAt(a.Values(), now); !got.SameData(a) || !slices.Equal(got.Filter["model_name"], []string{"A", "B"}) {
-		t.Errorf("round trip: %+v, want %+v", got.Filter, a.Filter)
-	}
-	if q := ParseQueryAt(url.Values{"model": {"all", "A"}}, now); len(q.Filter) != 0 {
-		t.Errorf("model=all&model=A filters %v, want no filter", q.Filter)
-	}
-	// Removing the last value removes the parameter.
-	q := a
-	q.setFilter("engine", nil)
-	if v := q.Values(); v.Has("engine") || !slices.Equal(v["model"], []string{"A", "B"}) {
-		t.Errorf("after clearing engine: %s", v.Encode())
-	}
-}
-
 // TestChainFilters: a label's menu lists values under the other filters
 // only, and the selector built from them escapes every value (a value can
 // never change the query's structure).
 func TestChainFilters(t *testing.T) {
 	q := DefaultQuery()
 	hostile := `a"b\c} or vector(1) #`
-	q.setFilter("model_name", []string{hostile})
-	q.setFilter("engine", []string{"3", "1.5"})
+	q.SetFilter("model_name", []string{hostile})
+	q.SetFilter("engine", []string{"3", "1.5"})
 	got := ChainFilters(q, "engine")
 	if len(got) != 1 || got[0].Name != "model_name" || !slices.Equal(got[0].Values, []string{hostile}) {
 		t.Fatalf("ChainFilters(engine) = %+v, want the model filter alone", got)
@@ -73,7 +43,7 @@ func TestChainFilters(t *testing.T) {
 	}
 
 	// One request per distinct filter set: the unfiltered labels share one.
-	sets := chainSets(q, []string{"model_name", "engine", "instance", "job"})
+	sets := ChainSets(q, []string{"model_name", "engine", "instance", "job"})
 	if len(sets) != 3 {
 		t.Fatalf("%d filter sets, want 3: %v", len(sets), sets)
 	}
@@ -119,8 +89,8 @@ func TestMenuValues(t *testing.T) {
 func TestFilterSummary(t *testing.T) {
 	q := DefaultQuery()
 	q.Range = "6h"
-	q.setFilter("model_name", []string{"B", "A"})
-	q.setFilter("engine", []string{"3"})
+	q.SetFilter("model_name", []string{"B", "A"})
+	q.SetFilter("engine", []string{"3"})
 	if got, want := FilterSummary(q, "prom", time.UTC), "model = A, B · engine = 3 · last 6 h · source prom"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
@@ -130,8 +100,30 @@ func TestFilterSummary(t *testing.T) {
 	}
 	q.From = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC).UnixMilli()
 	q.To = time.Date(2026, 12, 1, 11, 30, 0, 0, time.UTC).UnixMilli()
-	q.setFilter("instance", []string{""})
+	q.SetFilter("instance", []string{""})
 	if got, want := FilterSummary(q, "vm", time.UTC), "instance = (none) · 2026-12-01 10:00 – 11:30 UTC · source vm"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// TestMenuTexts: a filter menu's toggle says what is chosen, its tip
+// whether it lists chained values; the values known of a label come from
+// the last label lists, else the model and engine lists.
+func TestMenuTexts(t *testing.T) {
+	if s, tip := MenuTexts("engine", nil, false); s != "all" || tip != "Keep only the series whose engine is one of the checked values (none checked: no filter)." {
+		t.Errorf("nothing chosen: %q %q", s, tip)
+	}
+	if s, tip := MenuTexts("model_name", []string{"a", "b"}, true); s != "a, b" || !strings.HasSuffix(tip, " Listed: the values of the series the other filters keep.") {
+		t.Errorf("chosen, chained: %q %q", s, tip)
+	}
+	models, engines := []string{"m"}, []string{"0", "1"}
+	if v := LabelValues(nil, models, engines, "engine"); !slices.Equal(v, engines) {
+		t.Errorf("engines without label lists: %v", v)
+	}
+	if v := LabelValues(map[string][]string{"job": {"vllm"}}, models, engines, "model_name"); v != nil {
+		t.Errorf("label lists without model_name: %v", v)
+	}
+	if v := LabelValues(nil, models, engines, "job"); v != nil {
+		t.Errorf("job without label lists: %v", v)
 	}
 }

@@ -1,51 +1,7 @@
-// Package app is specdash's browser front end: go-app v10 components that
-// query Prometheus through the server's same-origin proxy (/prom) with
-// specdash/metricsclient and compute every number with specdash/compute.
-//
-// The same package is linked into the server, which pre-renders the page
-// (Render runs there; OnMount, OnNav and all loading run only in the
-// browser, see app.IsClient).
-//
-// Test hooks on the page (stable, for end-to-end tests and scripts):
-//   - the root element [data-dashboard] carries data-state
-//     ("loading"|"ready"|"error"), data-window-start and data-window-end
-//     (Unix ms of the grid the numbers are for), data-step-seconds,
-//     data-buckets and data-complete-buckets (buckets [0, complete) are
-//     final; later ones may still change, see IncompleteLag), data-theme,
-//     data-stale="true" when a refresh failed and older numbers are
-//     shown, and data-loads, the number of loads started since the page
-//     opened (1 after the first load; each refresh or change adds one);
-//   - every headline number is an element [data-metric=<name>] with
-//     data-value, a plain decimal that parses back to the exact float64;
-//     when the number is undefined (no drafts in window) data-value is
-//     absent and data-undefined="true"; names: acceptance-rate (ratio 0..1),
-//     mean-acceptance-length (tokens per draft), k, drafts-per-second,
-//     accepted-throughput and drafted-throughput (tokens/s);
-//   - [data-metric=per-position-acceptance-rate][data-position=1..k]
-//     (1-based; ratio 0..1);
-//   - the breakdown table: rows [data-row] (data-group =
-//     encodeOption(GroupKey): "v:" + base64url of the key), cells [data-cell=<column>] with data-value like the
-//     headline numbers (columns: acceptance-rate, mean-acceptance-length,
-//     k, drafts-per-second, accepted-throughput) and [data-label=<name>]
-//     with the label value as text;
-//   - charts are [data-chart=<name>] (Chart* constants), each holding an
-//     ECharts instance; exports are buttons [data-export=<name>.<csv|json|png>]
-//     (name: a chart name, "breakdown" or "compare");
-//   - filters (app/filters.go): per label [data-filter=<label>] with
-//     checkboxes input[data-filter-value] in #model, #engine and
-//     #f-<label>, chips [data-chip=<label>], search #<id>-search, popover
-//     #<id>-menu; the summary line [data-filter-summary]; group-by
-//     checkboxes input[data-group=<label>]; [data-schema] names the
-//     detected schema; compare rows [data-compare][data-significant=yes|no];
-//   - after "Copy link", input[data-link] holds the view's URL;
-//   - headline cards [data-card=<name>] (cards.go) hold the window value
-//     [data-metric=<name>] and the now value [data-now=<name>]
-//     (data-value, data-now-state live|stopped|stale|none, data-now-from,
-//     data-now-to); .cards-now carries data-covered-seconds; the split
-//     charts' selector [data-split] (data-split-group, data-blended).
-package app
+package view
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -55,28 +11,83 @@ import (
 	"strings"
 	"time"
 
+	prommodel "github.com/prometheus/common/model"
+
 	"specdash/chartopt"
 	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/model"
 )
 
-// Environment keys the server sets (go-app Handler.Env) and the page reads
-// with app.Getenv.
+// PanelParams are URL parameters that panels other than Query read (the
+// insights panel's draft cost): a canonical link keeps them, and drops
+// every other parameter Query did not read.
+var PanelParams = []string{CostParam}
+
+// CanonicalURL is the link to the view q: cur's address with only the
+// parameters q was read from (Query.Values, the source included) and
+// those other panels read (PanelParams); parameters the page ignored
+// (unknown, or refused: see Query.Warn) are dropped.
+func CanonicalURL(cur *url.URL, q Query) string {
+	if cur == nil {
+		return ""
+	}
+	v := q.Values()
+	for k, vs := range cur.Query() {
+		if slices.Contains(PanelParams, k) {
+			v[k] = slices.Clone(vs)
+		}
+	}
+	u := *cur
+	u.RawQuery = v.Encode()
+	u.Fragment = ""
+	return u.String()
+}
+
+// CostParam is the URL parameter holding the draft cost ratio of the
+// insights panel (?cost=0.05).
+const CostParam = "cost"
+
+// ParseCost parses a draft cost ratio as typed by a user or found in the
+// URL: a finite number >= 0 (ratio of draft step time to target step
+// time). It returns an error message for anything else.
+func ParseCost(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !model.ValidCost(v) {
+		return 0, fmt.Errorf("draft cost ratio %q: want a number >= 0, e.g. %g (draft step time / target step time)", s, compute.DefaultDraftCostRatio)
+	}
+	return v, nil
+}
+
+// GroupNone is the URL value of "no grouping" (group=none): without a
+// group= parameter the dashboard groups per model (Query.Grouping).
+const GroupNone = "none"
+
+// Layout URL parameters (not part of Query: they change no data).
 const (
-	// EnvSource is the upstream shown as the data source (no userinfo).
-	EnvSource = "SPECDASH_SOURCE"
-	// EnvScrapeInterval is the upstream's scrape interval, a Go duration.
-	EnvScrapeInterval = "SPECDASH_SCRAPE_INTERVAL"
-	// EnvVersion is specdash's version, shown in the footer.
-	EnvVersion = "SPECDASH_VERSION"
-	// EnvWasmMissing is "1" when the server has no app.wasm to serve.
-	EnvWasmMissing = "SPECDASH_WASM_MISSING"
+	// KioskParam (?kiosk, ?kiosk=20s) is the wall-screen mode: no
+	// controls, the page scaled to the screen, and the split charts
+	// rotating through the groups every KioskPeriod (or the given period).
+	KioskParam = "kiosk"
+	// SplitParam (?split=<encodeOption(group key)> or ?split=all) picks
+	// the group the per-position, heatmap, token and insights charts show.
+	SplitParam = "split"
+	// SplitAll is SplitParam's value for the blend of all groups.
+	SplitAll = "all"
 )
 
-// ProxyAddress is where the browser reaches the Prometheus API: the
-// server's same-origin proxy.
-const ProxyAddress = "/prom"
+// KioskPeriod is how long the kiosk shows one group.
+const KioskPeriod = 15 * time.Second
+
+// Grouping is the effective group-by of q: its GroupBy, or per model
+// (model_name) when the URL has no group= parameter. With a single model
+// that is one group, shown as the ungrouped view (Result.Ungrouped).
+func (q Query) Grouping() []string {
+	if q.GroupBy == nil {
+		return []string{"model_name"}
+	}
+	return q.GroupBy
+}
 
 // All is the selector value for "no filter".
 const All = "all"
@@ -124,7 +135,7 @@ var sortColumns = []string{ColGroup, ColRate, ColLength, ColK, ColDrafts, ColAcc
 // URL reproduces a view:
 //
 //	source=<name>          data source (kept as given; the server has one upstream)
-//	range=15m              relative window (Ranges), or
+//	range=15m              relative window (Ranges, or any other up to MaxSpan), or
 //	from=<RFC 3339>&to=..  absolute window (Unix ms also accepted)
 //	refresh=5s             live mode period (Refreshes)
 //	model=..&engine=..     filters on model_name and engine (repeatable: any of)
@@ -138,7 +149,8 @@ var sortColumns = []string{ColGroup, ColRate, ColLength, ColK, ColDrafts, ColAcc
 type Query struct {
 	// Source is an opaque data-source name, round-tripped.
 	Source string
-	// Range is the relative window length, one of Ranges (default "15m");
+	// Range is the relative window length (ValidRange: one of Ranges, or
+	// another duration up to MaxSpan; default "15m");
 	// ignored when From and To are set.
 	Range string
 	// From and To are an absolute window in Unix ms (both > 0 and From <
@@ -221,18 +233,23 @@ func DefaultQuery() Query {
 	return Query{Range: "15m", Refresh: "off", Theme: ThemeLight, TZ: TZLocal}
 }
 
-// ParseRange parses a relative range: a Go duration or a whole number of
-// days ("2d"); false when it is not positive.
+// ParseRange parses a relative range: a Go duration ("90s", "1h30m") or
+// a Prometheus one ("10m", "2d", "1w", "1d12h"); false when it is neither
+// or not positive.
 func ParseRange(s string) (time.Duration, bool) {
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		d, err := strconv.Atoi(n)
-		if err != nil || d <= 0 || d > 3650 {
-			return 0, false
-		}
-		return time.Duration(d) * 24 * time.Hour, true
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, d > 0
 	}
-	d, err := time.ParseDuration(s)
-	return d, err == nil && d > 0
+	d, err := prommodel.ParseDuration(s)
+	return time.Duration(d), err == nil && d > 0
+}
+
+// ValidRange reports whether r is a relative range a view may have: one
+// of Ranges, or any other positive duration (ParseRange) up to MaxSpan, as
+// Grafana takes ?from=now-10m.
+func ValidRange(r string) bool {
+	d, ok := ParseRange(r)
+	return ok && d <= MaxSpan()
 }
 
 // parseTime reads an RFC 3339 time or Unix milliseconds; 0 when neither.
@@ -279,7 +296,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 	// are named in Warn instead of being dropped silently.
 	var ignored []string
 	ignore := func(key, val string) { ignored = append(ignored, key+"="+strconv.Quote(val)) }
-	if r := v.Get("range"); slices.Contains(Ranges, r) {
+	if r := v.Get("range"); ValidRange(r) {
 		q.Range = r
 	} else if r != "" {
 		ignore("range", r)
@@ -320,7 +337,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		if slices.Contains(vals, All) {
 			continue
 		}
-		q.setFilter(label, vals)
+		q.SetFilter(label, vals)
 	}
 	if g := strings.TrimSpace(v.Get("group")); v.Has("group") && (g == "" || g == GroupNone) {
 		q.GroupBy = []string{} // explicit: no grouping (nil is the default, GroupingOf)
@@ -383,7 +400,7 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 		q.CompareA, q.CompareB = v.Get("a"), v.Get("b")
 	}
 	var hw []string
-	q.Health, hw = model.ParseHealthThresholds(v) // health.go
+	q.Health, hw = model.ParseHealthThresholds(v)
 	ignored = append(ignored, hw...)
 	if len(ignored) > 0 {
 		q.Warn = strings.TrimSpace(q.Warn + " URL parameters not understood, ignored: " + strings.Join(ignored, ", ") + ".")
@@ -391,9 +408,9 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 	return q
 }
 
-// setFilter sets the values of one label filter (deduplicated, sorted);
+// SetFilter sets the values of one label filter (deduplicated, sorted);
 // no values removes it.
-func (q *Query) setFilter(label string, vals []string) {
+func (q *Query) SetFilter(label string, vals []string) {
 	m := make(map[string][]string, len(q.Filter)+1)
 	for k, v := range q.Filter {
 		m[k] = v
@@ -589,4 +606,126 @@ func sameFilter(a, b map[string][]string) bool {
 		}
 	}
 	return true
+}
+
+// valuePrefix starts an encoded label value (the "all" option is plain).
+const valuePrefix = "v:"
+
+// encodeOption is the <option value> of a label value: base64url, so that
+// no label value (a model name may hold quotes and angle brackets) ever
+// lands raw in an HTML attribute. go-app v10.1.11 writes attributes of the
+// pre-rendered page with strconv.Quote, which is not HTML escaping, so a
+// raw value from the URL would be an injection. It also keeps a model
+// called "all" apart from the "all" option.
+func EncodeOption(v string) string {
+	return valuePrefix + base64.RawURLEncoding.EncodeToString([]byte(v))
+}
+
+// decodeOption inverts encodeOption; "all" (or anything undecodable) is
+// "" (no filter).
+func DecodeOption(v string) string {
+	s, _ := DecodeOptionOK(v)
+	return s
+}
+
+// DecodeOptionOK is DecodeOption with false for a value that is not an
+// encoded label value.
+func DecodeOptionOK(v string) (string, bool) {
+	enc, ok := strings.CutPrefix(v, valuePrefix)
+	if !ok {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// Layout is the view state beyond Query that the URL holds: its layout
+// parameters, which change no data (MergeValues keeps them).
+type Layout struct {
+	// Cost is the draft cost ratio of the speedup card (CostParam; the
+	// insights panel's), when CostSet.
+	Cost    float64
+	CostSet bool
+	// Split is the group the split charts show (SplitParam): a group
+	// key, SplitAll, or "" (the default: the blend).
+	Split string
+	// Kiosk is the wall-screen mode (KioskParam), rotating the split
+	// charts through the groups every Period.
+	Kiosk  bool
+	Period time.Duration
+}
+
+// ParseLayout reads the layout parameters of v; invalid ones are ignored.
+func ParseLayout(v url.Values) Layout {
+	var l Layout
+	if c, err := ParseCost(v.Get(CostParam)); err == nil && v.Get(CostParam) != "" {
+		l.Cost, l.CostSet = c, true
+	}
+	if s := v.Get(SplitParam); s == SplitAll {
+		l.Split = SplitAll
+	} else if key, ok := DecodeOptionOK(s); ok {
+		l.Split = key
+	}
+	l.Kiosk = v.Has(KioskParam)
+	l.Period = KioskPeriod
+	if p, err := time.ParseDuration(v.Get(KioskParam)); err == nil && p >= time.Second {
+		l.Period = p
+	}
+	return l
+}
+
+// CostOr is the speedup card's draft cost ratio: Cost, or
+// compute.DefaultDraftCostRatio when the URL gives none.
+func (l Layout) CostOr() float64 {
+	if l.CostSet {
+		return l.Cost
+	}
+	return compute.DefaultDraftCostRatio
+}
+
+// InputWindow is the window the From/To inputs show: q's absolute window,
+// else the loaded grid of res, else none (0, 0).
+func (q Query) InputWindow(res *Result) (from, to int64) {
+	switch {
+	case q.Absolute():
+		return q.From, q.To
+	case res != nil:
+		return res.Grid.Start, res.Grid.End
+	}
+	return 0, 0
+}
+
+// TZName names q's time zone for the inputs' labels: "local" or "UTC".
+func (q Query) TZName() string {
+	if q.TZ == TZUTC {
+		return "UTC"
+	}
+	return "local"
+}
+
+// ShownGrouping is the group-by the page shows (checkboxes, table): the
+// one res was loaded with, else q's; nil when the default per-model
+// grouping found one model (Result.Ungrouped) or q has none.
+func ShownGrouping(res *Result, q Query) []string {
+	if res != nil {
+		if res.Ungrouped() {
+			return nil
+		}
+		return res.Request.GroupBy
+	}
+	return q.GroupBy
+}
+
+// CostOf reads a draft cost ratio the URL gives (raw, not empty): the
+// cost and that it is set, or, when raw is no cost, the current one (cur,
+// set) kept and why, naming it.
+func CostOf(raw string, cur float64, set bool) (cost float64, isSet bool, problem string) {
+	v, err := ParseCost(raw)
+	if err != nil {
+		return cur, set, err.Error() + "; using " + strconv.FormatFloat(cur, 'g', -1, 64)
+	}
+	return v, true, ""
 }

@@ -1,4 +1,4 @@
-package app
+package view
 
 import (
 	"context"
@@ -9,8 +9,26 @@ import (
 	"specdash/model"
 )
 
-// GroupResult is one row of the breakdown: one group of the view model.
-type GroupResult = model.Group
+// LabelsWindow names the window whose label lists the menus show (they
+// are unfiltered: the filters do not change them).
+func LabelsWindow(q Query) string {
+	return q.Range + "|" + time.UnixMilli(q.From).String() + "|" + time.UnixMilli(q.To).String()
+}
+
+// MaxEmptyRetries bounds retryWhileEmpty: one retry per scrape interval,
+// for about a minute (at least 6 retries).
+func MaxEmptyRetries(scrape time.Duration) int {
+	if scrape <= 0 {
+		return 6
+	}
+	return max(6, int(time.Minute/scrape))
+}
+
+// Ungrouped reports whether res shows one group of everything: grouped by
+// nothing, or by default (per model) with at most one group.
+func (res *Result) Ungrouped() bool {
+	return len(res.Request.GroupBy) == 0 || (res.Query.GroupBy == nil && len(res.Groups) <= 1)
+}
 
 // Result is one load of the dashboard: the view model of one window
 // (model.Model: every number shown is computed there) with the query it is
@@ -48,14 +66,14 @@ const LabelsMaxAge = time.Minute
 // through) the load reads them itself.
 const labelsReuseMax = 10 * time.Minute
 
-// request is the view model's request for q's window ending at now.
-func request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window) model.Request {
+// Request is the view model's request for q's window ending at now.
+func Request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window) model.Request {
 	g := q.Grid(scrape, now)
 	if q.Absolute() {
 		prev = nil
 	}
 	r := model.Request{Grid: g, Filters: q.Filters(), GroupBy: q.Grouping(), Convention: q.Convention,
-		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax, Trace: perfMark}
+		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax}
 	r.Health.Thresholds = q.Health
 	if q.Compare == CompareWindow {
 		b := q.BaselineGrid(g)
@@ -74,42 +92,54 @@ func request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 // the same step re-reads only its newest points (Result.Incremental; see
 // model.Request.Prev), reusing prev's label lists while younger than
 // labelsReuseMax (the dashboard refreshes them in the background:
-// Dashboard.refreshLabels). An absolute window reads everything.
+// app.Dashboard.refreshLabels). An absolute window reads everything.
 //
 // It never panics: a panic below becomes Result.Err.
 func LoadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window) Result {
-	return loadSince(ctx, c, q, scrape, now, prev, true)
+	return LoadWith(ctx, c, q, scrape, now, prev, LoadOptions{})
 }
 
-// loadSince is LoadSince; without labels the load does not read the
-// filter menus' label lists (Result.Labels stays nil: the dashboard keeps
-// the ones it has, younger than LabelsMaxAge). A load without a previous
-// Window (the shaped read, docs/ARCHITECTURE.md "Query plan") has no other
-// way to reuse them, and at a thousand engines they are the one answer of
-// a load that grows with the engines.
-func loadSince(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window, labels bool) Result {
+// LoadOptions are the dashboard's settings of a load beyond its window.
+type LoadOptions struct {
+	// SkipLabels: the load does not read the filter menus' label lists
+	// (Result.Labels stays nil: the dashboard keeps the ones it has,
+	// younger than LabelsMaxAge). A load without a previous Window (the
+	// shaped read, docs/ARCHITECTURE.md "Query plan") has no other way to
+	// reuse them, and at a thousand engines they are the one answer of a
+	// load that grows with the engines.
+	SkipLabels bool
+	// Trace, when set, is called with the load's timing marks
+	// (model.Request.Trace, and "end" when the load succeeded).
+	Trace func(name string)
+}
+
+// LoadWith is LoadSince with the dashboard's options.
+func LoadWith(ctx context.Context, c *metricsclient.Client, q Query, scrape time.Duration, now time.Time, prev *metricsclient.Window, o LoadOptions) Result {
 	var src model.Source
 	if c != nil {
 		src = c
 	}
-	r := request(q, scrape, now, prev)
-	r.Labels = labels
+	r := Request(q, scrape, now, prev)
+	r.Labels = !o.SkipLabels
+	r.Trace = o.Trace
 	m, err := model.Compute(ctx, src, r)
 	res := Result{Model: *m, Query: q, Err: err}
 	if err == nil {
 		if sn := m.Schema; sn != nil && sn.AveragedOverTime {
 			res.Notes = append(res.Notes, sn.Schema.Name+" exposes gauges that each cover one logging window, not counters: the counter panels stay empty; the cards below show the gauges averaged over time (never rate())")
 		}
-		perfMark("end")
+		if o.Trace != nil {
+			o.Trace("end")
+		}
 	}
 	res.At = time.Now()
 	return res
 }
 
-// compute fills the numbers of res from fetched series (no I/O):
+// FromSeries fills the numbers of res from fetched series (no I/O):
 // model.FromSeries of q's window ending at now.
-func (res *Result) compute(series []compute.Series, q Query, g compute.Grid, now time.Time, scrape time.Duration) {
-	r := request(q, scrape, now, nil)
+func (res *Result) FromSeries(series []compute.Series, q Query, g compute.Grid, now time.Time, scrape time.Duration) {
+	r := Request(q, scrape, now, nil)
 	r.Grid = g
 	res.Model = *model.FromSeries(series, r)
 	res.Query = q

@@ -1,0 +1,151 @@
+package view
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"specdash/compute"
+	"specdash/model"
+)
+
+// The page's controls edit the view: each edit is the Query it leads to
+// (the dashboard then writes it into the URL and loads).
+
+// WithSelect is q after the select whose id is field chose value v
+// ("range", "refresh", "tz", "convention", "compare", and "compare-a" and
+// "compare-b" with EncodeOption of a group key); false when v is no range
+// (ValidRange) for "range". Other fields leave q as it is.
+func (q Query) WithSelect(field, v string) (Query, bool) {
+	switch field {
+	case "range":
+		if !ValidRange(v) {
+			return q, false
+		}
+		q.Range, q.From, q.To = v, 0, 0
+	case "refresh":
+		q.Refresh = v
+	case "tz":
+		q.TZ = TZLocal
+		if v == TZUTC {
+			q.TZ = TZUTC
+		}
+	case "convention":
+		q.Convention = compute.WithBonus
+		if v == ConventionNoBonus {
+			q.Convention = compute.WithoutBonus
+		}
+	case "compare":
+		q.Compare = CompareOff
+		if v == CompareWindow || v == CompareGroups {
+			q.Compare = v
+		}
+	case "compare-a":
+		q.CompareA = DecodeOption(v)
+	case "compare-b":
+		q.CompareB = DecodeOption(v)
+	}
+	return q, true
+}
+
+// WithGroup is q with label added to (on) or removed from the group-by
+// labels shown (grouping); compared groups are reset.
+func (q Query) WithGroup(grouping []string, label string, on bool) Query {
+	gb := slices.DeleteFunc(slices.Clone(grouping), func(l string) bool { return l == label })
+	if on {
+		gb = append(gb, label)
+	}
+	if gb == nil {
+		gb = []string{} // explicit: no grouping (nil is per model)
+	}
+	q.GroupBy = gb
+	q.CompareA, q.CompareB = "", ""
+	return q
+}
+
+// WithWindow is q with the window the From/To inputs give (Unix ms, 0 for
+// an empty input), or with base the compare baseline's (both empty: the
+// window just before); an error names what CheckWindow refused at now,
+// prefixed "Time window: " or "Baseline window: ".
+func (q Query) WithWindow(base bool, from, to int64, now time.Time) (Query, error) {
+	if base && from == 0 && to == 0 {
+		q.BaseFrom, q.BaseTo = 0, 0
+		return q, nil
+	}
+	if err := CheckWindow(from, to, now); err != nil {
+		what := "Time window"
+		if base {
+			what = "Baseline window"
+		}
+		return q, errors.New(what + ": " + err.Error() + ".")
+	}
+	if base {
+		q.BaseFrom, q.BaseTo = from, to
+	} else {
+		q.From, q.To = from, to
+	}
+	return q, nil
+}
+
+// Zoom is q with the absolute window of a span selected on chart: bucket
+// start of the first to bucket end of the last selected bucket of res
+// (heatmap columns first[c] mapped to their buckets); false when the span
+// holds no bucket.
+func (q Query) Zoom(res *Result, chart string, heatFirst []int, from, to int) (Query, bool) {
+	if res == nil {
+		return q, false
+	}
+	g := res.Grid
+	n := g.Buckets()
+	if n == 0 {
+		return q, false
+	}
+	if chart == ChartHeatmap && heatFirst != nil {
+		from, to = model.ColumnBuckets(heatFirst, n, from, to)
+	}
+	from, to = max(from, 0), min(to, n-1)
+	if to < from {
+		return q, false
+	}
+	q.From, q.To = g.BucketStart(from), g.BucketEnd(to)
+	return q, true
+}
+
+// Live is q back on a relative window ending now (its range, or the
+// default one).
+func (q Query) Live() Query {
+	q.From, q.To = 0, 0
+	if !slices.Contains(Ranges, q.Range) {
+		q.Range = DefaultQuery().Range
+	}
+	return q
+}
+
+// SortedBy is q after a click on column col's header: an unsorted column
+// is sorted (a number column largest first, the group column ascending),
+// an ascending one descending, a descending one no longer.
+func (q Query) SortedBy(col string) Query {
+	switch q.Sort {
+	case col:
+		q.Sort = "-" + col
+	case "-" + col:
+		q.Sort = ""
+	default:
+		q.Sort = col
+		if col != ColGroup {
+			q.Sort = "-" + col // numbers: largest first
+		}
+	}
+	return q
+}
+
+// CompareHref is the dashboard URL comparing the window after change c
+// (the view's window) with the one before it (the baseline).
+func (q Query) CompareHref(c model.Change) string {
+	q.From, q.To = c.At, c.AfterTo
+	q.Refresh = "off"
+	q.Compare = CompareWindow
+	q.BaseFrom, q.BaseTo = c.BeforeFrom, c.At
+	q.CompareA, q.CompareB = "", ""
+	return "/?" + q.Values().Encode()
+}
