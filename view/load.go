@@ -73,7 +73,8 @@ func Request(q Query, scrape time.Duration, now time.Time, prev *metricsclient.W
 		prev = nil
 	}
 	r := model.Request{Grid: g, Filters: q.Filters(), GroupBy: q.Grouping(), Convention: q.Convention,
-		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax}
+		Now: now, Scrape: scrape, Prev: prev, Fixed: q.Absolute(), Labels: true, LabelsMaxAge: labelsReuseMax,
+		Location: q.Location()}
 	r.Health.Thresholds = q.Health
 	if q.Compare == CompareWindow {
 		b := q.BaselineGrid(g)

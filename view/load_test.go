@@ -281,3 +281,17 @@ func TestTwoRefreshesKeepBuckets(t *testing.T) {
 		t.Errorf("newest bucket did not change although its last sample arrived late; the test proves little")
 	}
 }
+
+// TestRequestLocation: the model's notes print times in the zone the page
+// shows (the tz control), so a gap note reads like the time axis.
+func TestRequestLocation(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	q := DefaultQuery()
+	if got := Request(q, 15*time.Second, now, nil).Location; got != time.Local {
+		t.Errorf("tz=local: Request.Location = %v, want Local", got)
+	}
+	q.TZ = TZUTC
+	if got := Request(q, 15*time.Second, now, nil).Location; got != time.UTC {
+		t.Errorf("tz=utc: Request.Location = %v, want UTC", got)
+	}
+}
