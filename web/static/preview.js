@@ -23,9 +23,12 @@
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
-//  3. after the first frame, runs ECharts and draws every pre-rendered chart
-//     with it (no animation), one per frame in page order, each replacing
-//     its static drawing in the same task;
+//  3. after the first frame, runs ECharts and draws with it (no animation)
+//     the pre-rendered charts within NEAR_PX of the viewport, one per frame
+//     in page order, each replacing its static drawing in the same task;
+//     a chart further down keeps its static drawing until it scrolls near
+//     (the live page draws only the charts in view too: drawing the others
+//     twice cost the main thread ~0.1 s a chart while the wasm started);
 //  4. removes the overlay when the live dashboard is ready or failed
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
@@ -38,6 +41,7 @@
   "use strict";
   var MAX_AGE_MS = 60000; // older previews are skipped (stale numbers)
   var SAFETY_MS = 15000; // the overlay never outlives the mounted wasm by more
+  var NEAR_PX = 200; // a chart this close to the viewport is drawn (app.LazyMargin)
 
   function decode(b64) {
     var bin = atob(b64);
@@ -119,16 +123,54 @@
     // that the root has moved into the overlay.
     body.setAttribute("data-preview", "shown");
 
-    // 3. The charts, in page order, one per frame: the first is painted as
-    // soon as it is drawn, the others follow. Each replaces the server's
-    // static drawing of the same option (chartsvg), if any, in the same
-    // task: no frame without a chart.
+    // 3. The charts near the viewport, in page order, one per frame: the
+    // first is painted as soon as it is drawn, the others follow. Each
+    // replaces the server's static drawing of the same option (chartsvg),
+    // if any, in the same task: no frame without a chart. The others are
+    // queued when they scroll near (an IntersectionObserver from when
+    // ECharts has run).
     var insts = [];
     var done = false;
-    var next = 0;
+    var queue = [];
+    var busy = false; // a drawNext is scheduled
+    var near = function (el) {
+      var r = el.getBoundingClientRect();
+      var h = window.innerHeight || document.documentElement.clientHeight;
+      return r.bottom > -NEAR_PX && r.top < h + NEAR_PX;
+    };
+    var enqueue = function (el) {
+      if (el.__specdashQueued) return;
+      el.__specdashQueued = true;
+      queue.push(el);
+      queue.sort(function (a, b) { return Array.prototype.indexOf.call(charts, a) - Array.prototype.indexOf.call(charts, b); });
+      if (!busy) {
+        busy = true;
+        requestAnimationFrame(function () { setTimeout(drawNext, 0); });
+      }
+    };
+    var watcher = null;
+    var startDrawing = function () {
+      for (var i = 0; i < charts.length; i++) {
+        if (near(charts[i])) enqueue(charts[i]);
+      }
+      if (window.IntersectionObserver) {
+        watcher = new IntersectionObserver(function (entries) {
+          for (var i = 0; i < entries.length; i++) {
+            if (entries[i].isIntersecting) enqueue(entries[i].target);
+          }
+        }, { rootMargin: NEAR_PX + "px 0px" });
+        for (var j = 0; j < charts.length; j++) watcher.observe(charts[j]);
+      } else {
+        for (var k = 0; k < charts.length; k++) enqueue(charts[k]);
+      }
+    };
     var drawNext = function () {
-      if (done || next >= charts.length) return;
-      var el = charts[next++];
+      if (done || queue.length === 0) {
+        busy = false;
+        return;
+      }
+      var el = queue.shift();
+      if (watcher) watcher.unobserve(el);
       try {
         var opt = JSON.parse(decode(el.getAttribute("data-option")));
         opt.animation = false;
@@ -142,7 +184,7 @@
       }
       // After the next paint (a timer set in an animation frame runs after
       // that frame is painted).
-      if (next < charts.length) requestAnimationFrame(function () { setTimeout(drawNext, 0); });
+      requestAnimationFrame(function () { setTimeout(drawNext, 0); });
     };
     // After the next frame (the static drawings are painted first): the
     // hint (toLocaleTimeString's first call takes 15-20 ms), then ECharts,
@@ -150,7 +192,7 @@
     requestAnimationFrame(function () {
       setTimeout(function () {
         addHint();
-        loadECharts(drawNext);
+        loadECharts(startDrawing);
       }, 0);
     });
     scheduled = true;
@@ -177,6 +219,7 @@
       if (done) return;
       done = true;
       if (observer) observer.disconnect();
+      if (watcher) watcher.disconnect();
       if (timer) clearTimeout(timer);
       window.removeEventListener("resize", onResize);
       for (var j = 0; j < insts.length; j++) {
