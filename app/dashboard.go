@@ -213,6 +213,10 @@ func (d *Dashboard) tick(ctx app.Context) {
 	d.startLoad(ctx)
 }
 
+// startLoad loads the current query. While none of its data is shown (the
+// page's first load, another selection), a small live selection is read
+// shaped, and the raw read of its Window is left to the next load, a
+// refresh (view.LoadOptions.DeferWindow): the numbers show sooner.
 func (d *Dashboard) startLoad(ctx app.Context) {
 	if d.clientErr != nil {
 		d.err, d.errAt = d.clientErr, time.Now()
@@ -226,9 +230,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	d.gen++
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
 	labels := prev != nil || d.labelsOf != view.LabelsWindow(q) || time.Since(d.labelsAt) >= view.LabelsMaxAge
+	deferWindow := d.res == nil
 	d.loading = true
 	ctx.Async(func() {
-		res := view.LoadWith(lctx, client, q, scrape, client.Now(), prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark})
+		res := view.LoadWith(lctx, client, q, scrape, client.Now(), prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark, DeferWindow: deferWindow})
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {

@@ -121,4 +121,33 @@ func TestLiveSmallViewReadsOnce(t *testing.T) {
 			t.Errorf("fixed window asked the selection size: %s", q)
 		}
 	}
+
+	// The page's first load (DeferWindow): the live view reads shaped,
+	// as a fixed window does, with the raw path's numbers; the next load
+	// without DeferWindow reads raw and gets the Window.
+	r.Fixed, r.DeferWindow = false, true
+	first, err := Compute(t.Context(), c, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs = log.take()
+	if !first.Shaped || first.Window != nil {
+		t.Errorf("deferred window: shaped %v, window %v; want the shaped read alone", first.Shaped, first.Window)
+	}
+	for _, q := range qs {
+		if strings.Contains(q, `"at", "end"`) {
+			t.Errorf("deferred window asked the selection size: %s", q)
+		}
+	}
+	if !reflect.DeepEqual(first.Stats, want.Stats) || !reflect.DeepEqual(first.Buckets, want.Buckets) || len(first.Groups) != len(want.Groups) {
+		t.Errorf("deferred window: stats %+v, want the raw path's %+v", first.Stats, want.Stats)
+	}
+	r.DeferWindow = false
+	next, err := Compute(t.Context(), c, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Shaped || next.Window == nil || !reflect.DeepEqual(next.Stats, first.Stats) {
+		t.Errorf("the load after a deferred window: shaped %v, window %v, stats %+v; want the raw read with a Window and the same stats", next.Shaped, next.Window, next.Stats)
+	}
 }

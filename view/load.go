@@ -112,6 +112,11 @@ type LoadOptions struct {
 	// Trace, when set, is called with the load's timing marks
 	// (model.Request.Trace, and "end" when the load succeeded).
 	Trace func(name string)
+	// DeferWindow: a live view of a small selection reads shaped now and
+	// leaves its raw read (the Window of incremental refreshes) to the
+	// next load without it (model.Request.DeferWindow): the dashboard's
+	// loads that a user waits for, not its auto-refreshes.
+	DeferWindow bool
 }
 
 // LoadWith is LoadSince with the dashboard's options.
@@ -123,6 +128,7 @@ func LoadWith(ctx context.Context, c *metricsclient.Client, q Query, scrape time
 	r := Request(q, scrape, now, prev)
 	r.Labels = !o.SkipLabels
 	r.Trace = o.Trace
+	r.DeferWindow = o.DeferWindow && prev == nil
 	m, err := model.Compute(ctx, src, r)
 	res := Result{Model: *m, Query: q, Err: err}
 	if err == nil {

@@ -118,6 +118,22 @@ func TestLoadSinceEqualsLoad(t *testing.T) {
 		t.Fatalf("%d incremental loads, want 7", incremental)
 	}
 
+	// The dashboard's first load defers the Window (DeferWindow): the
+	// same numbers, shaped, no Window; with a previous Window it still
+	// continues it.
+	now := time.Unix(S+1500, 0)
+	first := LoadWith(ctx, c, q, scrape, now, nil, LoadOptions{DeferWindow: true})
+	full := Load(ctx, c, q, scrape, now)
+	if first.Err != nil || first.Window != nil || !first.Shaped {
+		t.Fatalf("deferred window: err %v, window %v, shaped %v; want a shaped read without a Window", first.Err, first.Window, first.Shaped)
+	}
+	if a, b := comparableResult(full), comparableResult(first); !reflect.DeepEqual(a.Total, b.Total) || !reflect.DeepEqual(a.Buckets, b.Buckets) {
+		t.Fatalf("deferred window differs from the raw load:\nraw    %+v\nshaped %+v", a, b)
+	}
+	if cont := LoadWith(ctx, c, q, scrape, now, prev, LoadOptions{DeferWindow: true}); cont.Err != nil || !cont.Incremental || cont.Window == nil {
+		t.Fatalf("DeferWindow with a previous Window: err %v, incremental %v, window %v; want the incremental read", cont.Err, cont.Incremental, cont.Window)
+	}
+
 	// Not a slide: an absolute window, a longer range.
 	abs := q
 	abs.From, abs.To = (S+450)*1000, (S+1350)*1000
