@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -291,7 +292,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "window %s (%s to %s), step %s, mean acceptance length %s\n",
 		seconds(r.WindowSeconds), r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), seconds(r.StepSeconds), conv)
 	if r.CoveredSeconds > 0 && r.CoveredSeconds < r.WindowSeconds {
-		fmt.Fprintf(&b, "rates (drafts/s, tokens/s) per second of data: %s of the window\n", seconds(r.CoveredSeconds))
+		fmt.Fprintf(&b, "rates (drafts/s, tokens/s) per second of data: %s of the window\n", compute.SpanText(int64(math.Round(r.CoveredSeconds*1000))))
 	}
 	r.writeSchemaText(&b)
 	if len(r.GroupBy) > 0 {
