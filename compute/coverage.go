@@ -59,9 +59,15 @@ func (c Coverage) Note(g Grid) string {
 		" window; rates (drafts/s, tokens/s) are per second of data (" + SpanText(covered) + ")"
 }
 
-// SpanText prints a span of ms as "1m 05s", "2h 03m", "45s", "15m", "2d 3h".
+// SpanText prints a span of ms as "1m 05s", "2h 03m", "45s", "15m", "2d 3h",
+// rounded to the nearest second (67.9 s is "1m 08s"), as the cards' "per s
+// of data" and `specdash report` round it: a truncated span would name a
+// second fewer than the rates beside it are per.
 func SpanText(ms int64) string {
-	s := ms / 1000
+	s := (ms + 500) / 1000
+	if ms < 0 {
+		s = (ms - 500) / 1000
+	}
 	d, h, m, sec := s/86400, s%86400/3600, s%3600/60, s%60
 	switch {
 	case d > 0 && h > 0:

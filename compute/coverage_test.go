@@ -38,3 +38,26 @@ func TestCoverageNote(t *testing.T) {
 		t.Errorf("no data: %+v note %q", c, c.Note(g))
 	}
 }
+
+// TestSpanTextRounds: a span prints rounded to the nearest second, so the
+// coverage note ("Data covers the last 1m 08s") names the same seconds as
+// the cards' "per s of data, 68 s" and the report's rates line for 67.853 s
+// of data (it printed "1m 07s" beside "1m8s" before).
+func TestSpanTextRounds(t *testing.T) {
+	for _, c := range []struct {
+		ms   int64
+		want string
+	}{
+		{67_853, "1m 08s"}, {67_499, "1m 07s"}, {17_840, "18s"}, {499, "0s"}, {500, "1s"},
+		{59_600, "1m"}, {3_599_500, "1h"}, {900_000, "15m"}, {65_000, "1m 05s"}, {-1_600, "-2s"},
+	} {
+		if got := SpanText(c.ms); got != c.want {
+			t.Errorf("SpanText(%d) = %q, want %q", c.ms, got, c.want)
+		}
+	}
+	g := Grid{Start: 0, End: 900_000, Step: 5_000}
+	c := Coverage{FirstBucket: 166, DataFrom: 900_000 - 67_853}
+	if got, want := c.Note(g), "Data covers the last 1m 08s of this 15m window; rates (drafts/s, tokens/s) are per second of data (1m 08s)"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+}

@@ -74,7 +74,7 @@ func (m *Model) AddHealth() {
 			since = since.Add(b)
 		}
 		at := last.Start(m.Grid)
-		sv := compute.Health(since, float64(m.Grid.End-at)/1000, m.healthK(since), th)
+		sv := compute.Health(since, float64(max(0, m.dataEnd()-at))/1000, m.healthK(since), th)
 		if sv.State == compute.Idle || sv.State == compute.NotEnoughData {
 			return &v
 		}
@@ -106,12 +106,22 @@ func (m *Model) AddHealth() {
 // drafts/s, nor one whose counts since its _created came before its first
 // scrape at more than it drafted. The whole window when dataFrom is at or
 // before its start or out of range (log input: WindowSeconds).
+//
+// A window that ends after Request.Now (absolute, in the future) is
+// covered up to Now only (Model.dataEnd).
 func (m *Model) coveredSeconds(dataFrom int64) float64 {
 	g := m.Grid
-	if g.Step <= 0 || dataFrom <= g.Start || dataFrom >= g.End {
+	end := m.dataEnd()
+	if g.Step <= 0 {
 		return m.WindowSeconds
 	}
-	return float64(g.End-dataFrom) / 1000
+	if dataFrom <= g.Start || dataFrom >= end {
+		if end < g.End {
+			return float64(end-g.Start) / 1000
+		}
+		return m.WindowSeconds
+	}
+	return float64(end-dataFrom) / 1000
 }
 
 // HealthRow is one tile of the health row: a group (or the selection) and

@@ -127,8 +127,10 @@ func (m *Model) Now() Now {
 }
 
 // CoveredSeconds is the part of the window that has data, in seconds:
-// from the first bucket with data (DataFrom) to the window's end; the
-// whole window for log input.
+// from the first bucket with data (DataFrom) to the window's end, or to
+// Request.Now when the window ends later (an absolute window ending in the
+// future: its seconds to come hold no counts yet); the whole window for
+// log input.
 func (m *Model) CoveredSeconds() float64 {
 	if m.Grid.Step <= 0 || m.Grid.End <= m.Grid.Start {
 		return m.WindowSeconds
@@ -136,7 +138,21 @@ func (m *Model) CoveredSeconds() float64 {
 	if m.FirstBucket >= m.Grid.Buckets() {
 		return 0
 	}
-	return float64(m.Grid.End-max(m.DataFrom, m.Grid.Start)) / 1000
+	return float64(max(0, m.dataEnd()-max(m.DataFrom, m.Grid.Start))) / 1000
+}
+
+// dataEnd is when the window's counts can end (Unix ms): the grid's end,
+// or Request.Now when that is earlier (not before the grid's start).
+// Dividing by the seconds up to a future end read a window 1 h into the
+// future with 2 min of data at 1/30 of its drafts/s.
+func (m *Model) dataEnd() int64 {
+	end := m.Grid.End
+	if !m.Request.Now.IsZero() {
+		if now := m.Request.Now.UnixMilli(); now < end {
+			end = max(now, m.Grid.Start)
+		}
+	}
+	return end
 }
 
 // CoveredStats are the window's numbers (Stats, the schema's fix-ups

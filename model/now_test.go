@@ -194,3 +194,37 @@ func TestNowJustStarted(t *testing.T) {
 		t.Errorf("now %+v: want 5 drafts over the 25 s since the start, 0.2/s", n)
 	}
 }
+
+// TestCoveredSecondsFutureEnd: an absolute window that ends an hour after
+// Request.Now (the page accepts an end up to a day ahead) holds 5 min of
+// counts (300 s to Now at 600 s): its rates and its health verdict are
+// per second up to Now (0.2 drafts/s over the last 5m), not per second up
+// to the window's end (0.015/s "over the last 1h 05m"). A window ending
+// before Now is unchanged.
+func TestCoveredSecondsFutureEnd(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 4_200_000, Step: 30_000} // 70 min
+	now := time.UnixMilli(600_000)
+	m := FromSeries(nowSeries(g.End, 600_000), Request{Grid: g, Now: now, Scrape: 10 * time.Second})
+	m.AddHealth()
+	if got := m.CoveredSeconds(); got != 300 {
+		t.Errorf("covered %v s, want 300 (first point to now)", got)
+	}
+	cs := m.CoveredStats()
+	if cs.Drafts != 60 || !closeTo(cs.DraftsPerSecond.V, 0.2) || !closeTo(cs.DraftedThroughput.V, 0.6) {
+		t.Errorf("drafts %v, drafts/s %v, drafted tokens/s %v; want 60, 0.2, 0.6", cs.Drafts, cs.DraftsPerSecond, cs.DraftedThroughput)
+	}
+	if m.Health == nil || !m.Health.DraftsPerSecond.OK || !closeTo(m.Health.DraftsPerSecond.V, 0.2) ||
+		m.Health.Summary != "acceptance rate 50.0 % over the last 5m, mean acceptance length 2.50" {
+		t.Errorf("health %+v, want 0.2 drafts/s over the last 5m", m.Health)
+	}
+	// Now after the end: the window's end, as before.
+	past := FromSeries(nowSeries(600_000, 600_000), Request{Grid: compute.Grid{Start: 0, End: 600_000, Step: 30_000}, Now: time.UnixMilli(700_000)})
+	if got := past.CoveredSeconds(); got != 300 {
+		t.Errorf("past window: covered %v s, want 300", got)
+	}
+	// The whole window in the future: nothing covered, no rate.
+	ahead := FromSeries(nowSeries(g.End, 600_000), Request{Grid: compute.Grid{Start: 900_000, End: 1_200_000, Step: 30_000}, Now: now})
+	if got := ahead.CoveredSeconds(); got != 0 {
+		t.Errorf("window after now: covered %v s, want 0", got)
+	}
+}

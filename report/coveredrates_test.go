@@ -89,7 +89,7 @@ func TestRatesPerSecondOfData(t *testing.T) {
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "rates (drafts/s, tokens/s) per second of data: 10m0s of the window\n") {
+	if !strings.Contains(b.String(), "rates (drafts/s, tokens/s) per second of data: 10m of the window\n") {
 		t.Errorf("report text does not say the rates' seconds:\n%s", b.String())
 	}
 	// vLLM's log line of the total: 240 drafts / 600 s.
@@ -114,5 +114,25 @@ func TestRatesPerSecondOfData(t *testing.T) {
 	// The coverage note says so.
 	if note := m.CoverageNote(); !strings.HasSuffix(note, "rates (drafts/s, tokens/s) are per second of data (10m)") {
 		t.Errorf("coverage note %q", note)
+	}
+}
+
+// TestCoveredSecondsText: the rates line names the seconds of data as the
+// coverage warning below it does (compute.SpanText, rounded): 67.853 s of
+// a 15 min window printed "1m8s" there and "1m 07s" in the warning.
+func TestCoveredSecondsText(t *testing.T) {
+	r := seedResult(compute.WithBonus)
+	r.WindowSeconds, r.CoveredSeconds = 900, 67.853
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nrates (drafts/s, tokens/s) per second of data: 1m 08s of the window\n") {
+		t.Errorf("rates line of 67.853 s of data, want 1m 08s:\n%s", b.String())
+	}
+	g := compute.Grid{Start: 0, End: 900_000, Step: 5_000}
+	note := compute.Coverage{FirstBucket: 166, DataFrom: 900_000 - 67_853}.Note(g)
+	if !strings.Contains(note, "per second of data (1m 08s)") {
+		t.Errorf("coverage note %q, want the same 1m 08s", note)
 	}
 }

@@ -291,3 +291,24 @@ func TestFromLogHealth(t *testing.T) {
 		t.Errorf("JSON health: %+v", out)
 	}
 }
+
+// TestFromLogHeaderCounts: the header counts in the singular for one
+// ("1 metrics line (current) of 1 line", not "1 metrics lines ... of 1
+// lines") and in the plural otherwise.
+func TestFromLogHeaderCounts(t *testing.T) {
+	line := "INFO SpecDecoding metrics: Mean acceptance length: 2.93, Accepted throughput: 41.90 tokens/s, Drafted throughput: 43.40 tokens/s, Accepted: 419 tokens, Drafted: 434 tokens, Per-position acceptance rate: 0.982, 0.949, Avg Draft acceptance rate: 96.5%\n"
+	for _, c := range []struct {
+		text, want string
+	}{
+		{line, `log "x.log": 1 metrics line (current) of 1 line, window 10s,`},
+		{line + line, `log "x.log": 2 metrics lines (current) of 2 lines, window 20s,`},
+	} {
+		var b strings.Builder
+		if err := ParseInput("x.log", c.text, compute.WithBonus, nil).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), c.want) {
+			t.Errorf("header %q, want it to start %q", strings.SplitN(b.String(), "\n", 2)[0], c.want)
+		}
+	}
+}

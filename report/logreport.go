@@ -120,9 +120,9 @@ func (r *LogReport) WriteText(w io.Writer) error {
 	if r.Convention == "no-bonus" {
 		conv = "without bonus token (accepted/drafts)"
 	}
-	what := fmt.Sprintf("%d metrics lines (%s) of %d lines", r.Entries, strings.Join(r.Formats, ", "), r.Lines)
+	what := fmt.Sprintf("%s (%s) of %s", plural(r.Entries, "metrics line"), strings.Join(r.Formats, ", "), plural(r.Lines, "line"))
 	if r.Input == "scrape" {
-		what = fmt.Sprintf("%d counter groups of %d lines", r.Entries, r.Lines)
+		what = fmt.Sprintf("%s of %s", plural(r.Entries, "counter group"), plural(r.Lines, "line"))
 	}
 	window := "window unknown"
 	if r.WindowSeconds > 0 {

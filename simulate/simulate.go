@@ -59,6 +59,12 @@ const maxK = 64
 // maxEngines bounds the number of engines per model.
 const maxEngines = 256
 
+// maxDraftsInAll bounds DraftsPerSecond times the number of series: Step
+// draws every draft under the lock that /metrics takes, so 1e9 drafts/s
+// kept a core busy and /metrics unanswered. 200000 drafts/s in all is far
+// above a real vLLM fleet's and a few percent of a core.
+const maxDraftsInAll = 200_000
+
 // ModelOptions overrides Config.K and Config.Acceptance for one model.
 // Zero values mean "use the Config default".
 type ModelOptions struct {
@@ -302,6 +308,10 @@ func New(cfg Config) (*Simulator, error) {
 			}
 			s.series = append(s.series, sr)
 		}
+	}
+	if all := cfg.DraftsPerSecond * float64(len(s.series)); all > maxDraftsInAll {
+		return nil, fmt.Errorf("simulate: drafts per second = %v for each of %d series (%v in all), want at most %v in all: every draft is drawn, and more would hold /metrics up for the whole tick",
+			cfg.DraftsPerSecond, len(s.series), all, maxDraftsInAll)
 	}
 	return s, nil
 }

@@ -427,6 +427,8 @@ func TestNewErrors(t *testing.T) {
 		{"acc nan", func(c *Config) { c.Acceptance = []float64{math.NaN()} }, "acceptance[0] = NaN"},
 		{"rate", func(c *Config) { c.DraftsPerSecond = -1 }, "drafts per second = -1"},
 		{"rate inf", func(c *Config) { c.DraftsPerSecond = math.Inf(1) }, "drafts per second = +Inf"},
+		{"rate too high", func(c *Config) { c.DraftsPerSecond = 1e9 }, "drafts per second = 1e+09 for each of 1 series (1e+09 in all), want at most 200000 in all"},
+		{"rate in all", func(c *Config) { c.DraftsPerSecond, c.Engines = 1000, 256 }, "drafts per second = 1000 for each of 256 series (256000 in all)"},
 		{"engines", func(c *Config) { c.Engines = -2 }, "engines = -2"},
 		{"engine ids", func(c *Config) { c.EngineIDs = []string{"1", "1"} }, "unique"},
 		{"per model", func(c *Config) { c.PerModel = map[string]ModelOptions{"x": {K: 2}} }, `model "x"`},
@@ -440,6 +442,8 @@ func TestNewErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
 		}
 	}
+	// The bound itself is allowed.
+	mustNew(t, Config{Models: []string{"m", "n"}, K: 2, Acceptance: []float64{0.5}, DraftsPerSecond: 100_000})
 	s := mustNew(t, Config{Models: []string{"m"}, EngineIDs: []string{"3"}, K: 1, Acceptance: []float64{1}})
 	if e := s.Truth().Series[0].Engine; e != "3" {
 		t.Errorf("engine %q, want 3", e)

@@ -305,6 +305,11 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		cfg.PrometheusURL = f.promURL
 		cfg.ScrapeInterval = f.promScrape
 	default:
+		if f.scrape <= 0 {
+			// embedded.Config reads 0 as its default (5s): an explicit
+			// --scrape.interval=0s would be replaced without a word.
+			return fmt.Errorf("serve: --scrape.interval must be positive, got %s", f.scrape)
+		}
 		targets := f.targets
 		simulated := len(targets) == 0
 		if simulated {

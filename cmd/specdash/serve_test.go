@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,28 @@ func TestEmbeddedLimits(t *testing.T) {
 	f.limits.apply(&c, fc.Sources[0].Embedded)
 	if c.BodySizeLimit != 1<<20 || c.LabelValueLengthLimit != 100 || c.QueryTimeout != 5*time.Second || c.SampleLimit != 7 {
 		t.Errorf("config file over flags gave %+v", c)
+	}
+}
+
+// TestScrapeIntervalZero: --scrape.interval=0s is refused, naming the flag,
+// as --prometheus.scrape-interval=0s is; embedded.Config would otherwise
+// read the 0 as its 5s default and scrape every 5s without a word.
+func TestScrapeIntervalZero(t *testing.T) {
+	for _, args := range [][]string{
+		{"--scrape.interval=0s"},
+		{"--scrape.interval=0s", "--scrape.target=http://127.0.0.1:1/metrics"},
+	} {
+		a := kingpin.New("specdash", "")
+		f := registerServe(a, map[string]func() error{})
+		if _, err := a.Parse(append([]string{"serve", "--web.listen-address=127.0.0.1:0"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		// The deadline only ends a server that should not have started.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		err := runServe(ctx, f, nil)
+		cancel()
+		if err == nil || err.Error() != "serve: --scrape.interval must be positive, got 0s" {
+			t.Errorf("%v: err = %v, want the interval refused", args, err)
+		}
 	}
 }

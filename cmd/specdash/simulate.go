@@ -34,7 +34,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	acceptance := cmd.Flag("acceptance", "Acceptance model: one per-token probability, or k comma-separated conditional probabilities P(position i accepted | 0..i-1 accepted) (default: 0.8,0.7,0.6,0.5 cut to k, or continued past k = 4 with the ratio of its last two).").
 		Default("0.8,0.7,0.6,0.5").IsSetByUser(&acceptanceSet).String()
 	perModel := cmd.Flag("model-acceptance", "Per-model acceptance model NAME=P[,P...] (repeatable); a list of n > 1 values sets that model's k to n.").Strings()
-	rate := cmd.Flag("drafts-per-second", "Drafts per second for each (model, engine).").Default("20").Float64()
+	rate := cmd.Flag("drafts-per-second", "Drafts per second for each (model, engine); at most 200000 over all series.").Default("20").Float64()
 	seed := cmd.Flag("seed", "Random seed (same seed, same draws).").Default("1").Int64()
 	tick := cmd.Flag("tick", "Real-time step of the simulation.").Default("100ms").Duration()
 	prefix := cmd.Flag("prefix", `Metric name prefix ("ray_vllm:" mimics Ray Serve).`).Default(simulate.DefaultPrefix).String()
