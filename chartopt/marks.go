@@ -12,8 +12,10 @@ import (
 // (model.Model's Gaps and Resets; docs/RELIABILITY.md, "Resets and
 // outages").
 type Marks struct {
-	// Gaps are runs of buckets without any sample of the selection.
-	Gaps []compute.Gap
+	// Gaps are runs of buckets without any sample of the selection;
+	// Starts the runs in which engines that started inside the window
+	// counted before their first sample (model.Model.StartGaps).
+	Gaps, Starts []compute.Gap
 	// Restarts are the buckets holding a counter restart, Backwards those
 	// of series that go backwards more often than restarts explain
 	// (ascending, distinct).
@@ -26,15 +28,21 @@ func MarksOf(m *model.Model) Marks {
 		return Marks{}
 	}
 	r, b := m.RestartBuckets()
-	return Marks{Gaps: m.Gaps, Restarts: r, Backwards: b}
+	var starts []compute.Gap
+	for _, sg := range m.StartGaps {
+		starts = append(starts, sg.Gap)
+	}
+	return Marks{Gaps: m.Gaps, Starts: starts, Restarts: r, Backwards: b}
 }
 
 // Mark labels (the charts' words for the marks).
 const (
-	MarkGapLabel       = "no data"
-	MarkAfterGapLabel  = "holds the gap's counts"
-	MarkRestartLabel   = "restart"
-	MarkBackwardsLabel = "goes backwards"
+	MarkGapLabel        = "no data"
+	MarkAfterGapLabel   = "holds the gap's counts"
+	MarkStartLabel      = "not sampled yet"
+	MarkAfterStartLabel = "holds counts since start"
+	MarkRestartLabel    = "restart"
+	MarkBackwardsLabel  = "goes backwards"
 )
 
 // markColors are the colours of the marks in palette p: gap band, band of
@@ -67,7 +75,9 @@ type MarkLineAt struct {
 // drawn at category j, its end): each gap (buckets From..To-1, from the
 // point before it to its last point) as a band labelled "no data", the
 // bucket after it (whose counts include the gap's) as a band labelled
-// "holds the gap's counts", and each restart and backwards bucket as a
+// "holds the gap's counts", each start gap (engines counted before
+// their first sample) the same way, labelled "not sampled yet" and
+// "holds counts since start", and each restart and backwards bucket as a
 // labelled vertical line at its point. Marks outside 0..n-1 are left
 // out. Nothing on a nil option or one without series.
 func (o *Option) Mark(mk Marks, n int, p Palette) {
@@ -87,6 +97,12 @@ func (o *Option) Mark(mk Marks, n int, p Palette) {
 			continue
 		}
 		areas = append(areas, band(max(gp.From-1, 0), gp.To-1, gapC, MarkGapLabel), band(gp.To-1, gp.To, afterC, MarkAfterGapLabel))
+	}
+	for _, gp := range mk.Starts {
+		if gp.From < 0 || gp.To >= n || gp.From >= gp.To {
+			continue
+		}
+		areas = append(areas, band(max(gp.From-1, 0), gp.To-1, gapC, MarkStartLabel), band(gp.To-1, gp.To, afterC, MarkAfterStartLabel))
 	}
 	if len(areas) > 0 {
 		s := &o.Series[0]

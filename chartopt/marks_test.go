@@ -11,7 +11,8 @@ import (
 
 // TestMarks: a gap of buckets 3..4 is a "no data" band from point 2 to
 // point 4 and the bucket after it a band from point 4 to 5 saying it holds
-// the gap's counts; restarts and a backwards series are labelled dashed
+// the gap's counts; a start gap of buckets 0..1 the same with its own
+// labels; restarts and a backwards series are labelled dashed
 // lines at their buckets; the incomplete band stays first; marks outside
 // the chart are left out; the JSON is ECharts' markArea/markLine form.
 func TestMarks(t *testing.T) {
@@ -23,6 +24,7 @@ func TestMarks(t *testing.T) {
 	o := Lines(g, []model.Line{{Name: "a", Values: vals}}, 9, 100, 1, "%", 0, 100, time.UTC, PaletteFor(ThemeLight))
 	o.Mark(Marks{
 		Gaps:      []compute.Gap{{From: 3, To: 5}, {From: 8, To: 10}},
+		Starts:    []compute.Gap{{From: 0, To: 2}, {From: 9, To: 11}},
 		Restarts:  []int{6, 12},
 		Backwards: []int{1},
 	}, 10, PaletteFor(ThemeLight))
@@ -54,7 +56,7 @@ func TestMarks(t *testing.T) {
 		from, to int
 		label    string
 	}
-	want := []band{{8, 9, "incomplete"}, {2, 4, MarkGapLabel}, {4, 5, MarkAfterGapLabel}}
+	want := []band{{8, 9, "incomplete"}, {2, 4, MarkGapLabel}, {4, 5, MarkAfterGapLabel}, {0, 1, MarkStartLabel}, {1, 2, MarkAfterStartLabel}}
 	if len(s.MarkArea.Data) != len(want) {
 		t.Fatalf("mark areas %+v, want %v", s.MarkArea.Data, want)
 	}

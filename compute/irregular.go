@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -200,4 +201,99 @@ func FormatTimeIn(ms int64, loc *time.Location) string {
 		loc = time.UTC
 	}
 	return time.UnixMilli(ms).In(loc).Format(time.RFC3339)
+}
+
+// StartGap is a run of buckets [From, To) in which series that started
+// inside the grid counted before their first sample: their start (Created)
+// lies in bucket From, their first sample in bucket To (Next), which
+// therefore holds all they counted since their start
+// (BucketIncreasesSince), so its rates read high, as the bucket after a
+// Gap's. This happens when scraping began after the engines started (an
+// embedded specdash started next to running engines) or a new engine's
+// first scrapes failed. Series is how many drafts series share the run;
+// Labels, Created and First (Unix ms) are the first one's labels, start
+// and first sample.
+type StartGap struct {
+	Gap
+	Series         int
+	Labels         map[string]string
+	Created, First int64
+}
+
+// StartGaps returns the start gaps of the drafts series among series (one
+// per engine: a start resets all of an engine's counters) in g, by From,
+// then To: a series with a start time (Created) inside the grid, no usable
+// point at or before g.Start, and its first usable point in a later
+// bucket than the one its start lies in.
+func StartGaps(series []Series, g Grid) []StartGap {
+	n := g.Buckets()
+	if n == 0 {
+		return nil
+	}
+	end := g.Start + int64(n)*g.Step
+	var out []StartGap
+	at := map[Gap]int{}
+	for _, s := range series {
+		if s.Family != Drafts || !startsInside(s.Created, g.Start) || s.Created >= end {
+			continue
+		}
+		first := int64(-1)
+		for _, p := range s.Points {
+			if usable(p.V) {
+				first = p.T
+				break
+			}
+		}
+		if first <= g.Start || first > end {
+			continue // counted from a point at or before the grid, or not in it
+		}
+		// The bucket holding (Created, Created+1ms] and the one holding the
+		// first point (buckets are (start, end]).
+		gp := Gap{From: int((s.Created - g.Start) / g.Step), To: int((first - g.Start - 1) / g.Step)}
+		if gp.From >= gp.To {
+			continue
+		}
+		if i, ok := at[gp]; ok {
+			out[i].Series++
+			continue
+		}
+		at[gp] = len(out)
+		out = append(out, StartGap{Gap: gp, Series: 1, Labels: s.Labels, Created: s.Created, First: first})
+	}
+	slices.SortFunc(out, func(a, b StartGap) int {
+		if a.From != b.From {
+			return a.From - b.From
+		}
+		return a.To - b.To
+	})
+	return out
+}
+
+// StartGapNotes says, for each start gap (at most max, then how many
+// more), when its series started and were first sampled (times in loc,
+// nil: UTC), and that the bucket of the first sample holds their counts
+// since the start.
+func StartGapNotes(gaps []StartGap, g Grid, max int, loc *time.Location) []string {
+	var out []string
+	for i, sg := range gaps {
+		if i == max {
+			out = append(out, fmt.Sprintf("and %s of series counted before their first sample", plural(len(gaps)-i, "more run", "more runs")))
+			break
+		}
+		who, verb := "series "+LabelString(sg.Labels), "was"
+		if sg.Series > 1 {
+			who, verb = fmt.Sprintf("%d series (%s and %d more)", sg.Series, LabelString(sg.Labels), sg.Series-1), "were"
+		}
+		out = append(out, fmt.Sprintf("%s started at %s but %s first sampled at %s: the bucket ending %s holds the counts since the start, so its rates read high (marked on the charts)",
+			who, FormatTimeIn(sg.Created, loc), verb, FormatTimeIn(sg.First, loc), FormatTimeIn(g.BucketEnd(sg.To), loc)))
+	}
+	return out
+}
+
+// plural is "n one" or "n many" as n is 1 or not.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -82,3 +82,49 @@ func TestFindGaps(t *testing.T) {
 		t.Error("Next")
 	}
 }
+
+// TestStartGaps: drafts series started inside the grid whose first sample
+// lies buckets after their start give one run per (start bucket, first
+// sample bucket), counted per series; the first sample's bucket is the one
+// BucketIncreasesSince puts all their counts in. Other families, series
+// with a point at or before the grid's start, unknown starts and a first
+// sample in the start's own bucket give none.
+func TestStartGaps(t *testing.T) {
+	g := Grid{Start: 0, End: 600_000, Step: 60_000}
+	eng := func(e string) map[string]string { return map[string]string{"engine": e} }
+	pts := func(ts ...int64) []Point {
+		var out []Point
+		for i, t := range ts {
+			out = append(out, Point{T: t, V: float64(100 * (i + 1))})
+		}
+		return out
+	}
+	series := []Series{
+		{Family: Drafts, Labels: eng("a"), Position: -1, Created: 30_000, Points: pts(250_000, 310_000)},
+		{Family: AcceptedPerPosition, Labels: eng("a"), Position: 0, Created: 30_000, Points: pts(250_000, 310_000)},
+		{Family: Drafts, Labels: eng("b"), Position: -1, Created: 50_000, Points: pts(260_000)},
+		{Family: Drafts, Labels: eng("c"), Position: -1, Created: 130_000, Points: pts(170_000)},
+		{Family: Drafts, Labels: eng("d"), Position: -1, Created: 30_000, Points: pts(0, 250_000)},
+		{Family: Drafts, Labels: eng("e"), Position: -1, Created: 0, Points: pts(250_000)},
+		{Family: Drafts, Labels: eng("f"), Position: -1, Created: 200_000, Points: pts(590_000)},
+	}
+	got := StartGaps(series, g)
+	want := []StartGap{
+		{Gap: Gap{From: 0, To: 4}, Series: 2, Labels: eng("a"), Created: 30_000, First: 250_000},
+		{Gap: Gap{From: 3, To: 9}, Series: 1, Labels: eng("f"), Created: 200_000, First: 590_000},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("StartGaps = %+v, want %+v", got, want)
+	}
+	if inc := BucketIncreasesSince(series[0].Points, series[0].Created, g); inc[4] != 100 || inc[0] != 0 {
+		t.Errorf("BucketIncreasesSince = %v: want the first sample's 100 in bucket %d", inc, want[0].Next())
+	}
+	notes := StartGapNotes(got, g, 1, nil)
+	wantNotes := []string{
+		`2 series ({engine="a"} and 1 more) started at 1970-01-01T00:00:30Z but were first sampled at 1970-01-01T00:04:10Z: the bucket ending 1970-01-01T00:05:00Z holds the counts since the start, so its rates read high (marked on the charts)`,
+		"and 1 more run of series counted before their first sample",
+	}
+	if !reflect.DeepEqual(notes, wantNotes) {
+		t.Errorf("StartGapNotes =\n%q\nwant\n%q", notes, wantNotes)
+	}
+}

@@ -20,8 +20,9 @@ const RawSeriesMax = 256
 // maxIrregularNotes is how many series or gaps the notes name one by one.
 const maxIrregularNotes = 3
 
-// addIrregular finds the counter restarts and the data gaps of the window
-// (Model.Resets, Model.Gaps) and names them in the notes. Restarts come
+// addIrregular finds the counter restarts, the engines counted before
+// their first sample and the data gaps of the window (Model.Resets,
+// StartGaps, Gaps) and names them in the notes. Restarts come
 // from the shaped read (sh: it reads the samples of every irregular
 // series, so it sees a restart between two grid points and one that only
 // a changed _created value reveals) or, on the raw path, from the
@@ -36,6 +37,8 @@ func (m *Model) addIrregular(ctx context.Context, src Source, f *metricsclient.F
 		m.Resets = compute.Resets(f.Series, g)
 	}
 	m.Notes = append(m.Notes, compute.ResetNotes(m.Resets, maxIrregularNotes)...)
+	m.StartGaps = compute.StartGaps(f.Series, g)
+	m.Notes = append(m.Notes, compute.StartGapNotes(m.StartGaps, g, maxIrregularNotes, m.Request.Location)...)
 	s := f.Schema()
 	if len(s.Metrics) == 0 || len(f.Series) == 0 || g.Buckets() < 3 {
 		return

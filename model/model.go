@@ -248,6 +248,11 @@ type Model struct {
 	// (irregular.go); both are named in Notes and marked on the charts.
 	Resets []compute.Reset
 	Gaps   []compute.Gap
+	// StartGaps are the runs of buckets in which engines that started
+	// inside the window counted before their first sample (their first
+	// sample's bucket holds those counts: compute.StartGaps); named in
+	// Notes and marked on the charts like Gaps.
+	StartGaps []compute.StartGap
 
 	// Later additions have their place here and on Group: health
 	// verdicts and change points (compute/health.go), latency (ITL)
