@@ -8,6 +8,10 @@ import "fmt"
 type Coverage struct {
 	FirstBucket int
 	DataFrom    int64
+	// DataTo is when the counts end (Unix ms) when that is before the
+	// grid's end (a window that ends in the future ends its data at now);
+	// 0: the grid's end.
+	DataTo int64
 }
 
 // CoverageOf finds the first bucket of g that holds a sample of series
@@ -51,7 +55,11 @@ func (c Coverage) Note(g Grid) string {
 	if n == 0 || c.FirstBucket <= 0 || c.FirstBucket >= n {
 		return ""
 	}
-	window, covered := g.End-g.Start, g.End-c.DataFrom
+	to := g.End
+	if c.DataTo > 0 && c.DataTo < to {
+		to = c.DataTo
+	}
+	window, covered := g.End-g.Start, to-c.DataFrom
 	if covered*10 > window*9 {
 		return ""
 	}

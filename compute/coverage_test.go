@@ -29,6 +29,12 @@ func TestCoverageNote(t *testing.T) {
 	if got, want := c.Note(g), "Data covers the last 45s of this 10m window; rates (drafts/s, tokens/s) are per second of data (45s)"; got != want {
 		t.Errorf("note %q, want %q", got, want)
 	}
+	// A window that ends in the future: its data ends at now (DataTo), and
+	// the note names the seconds up to then, as the rates are per.
+	c.DataTo = 590000
+	if got, want := c.Note(g), "Data covers the last 35s of this 10m window; rates (drafts/s, tokens/s) are per second of data (35s)"; got != want {
+		t.Errorf("note to %d: %q, want %q", c.DataTo, got, want)
+	}
 	// Data over (almost) the whole window, or none: no note.
 	whole := []Series{{Family: Drafts, Points: []Point{{T: 30000, V: 1}}}}
 	if c := CoverageOf(whole, g); c.FirstBucket != 1 || c.Note(g) != "" {

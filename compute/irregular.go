@@ -223,8 +223,10 @@ type StartGap struct {
 // StartGaps returns the start gaps of the drafts series among series (one
 // per engine: a start resets all of an engine's counters) in g, by From,
 // then To: a series with a start time (Created) inside the grid, no usable
-// point at or before g.Start, and its first usable point in a later
-// bucket than the one its start lies in.
+// point at or before g.Start, and its first usable point at least two
+// buckets after the one its start lies in (in the next one, the first
+// sample holds at most a step more than a bucket's counts: any engine that
+// starts between two scrapes does that).
 func StartGaps(series []Series, g Grid) []StartGap {
 	n := g.Buckets()
 	if n == 0 {
@@ -250,7 +252,9 @@ func StartGaps(series []Series, g Grid) []StartGap {
 		// The bucket holding (Created, Created+1ms] and the one holding the
 		// first point (buckets are (start, end]).
 		gp := Gap{From: int((s.Created - g.Start) / g.Step), To: int((first - g.Start - 1) / g.Step)}
-		if gp.From >= gp.To {
+		if gp.To-gp.From < 2 {
+			// The next bucket: at most one step of counts before the
+			// first sample, as when any engine starts between scrapes.
 			continue
 		}
 		if i, ok := at[gp]; ok {

@@ -88,7 +88,7 @@ func TestFindGaps(t *testing.T) {
 // sample bucket), counted per series; the first sample's bucket is the one
 // BucketIncreasesSince puts all their counts in. Other families, series
 // with a point at or before the grid's start, unknown starts and a first
-// sample in the start's own bucket give none.
+// sample in the start's own bucket or the next give none.
 func TestStartGaps(t *testing.T) {
 	g := Grid{Start: 0, End: 600_000, Step: 60_000}
 	eng := func(e string) map[string]string { return map[string]string{"engine": e} }
@@ -104,6 +104,7 @@ func TestStartGaps(t *testing.T) {
 		{Family: AcceptedPerPosition, Labels: eng("a"), Position: 0, Created: 30_000, Points: pts(250_000, 310_000)},
 		{Family: Drafts, Labels: eng("b"), Position: -1, Created: 50_000, Points: pts(260_000)},
 		{Family: Drafts, Labels: eng("c"), Position: -1, Created: 130_000, Points: pts(170_000)},
+		{Family: Drafts, Labels: eng("c2"), Position: -1, Created: 170_000, Points: pts(190_000)},
 		{Family: Drafts, Labels: eng("d"), Position: -1, Created: 30_000, Points: pts(0, 250_000)},
 		{Family: Drafts, Labels: eng("e"), Position: -1, Created: 0, Points: pts(250_000)},
 		{Family: Drafts, Labels: eng("f"), Position: -1, Created: 200_000, Points: pts(590_000)},

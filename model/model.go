@@ -405,6 +405,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	m.Incremental = f.Incremental
 	m.Notes = append(f.Warnings[:len(f.Warnings):len(f.Warnings)], m.Notes...)
 	m.addIrregular(ctx, src, f, sh)
+	m.noteWindowEnd()
 	m.applySchema(f)
 	m.AddHealth() // again: a gauge schema has none
 	if r.Insights {
@@ -497,7 +498,7 @@ func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KM
 // small part of it only; "" when the data covers (almost) the whole
 // window or there is none.
 func (m *Model) CoverageNote() string {
-	return compute.Coverage{FirstBucket: m.FirstBucket, DataFrom: m.DataFrom}.Note(m.Grid)
+	return compute.Coverage{FirstBucket: m.FirstBucket, DataFrom: m.DataFrom, DataTo: m.dataEnd()}.Note(m.Grid)
 }
 
 // countStarts is, for all series (allKey) and per group key, when the

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"math"
+	"time"
 
 	"specdash/compute"
 )
@@ -213,4 +215,26 @@ func lastPoint(series []compute.Series) int64 {
 		}
 	}
 	return t
+}
+
+// windowEndNoteMin is the smallest part of a live window's newest data left
+// out by its step (Request.Now after Grid.End) that noteWindowEnd names.
+const windowEndNoteMin = 5 * time.Minute
+
+// noteWindowEnd says so when a live window leaves out its newest data: a
+// grid ends on a step boundary (its buckets then stay the same from one
+// refresh to the next), so a 7 d window of 30 min steps at 19:16 ends at
+// 19:00 and shows the last 16 min only when its step ends at 19:30. Named
+// from windowEndNoteMin on; nothing for a fixed window or one without Now.
+func (m *Model) noteWindowEnd() {
+	r, g := m.Request, m.Grid
+	if r.Now.IsZero() || r.Fixed || g.Step <= 0 {
+		return
+	}
+	lag := r.Now.UnixMilli() - g.End
+	if lag < windowEndNoteMin.Milliseconds() {
+		return
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("the window ends at %s, where its current %s step began: the newest %s of data show when that step ends at %s (a shorter range has shorter steps)",
+		compute.FormatTimeIn(g.End, r.Location), compute.SpanText(g.Step), compute.SpanText(lag), compute.FormatTimeIn(g.End+g.Step, r.Location)))
 }

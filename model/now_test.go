@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -226,5 +227,33 @@ func TestCoveredSecondsFutureEnd(t *testing.T) {
 	ahead := FromSeries(nowSeries(g.End, 600_000), Request{Grid: compute.Grid{Start: 900_000, End: 1_200_000, Step: 30_000}, Now: now})
 	if got := ahead.CoveredSeconds(); got != 0 {
 		t.Errorf("window after now: covered %v s, want 0", got)
+	}
+}
+
+// TestNoteWindowEnd: a live 7 d window of 30 min steps at 19:16 ends at
+// 19:00 (grids end on a step boundary): the note says the newest 16 min
+// show at 19:30, in the page's zone; 4 min left out, a fixed window or a
+// report (no Now) say nothing.
+func TestNoteWindowEnd(t *testing.T) {
+	end := time.Date(2026, 12, 1, 19, 0, 0, 0, time.UTC).UnixMilli()
+	g := compute.Grid{Start: end - 7*24*3600_000, End: end, Step: 1800_000}
+	zone := time.FixedZone("", 3600)
+	cases := []struct {
+		r    Request
+		want string
+	}{
+		{Request{Now: time.UnixMilli(end).Add(16 * time.Minute), Location: zone},
+			"the window ends at 2026-12-01T20:00:00+01:00, where its current 30m step began: the newest 16m of data show when that step ends at 2026-12-01T20:30:00+01:00 (a shorter range has shorter steps)"},
+		{Request{Now: time.UnixMilli(end).Add(4 * time.Minute)}, ""},
+		{Request{Now: time.UnixMilli(end).Add(16 * time.Minute), Fixed: true}, ""},
+		{Request{}, ""},
+	}
+	for i, c := range cases {
+		m := &Model{Request: c.r, Grid: g}
+		m.noteWindowEnd()
+		got := strings.Join(m.Notes, "|")
+		if got != c.want {
+			t.Errorf("case %d: notes %q, want %q", i, got, c.want)
+		}
 	}
 }

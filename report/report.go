@@ -169,12 +169,10 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	now := time.Now()
 	end := o.End
-	if err := checkEnd(end, time.Now()); err != nil {
-		return nil, err
-	}
 	if end.IsZero() {
-		end = time.Now()
+		end = now
 	}
 	step := o.Step
 	var warnings []string
@@ -184,24 +182,26 @@ func Build(ctx context.Context, c *metricsclient.Client, o Options) (*Result, er
 		warnings = append(warnings, fmt.Sprintf("step %s is below the scrape interval %s: some steps hold no new sample", step, c.ScrapeInterval()))
 	}
 	g := metricsclient.AlignGrid(end, o.Range, step)
+	reqNow := futureEndNow(end, now)
 	m, err := model.Compute(ctx, c, model.Request{Grid: g, Filters: o.Filters, GroupBy: o.GroupBy,
-		Convention: o.Convention, Insights: true, DraftCost: o.DraftCost, K: o.K})
+		Convention: o.Convention, Insights: true, DraftCost: o.DraftCost, K: o.K,
+		Now: reqNow, Fixed: !reqNow.IsZero()})
 	if err != nil {
 		return nil, err
 	}
 	return FromModel(m, warnings), nil
 }
 
-// checkEnd refuses a window end after now: the counts stop at now, so
-// the rates would be divided by seconds that have not happened (an end
-// 58 min ahead read 137 accepted tokens/s of a fleet doing 2652). Zero
-// end (now) is fine.
-func checkEnd(end, now time.Time) error {
-	if end.IsZero() || !end.After(now) {
-		return nil
+// futureEndNow is the model.Request.Now of a report whose window ends at
+// end: now when end is after it (the counts stop at now, so the rates
+// and the health verdict are per second up to now, not to end: an end
+// 58 min ahead read 137 accepted tokens/s of a fleet doing 2652), else
+// zero (every bucket complete, as a report of the past reads).
+func futureEndNow(end, now time.Time) time.Time {
+	if end.After(now) {
+		return now
 	}
-	return fmt.Errorf("--end %s is %s after now (%s): the rates would count seconds that have not happened yet; give an end at or before now, or leave --end out",
-		end.UTC().Format(time.RFC3339), end.Sub(now).Round(time.Second), now.UTC().Format(time.RFC3339))
+	return time.Time{}
 }
 
 // FromModel writes m (model.Compute) as a report; warnings go before the

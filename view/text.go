@@ -45,7 +45,7 @@ func DurationText(sec float64) string {
 // (model.Model.CoveredStatsOf), as in `specdash report`.
 func coverageText(res *Result) string {
 	g := res.Grid
-	covered := g.End - max(res.DataFrom, g.Start)
+	covered := int64(math.Round(res.CoveredSeconds() * 1000))
 	return "Data covers the last " + compute.SpanText(covered) + " of this " + compute.SpanText(g.End-g.Start) +
 		" window; the rates (drafts/s, tokens/s) on the cards and in the breakdown table are per second of data (" +
 		compute.SpanText(covered) + ")."
