@@ -132,8 +132,8 @@ func (d *Dashboard) uiCtx(ctx app.Context) app.Context {
 // numbers: part of screenshots and PNG exports of the page).
 func (d *Dashboard) renderFilterSummary() app.UI {
 	source := d.q.Source
-	if source == "" {
-		source = d.source
+	if source == "" || view.UnknownSource(Sources(), source) {
+		source = d.source // the default the page reads instead
 	}
 	return app.P().Class("filter-summary").DataSet("filter-summary", "true").
 		Aria("live", "polite").Text(view.FilterSummary(d.q, source, d.q.Location()))
