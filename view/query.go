@@ -306,7 +306,17 @@ func ParseQueryAt(v url.Values, now time.Time) Query {
 			ignore(key, s)
 		}
 	}
-	if from, to := parseTime(v.Get("from")), parseTime(v.Get("to")); from > 0 && to > 0 {
+	from, to := parseTime(v.Get("from")), parseTime(v.Get("to"))
+	// One end alone, as Grafana reads it: from it to now, or the range
+	// before it.
+	if from > 0 && v.Get("to") == "" {
+		to = now.UnixMilli()
+	} else if to > 0 && v.Get("from") == "" {
+		if d, ok := ParseRange(q.Range); ok {
+			from = to - d.Milliseconds()
+		}
+	}
+	if from > 0 && to > 0 {
 		if err := CheckWindow(from, to, now); err != nil {
 			q.Warn = "Time window in the URL ignored (" + err.Error() + "): showing the last " + q.Range + "."
 		} else {

@@ -341,3 +341,22 @@ func TestParseRange(t *testing.T) {
 		t.Errorf("range=30d: %q, warn %q", q.Range, q.Warn)
 	}
 }
+
+// TestQueryOneWindowEnd: a URL with only from reads from it to now, one
+// with only to the range before it (Grafana's reading); a nonsense end
+// alone is still named and ignored.
+func TestQueryOneWindowEnd(t *testing.T) {
+	now := time.Date(2026, 12, 1, 19, 16, 0, 0, time.UTC)
+	q := ParseQueryAt(url.Values{"from": {"2026-12-01T18:40:00Z"}}, now)
+	if q.Warn != "" || q.From != time.Date(2026, 12, 1, 18, 40, 0, 0, time.UTC).UnixMilli() || q.To != now.UnixMilli() {
+		t.Errorf("from alone: from %d to %d warn %q; want 18:40 to now", q.From, q.To, q.Warn)
+	}
+	q = ParseQueryAt(url.Values{"to": {"2026-12-01T18:00:00Z"}, "range": {"1h"}}, now)
+	if q.Warn != "" || q.From != time.Date(2026, 12, 1, 17, 0, 0, 0, time.UTC).UnixMilli() || q.To != time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC).UnixMilli() {
+		t.Errorf("to alone: from %d to %d warn %q; want 17:00 to 18:00", q.From, q.To, q.Warn)
+	}
+	q = ParseQueryAt(url.Values{"from": {"yesterday"}}, now)
+	if q.Absolute() || !strings.Contains(q.Warn, `from="yesterday"`) {
+		t.Errorf("nonsense from: absolute %v, warn %q; want it named and ignored", q.Absolute(), q.Warn)
+	}
+}
