@@ -165,7 +165,7 @@ func (s *SourceStatus) Render() app.UI {
 	}
 	if down := view.DownTargets(s.targets, s.targetErr); down > 0 {
 		parts = append(parts, app.Strong().Class("target-banner").DataSet("targets-down", down).
-			Text(fmt.Sprintf("%d of %d targets down: their numbers are stale", down, len(s.targets))))
+			Text(fmt.Sprintf("%d of %d targets down: any numbers they gave before are stale", down, len(s.targets))))
 	}
 	if s.cur.Kind == view.KindEmbedded {
 		parts = append(parts, app.Ul().Class("targets").

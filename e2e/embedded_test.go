@@ -320,8 +320,8 @@ func TestEmbeddedTargetDown(t *testing.T) {
 	}
 	// Unmistakable: a banner over the target list, the target boxed.
 	banner := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(() => { const b = document.querySelector('[data-targets-down]'); return b ? b.textContent : ''; })()`))
-	if banner != "1 of 1 targets down: their numbers are stale" {
-		t.Errorf("down banner %q, want \"1 of 1 targets down: their numbers are stale\"", banner)
+	if banner != "1 of 1 targets down: any numbers they gave before are stale" {
+		t.Errorf("down banner %q, want \"1 of 1 targets down: any numbers they gave before are stale\"", banner)
 	}
 	text := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('[data-target]').textContent`))
 	if !strings.Contains(text, "stale") {

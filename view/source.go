@@ -192,17 +192,18 @@ func DownTargets(targets []metricsclient.Target, targetErr string) int {
 
 // TargetDown is what the status bar says of down target t: its last scrape
 // error ("scrape failed" without one) and that its numbers are stale,
-// since lastGood (its last scrape while up; zero when unknown).
+// since lastGood (its last scrape while up; zero when unknown: then it
+// may never have given any, and the text says "any numbers").
 func TargetDown(t metricsclient.Target, lastGood time.Time) (msg, stale string) {
 	msg = t.LastError
 	if msg == "" {
 		msg = "scrape failed"
 	}
-	stale = "; its last numbers are kept and shown as they were"
 	if !lastGood.IsZero() {
-		return msg, stale + " (stale since " + lastGood.Format("15:04:05") + ")"
+		return msg, "; its last numbers are kept and shown as they were (stale since " + lastGood.Format("15:04:05") + ")"
 	}
-	return msg, stale + " (stale)"
+	// Not seen up on this page: it may never have been (a wrong address).
+	return msg, "; any numbers it gave before are kept and shown as they were (stale)"
 }
 
 // PreviewStamp is what a pre-rendered chart carries besides its option:
