@@ -268,11 +268,13 @@ func positionsList(s compute.Stats) app.UI {
 func (l *LogsPage) renderSources() app.UI {
 	r := l.rep
 	rows := make([]app.UI, len(r.Groups))
+	anyDerived := false
 	for i, g := range r.Groups {
 		perText, speed := view.PerPositionText(g.PerPositionAcceptanceRate), view.LogSpeedup(g)
 		drafts := logMetric("drafts", compute.Defined(g.Drafts), compute.FormatCount(g.Drafts, ""))
 		if g.Insights != nil && len(g.Insights.Derived) > 0 && g.Insights.Derived[0] == "drafts" {
 			drafts = drafts.DataSet("derived", "true").Title("derived: drafted / k")
+			anyDerived = true
 		}
 		rows[i] = app.Tr().DataSet("source", i).Body(
 			app.Td().Text(view.SourceName(g.Labels)),
@@ -286,12 +288,13 @@ func (l *LogsPage) renderSources() app.UI {
 			app.Td().Body(logMetric("speedup", speed, view.Times(speed))),
 		)
 	}
+	note, draftsHeader := view.LogSourcesTexts(r.Input, anyDerived, compute.DefaultDraftCostRatio)
 	return app.Section().Class("panel", "panel-wide").Body(
 		app.H2().Text("Per source"),
-		app.P().Class("panel-note").Text("A source is a container and engine as the line prefixes name them. Drafts marked * are derived as drafted / k. Speedup at c = "+strconv.FormatFloat(compute.DefaultDraftCostRatio, 'g', -1, 64)+"."),
+		app.P().Class("panel-note").Text(note),
 		app.Table().Class("insights-table", "sources").Body(
 			app.THead().Body(app.Tr().Body(
-				app.Th().Text("Source"), app.Th().Text("k"), app.Th().Text("Drafts*"),
+				app.Th().Text("Source"), app.Th().Text("k"), app.Th().Text(draftsHeader),
 				app.Th().Text("Accepted (tokens)"), app.Th().Text("Drafted (tokens)"),
 				app.Th().Text("Acceptance rate"), app.Th().Text("Mean acceptance length"),
 				app.Th().Text("Per-position rates (of drafts)"), app.Th().Text("Est. speedup"),

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"specdash/compute"
@@ -94,4 +95,22 @@ func LogDraftTexts(derived bool) (draftsSub, noWindow string) {
 		return "derived: drafted / k (vLLM's log does not print them)", "log window unknown"
 	}
 	return "drafts in the input", "a scrape has no window"
+}
+
+// LogSourcesTexts are the /logs page's per-source table's note and drafts
+// column header for input ("log" or "scrape"): a log's sources are the
+// line prefixes' container and engine, a scrape's the label sets of its
+// series; the header's "*" and the note's key appear only when some row's
+// drafts are derived (drafted / k: vLLM's log does not print drafts).
+func LogSourcesTexts(input string, anyDerived bool, costRatio float64) (note, draftsHeader string) {
+	note = "A source is a container and engine as the line prefixes name them."
+	if input == "scrape" {
+		note = "A source is a label set of the scrape's series (without position)."
+	}
+	draftsHeader = "Drafts"
+	if anyDerived {
+		note += " Drafts marked * are derived as drafted / k."
+		draftsHeader = "Drafts*"
+	}
+	return note + " Speedup at c = " + strconv.FormatFloat(costRatio, 'g', -1, 64) + ".", draftsHeader
 }

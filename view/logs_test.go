@@ -31,3 +31,22 @@ func TestParseLogs(t *testing.T) {
 		t.Errorf("no metrics lines: %+v %q", rep, problem)
 	}
 }
+
+// TestLogSourcesTexts: a log's sources are its line prefixes, a scrape's
+// its label sets; the "*" and its key only when a row's drafts are
+// derived.
+func TestLogSourcesTexts(t *testing.T) {
+	for _, c := range []struct {
+		input         string
+		derived       bool
+		note, heading string
+	}{
+		{"log", true, "A source is a container and engine as the line prefixes name them. Drafts marked * are derived as drafted / k. Speedup at c = 0.05.", "Drafts*"},
+		{"scrape", false, "A source is a label set of the scrape's series (without position). Speedup at c = 0.05.", "Drafts"},
+	} {
+		note, heading := LogSourcesTexts(c.input, c.derived, 0.05)
+		if note != c.note || heading != c.heading {
+			t.Errorf("%s (derived %v): %q, %q; want %q, %q", c.input, c.derived, note, heading, c.note, c.heading)
+		}
+	}
+}
