@@ -235,7 +235,10 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		UpstreamTimeout: f.timeout,
 		CacheTTL:        f.cacheTTL,
 	}
-	if cfg.CacheTTL <= 0 {
+	if f.cacheTTL < 0 {
+		return fmt.Errorf("serve: --web.cache-ttl must be 0 (off) or positive, got %s", f.cacheTTL)
+	}
+	if cfg.CacheTTL == 0 {
 		cfg.CacheTTL = -1 // off, as cache_ttl: 0s in the config file
 	}
 	es := newEngines(log)

@@ -117,3 +117,18 @@ func TestScrapeIntervalZero(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheTTLNegative: a negative --web.cache-ttl is refused, not read as
+// "off" without a word (0s is off).
+func TestCacheTTLNegative(t *testing.T) {
+	a := kingpin.New("specdash", "")
+	f := registerServe(a, map[string]func() error{})
+	if _, err := a.Parse([]string{"serve", "--web.listen-address=127.0.0.1:0", "--web.cache-ttl=-1s"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := runServe(ctx, f, nil); err == nil || err.Error() != "serve: --web.cache-ttl must be 0 (off) or positive, got -1s" {
+		t.Errorf("err = %v, want the negative TTL refused", err)
+	}
+}
