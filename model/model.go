@@ -238,6 +238,9 @@ type Model struct {
 	// Measured is the speedup measured against a baseline window without
 	// drafts (latency.go); nil without a baseline.
 	Measured *Measured
+	// Ks are the distinct k of the selection's engines, ascending (more
+	// than one: mixed k, named in Notes; Stats.K is the largest).
+	Ks []int
 	// Shaped is true when the counters were read through the shaped read
 	// (per-group sums, metricsclient.Client.FetchShaped) and not series by
 	// series (see Compute).
@@ -450,7 +453,7 @@ func fromShaped(sh *metricsclient.Shaped, r Request) *Model {
 func fromGroups(series []compute.Series, groups []compute.Group, kmix compute.KMix, nSeries int, r Request) *Model {
 	g := r.Grid
 	r.Prev, r.Trace = nil, nil
-	m := &Model{Request: r, Grid: g, WindowSeconds: g.Seconds()}
+	m := &Model{Request: r, Grid: g, WindowSeconds: g.Seconds(), Ks: kmix.Ks}
 	m.Total = compute.Sum(groups)
 	m.Notes = append(m.Notes, m.Total.Skipped...)
 	if w := kmix.Warning(); w != "" {

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"specdash/compute"
@@ -96,7 +97,7 @@ func HeadlineOf(m *model.Model, q Query, cost float64) Headline {
 			Tip:    "Estimated speedup for sequential drafting = mean acceptance length / (1 + c × k) (Leviathan et al., ICML 2023); c is the draft cost ratio of the insights panel below.",
 			Window: spW.Speedup, WindowText: Times(spW.Speedup),
 			Now: spN.Speedup, NowText: nowRatio(spN.Speedup, Times(spN.Speedup))},
-		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: "draft positions",
+		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: KSub(m.Ks),
 			Window: k, WindowText: KText(s.K), Now: nk, NowText: nowRatio(nk, strconv.Itoa(ns.K))},
 		{Name: "drafts-per-second", Label: "Drafts", Tip: TipDrafts, Sub: perData + "; " + compute.FormatCount(s.Drafts, "drafts"),
 			Window: s.DraftsPerSecond, WindowText: compute.FormatRate(s.DraftsPerSecond, "drafts/s"),
@@ -137,6 +138,10 @@ func WindowCards(res *Result, q Query, s compute.Stats) []Card {
 		s = compute.Stats{}
 	}
 	ready := res != nil
+	var ks []int
+	if ready {
+		ks = res.Ks
+	}
 	show := func(text string) string {
 		if !ready {
 			return "—"
@@ -168,7 +173,7 @@ func WindowCards(res *Result, q Query, s compute.Stats) []Card {
 			Window: s.AcceptanceRate, WindowText: value(s.AcceptanceRate, compute.FormatPercent(s.AcceptanceRate, 1))},
 		{Name: "mean-acceptance-length", Label: lengthLabel, Tip: TipLength, Sub: LengthFormula(q.Convention),
 			Window: s.MeanAcceptanceLength, WindowText: value(s.MeanAcceptanceLength, compute.FormatLength(s.MeanAcceptanceLength))},
-		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: "draft positions",
+		{Name: "k", Label: "k (speculative tokens)", Tip: TipK, Sub: KSub(ks),
 			Window: k, WindowText: show(KText(s.K))},
 		{Name: "drafts-per-second", Label: "Drafts", Tip: TipDrafts, Sub: count(s.Drafts, "drafts in window"),
 			Window: s.DraftsPerSecond, WindowText: value(s.DraftsPerSecond, compute.FormatRate(s.DraftsPerSecond, "drafts/s"))},
@@ -177,4 +182,19 @@ func WindowCards(res *Result, q Query, s compute.Stats) []Card {
 		{Name: "drafted-throughput", Label: "Drafted throughput", Tip: TipDrafted, Sub: count(s.DraftTokens, "tokens drafted"),
 			Window: s.DraftedThroughput, WindowText: value(s.DraftedThroughput, compute.FormatRate(s.DraftedThroughput, "tokens/s"))},
 	}
+}
+
+// KSub is the k card's sub-line: "draft positions", or for a selection
+// that mixes k the k it holds ("mixed: k = 4, 6; the largest shown"): the
+// card shows the largest k, which the per-position panels and the speedup
+// estimate use.
+func KSub(ks []int) string {
+	if len(ks) < 2 {
+		return "draft positions"
+	}
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = strconv.Itoa(k)
+	}
+	return "mixed: k = " + strings.Join(parts, ", ") + "; the largest shown"
 }
