@@ -319,12 +319,14 @@ func (d *Dashboard) chainLabels(ctx app.Context) {
 	key := view.ChainKeyOf(d.q)
 	fresh := key == d.flt.chainKey && time.Since(d.flt.chainAt) < view.LabelsMaxAge
 	if key == "" || fresh || key == d.flt.busy || d.client == nil || d.ctx == nil ||
-		d.window == nil || d.res == nil || d.res.Schema == nil {
+		d.res == nil || d.res.Schema == nil {
 		return
 	}
 	d.flt.busy = key
 	client := d.client.WithSchema(d.res.Schema.Schema)
-	q, g, names := d.q, d.window.Grid(), view.LabelNames(d.labels, d.q)
+	// The shown window's grid: a shaped load (a fleet, or a first load
+	// that deferred its Window) has no Window.
+	q, g, names := d.q, d.res.Grid, view.LabelNames(d.labels, d.q)
 	sets := view.ChainSets(q, names)
 	lctx, cancel := context.WithTimeout(d.ctx, loadTimeout)
 	ctx.Async(func() {

@@ -176,8 +176,8 @@ func TestSourceSelector(t *testing.T) {
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&source=nope"))
 	waitReady(t, tab, 120*time.Second)
 	texts := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`[document.body.innerText, (document.querySelector('[data-filter-summary]') || {}).textContent || '']`))
-	if !strings.Contains(texts[0], `unknown source "nope"`) || !strings.HasSuffix(texts[1], "source lab-a") || strings.Contains(texts[1], "nope") {
-		t.Errorf("?source=nope: page says unknown source %v, summary line %q; want the notice and the default source lab-a named", strings.Contains(texts[0], `unknown source "nope"`), texts[1])
+	if !strings.Contains(texts[0], `unknown source "nope"`) || !strings.HasSuffix(texts[1], "source Prometheus A") || strings.Contains(texts[1], "nope") {
+		t.Errorf("?source=nope: page says unknown source %v, summary line %q; want the notice and the default source (Prometheus A) named", strings.Contains(texts[0], `unknown source "nope"`), texts[1])
 	}
 }
 
