@@ -220,13 +220,20 @@ type StartGap struct {
 	Created, First int64
 }
 
+// StartGapMin is the shortest time between a series' start and its first
+// sample that StartGaps reports: a new target's first scrapes (service
+// discovery, Prometheus starting next to the engines) take seconds to
+// tens of seconds; an embedded specdash started next to engines that
+// have run for hours is what the note is for.
+const StartGapMin = time.Minute
+
 // StartGaps returns the start gaps of the drafts series among series (one
 // per engine: a start resets all of an engine's counters) in g, by From,
 // then To: a series with a start time (Created) inside the grid, no usable
 // point at or before g.Start, and its first usable point at least two
 // buckets after the one its start lies in (in the next one, the first
 // sample holds at most a step more than a bucket's counts: any engine that
-// starts between two scrapes does that).
+// starts between two scrapes does that) and StartGapMin after its start.
 func StartGaps(series []Series, g Grid) []StartGap {
 	n := g.Buckets()
 	if n == 0 {
@@ -252,9 +259,10 @@ func StartGaps(series []Series, g Grid) []StartGap {
 		// The bucket holding (Created, Created+1ms] and the one holding the
 		// first point (buckets are (start, end]).
 		gp := Gap{From: int((s.Created - g.Start) / g.Step), To: int((first - g.Start - 1) / g.Step)}
-		if gp.To-gp.From < 2 {
-			// The next bucket: at most one step of counts before the
-			// first sample, as when any engine starts between scrapes.
+		if gp.To-gp.From < 2 || first-s.Created < StartGapMin.Milliseconds() {
+			// The next bucket (at most one step of counts before the
+			// first sample, as when any engine starts between scrapes),
+			// or a first scrape within StartGapMin of the start.
 			continue
 		}
 		if i, ok := at[gp]; ok {

@@ -88,7 +88,8 @@ func TestFindGaps(t *testing.T) {
 // sample bucket), counted per series; the first sample's bucket is the one
 // BucketIncreasesSince puts all their counts in. Other families, series
 // with a point at or before the grid's start, unknown starts and a first
-// sample in the start's own bucket or the next give none.
+// sample in the start's own bucket or the next, or within StartGapMin
+// of the start, give none.
 func TestStartGaps(t *testing.T) {
 	g := Grid{Start: 0, End: 600_000, Step: 60_000}
 	eng := func(e string) map[string]string { return map[string]string{"engine": e} }
@@ -116,6 +117,16 @@ func TestStartGaps(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("StartGaps = %+v, want %+v", got, want)
+	}
+	// Buckets of 10 s: a first sample 30 s after the start, three buckets
+	// later, is within StartGapMin; 70 s after it is not.
+	g10 := Grid{Start: 0, End: 600_000, Step: 10_000}
+	short := []Series{
+		{Family: Drafts, Labels: eng("s"), Position: -1, Created: 5_000, Points: pts(35_000)},
+		{Family: Drafts, Labels: eng("l"), Position: -1, Created: 5_000, Points: pts(75_000)},
+	}
+	if got := StartGaps(short, g10); len(got) != 1 || got[0].Labels["engine"] != "l" || got[0].Gap != (Gap{From: 0, To: 7}) {
+		t.Errorf("10 s buckets: StartGaps = %+v, want engine l's buckets 0..6 only", got)
 	}
 	if inc := BucketIncreasesSince(series[0].Points, series[0].Created, g); inc[4] != 100 || inc[0] != 0 {
 		t.Errorf("BucketIncreasesSince = %v: want the first sample's 100 in bucket %d", inc, want[0].Next())
