@@ -155,3 +155,15 @@ func TestHealthJSON(t *testing.T) {
 		t.Errorf("total: drafts %v health %+v changes %+v", doc.Total.Drafts, doc.Total.Health, doc.Total.Changes)
 	}
 }
+
+// TestHealthTextIdle: an idle verdict's line names the state once
+// ("health: idle - no drafts ...", not "idle - idle: no drafts").
+func TestHealthTextIdle(t *testing.T) {
+	v := compute.Health(compute.Counts{}, 600, 3, compute.HealthThresholds{})
+	var b strings.Builder
+	writeHealthText(&b, &v, nil)
+	line, _, _ := strings.Cut(b.String(), "\n")
+	if !strings.HasPrefix(line, "  health: idle - no drafts") || strings.Count(line, "idle") != 1 {
+		t.Errorf("idle line %q, want %q...", line, "  health: idle - no drafts")
+	}
+}

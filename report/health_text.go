@@ -33,7 +33,10 @@ func writeHealthText(b *strings.Builder, v *compute.Verdict, changes []Change) {
 	if v == nil {
 		return
 	}
-	fmt.Fprintf(b, "  health: %s - %s\n", v.State.Label(), v.Summary)
+	// A summary that starts with the state's own word ("idle: no drafts")
+	// does not repeat it ("health: idle - idle: ...").
+	summary, _ := strings.CutPrefix(v.Summary, v.State.Label()+": ")
+	fmt.Fprintf(b, "  health: %s - %s\n", v.State.Label(), summary)
 	if v.State.Alarm() {
 		for _, e := range v.Evidence {
 			fmt.Fprintf(b, "    evidence: %s\n", e)
