@@ -7,16 +7,10 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/model"
 	"specdash/view"
 )
-
-// seedStats are the worked example of vLLM PR 16665's review thread
-// (docs/METRICS.md, "Formulas"): 5 drafts, k = 3, 9 of 15 draft tokens
-// accepted, per position [5, 3, 1] (over a 10 s window).
-func seedStats() compute.Stats {
-	return compute.Derive(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 10, compute.WithBonus)
-}
 
 type echartsOption struct {
 	XAxis []struct {
@@ -39,7 +33,7 @@ func TestRenderHeadline(t *testing.T) {
 	if err := e.Load(d); err != nil {
 		t.Fatal(err)
 	}
-	s := seedStats()
+	s := fixtures.WorkedExampleStats()
 	d.res = &view.Result{Model: model.Model{Stats: s, Grid: compute.Grid{Start: 0, End: 10_000, Step: 10_000}}, At: time.Unix(0, 0)}
 	ui := d.renderHeadline(s)
 	cases := []struct {

@@ -10,17 +10,11 @@ import (
 	"time"
 
 	"specdash/compute"
+	"specdash/internal/fixtures"
 	"specdash/model"
 )
 
 // The dashboard's charts (view.Charts builds them with these options).
-
-// seedStats are the worked example of vLLM PR 16665's review thread
-// (docs/METRICS.md, "Formulas"): 5 drafts, k = 3, 9 of 15 draft tokens
-// accepted, per position [5, 3, 1] (over a 10 s window).
-func seedStats() compute.Stats {
-	return compute.Derive(compute.Counts{Drafts: 5, DraftTokens: 15, AcceptedTokens: 9, AcceptedPerPosition: []float64{5, 3, 1}}, 10, compute.WithBonus)
-}
 
 type echartsOption struct {
 	XAxis []struct {
@@ -37,7 +31,7 @@ type echartsOption struct {
 
 func TestPerPositionOption(t *testing.T) {
 	var o echartsOption
-	if err := json.Unmarshal([]byte(PerPosition(seedStats(), compute.FitGeometric(seedStats().Counts()), PaletteFor(ThemeLight)).JSON()), &o); err != nil {
+	if err := json.Unmarshal([]byte(PerPosition(fixtures.WorkedExampleStats(), compute.FitGeometric(fixtures.WorkedExampleStats().Counts()), PaletteFor(ThemeLight)).JSON()), &o); err != nil {
 		t.Fatal(err)
 	}
 	if len(o.XAxis) != 1 || strings.Join(o.XAxis[0].Data, ",") != "pos 1,pos 2,pos 3" {
@@ -70,7 +64,7 @@ func TestPerPositionOption(t *testing.T) {
 func TestTimeOptionsHaveGaps(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 30_000, Step: 10_000}
 	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0, 0, 0}}, 10, compute.WithBonus)
-	buckets := []compute.Stats{seedStats(), none, seedStats()}
+	buckets := []compute.Stats{fixtures.WorkedExampleStats(), none, fixtures.WorkedExampleStats()}
 	rate, length := make([]compute.Value, 3), make([]compute.Value, 3)
 	for j, b := range buckets {
 		rate[j], length[j] = b.AcceptanceRate, b.MeanAcceptanceLength
@@ -165,7 +159,7 @@ func decodeHeatmap(t *testing.T, js string) heatmapJSON {
 func TestHeatmapOption(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 30_000, Step: 10_000}
 	none := compute.Derive(compute.Counts{AcceptedPerPosition: []float64{0, 0, 0}}, 10, compute.WithBonus)
-	js := Heatmap(g, []compute.Stats{seedStats(), none, seedStats()}, 3, 2, time.UTC, PaletteFor(ThemeLight)).JSON()
+	js := Heatmap(g, []compute.Stats{fixtures.WorkedExampleStats(), none, fixtures.WorkedExampleStats()}, 3, 2, time.UTC, PaletteFor(ThemeLight)).JSON()
 	o := decodeHeatmap(t, js)
 	if len(o.XAxis) == 0 || len(o.XAxis[0].Data) != 3 {
 		t.Fatalf("x axis %+v, want 3 bucket labels", o.XAxis)
@@ -224,7 +218,7 @@ func TestPercentLabelsMatchChips(t *testing.T) {
 // took the theme's palette.
 func TestChartTextContrast(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 30_000, Step: 10_000}
-	s := seedStats()
+	s := fixtures.WorkedExampleStats()
 	vals := []compute.Value{s.AcceptanceRate, s.AcceptanceRate, s.AcceptanceRate}
 	for _, theme := range []string{ThemeLight, ThemeDark} {
 		p := PaletteFor(theme)
@@ -353,7 +347,7 @@ func TestHeatmapColumns(t *testing.T) {
 // The insights chart takes the theme's colours: in the dark theme no light
 // grid lines or light axis labels.
 func TestInsightsChartTheme(t *testing.T) {
-	d := model.Estimate(seedStats().Counts(), 0.1)
+	d := model.Estimate(fixtures.WorkedExampleStats().Counts(), 0.1)
 	for _, theme := range []string{ThemeLight, ThemeDark} {
 		p := PaletteFor(theme)
 		js := InsightsFit(d, p).JSON()
