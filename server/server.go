@@ -234,6 +234,8 @@ func New(cfg Config) (http.Handler, error) {
 		Resources:         hashResolver{assets},
 		Version:           appVersion(assets.version, env),
 		WasmContentLength: assets.wasmLength,
+		// The data path bypasses go-app's worker (worker.go).
+		ServiceWorkerTemplate: workerTemplate(),
 	}
 
 	ready := cfg.Ready
