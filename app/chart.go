@@ -19,16 +19,18 @@ import (
 // panics in Go and would kill the whole app, so every call into JS is
 // recovered and shown as a message in the chart's place.
 //
-// Lazy redraw (as Grafana does with panels out of view): when Option
-// changes on a chart that already shows a drawing and its div is more
-// than LazyMargin CSS pixels outside the viewport, the chart is pending:
-// it keeps its previous drawing, its div carries data-chart-pending, and
-// the new option is drawn when the div comes within LazyMargin of the
+// Lazy drawing (as Grafana does with panels out of view): when Option
+// changes on a chart whose div is more than LazyMargin CSS pixels outside
+// the viewport, the chart is pending: it keeps its previous drawing (none
+// on the page's first load), its div carries data-chart-pending, and the
+// new option is drawn when the div comes within LazyMargin of the
 // viewport (IntersectionObserver), in the browser's idle time (at most
 // LazyIdleTimeout later), or by DrawPendingCharts (exports). A draw always
-// takes the Option current at that moment, never an older one. A chart
-// never drawn yet (first load), a cleared one (Option "") and a div
-// without layout (hidden, not attached) are drawn at once.
+// takes the Option current at that moment, never an older one. The first
+// load draws only the charts in view before the dashboard is ready (the
+// others cost ~30 ms of the page's one thread each, docs/PERFORMANCE.md);
+// a cleared chart (Option "") and a div without layout (hidden, not
+// attached) are drawn at once.
 type Chart struct {
 	app.Compo
 
@@ -184,8 +186,8 @@ func (c *Chart) OnDismount() {
 	c.setPending(false)
 }
 
-// draw draws Option unless the chart is out of view and already shows an
-// older drawing (then it is pending, see the type's comment).
+// draw draws Option unless the chart is out of view (then it is pending,
+// see the type's comment).
 func (c *Chart) draw(ctx app.Context) {
 	c.drawNow(ctx, false)
 }
@@ -200,6 +202,10 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 	pending := false
 	c.js(func() {
 		if c.inst == nil || !c.inst.Truthy() {
+			if c.Option == "" {
+				c.drawn = ""
+				return // nothing to draw: no instance yet
+			}
 			echarts := app.Window().Get("echarts")
 			if !echarts.Truthy() || !chartsLib().Truthy() {
 				// preview.js runs echarts.min.js (server/server.go), and
@@ -220,8 +226,20 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 				}
 				return
 			}
+			if c.div == nil || !c.div.Truthy() {
+				c.div = ctx.JSSrc().Call("querySelector", ".chart")
+			}
+			if !force && !c.inView() {
+				// A first drawing out of view: no ECharts instance until
+				// the chart is drawn (an instance without an option has no
+				// model for the shared crosshair, charts.js link).
+				if c.observer == nil {
+					c.watch(ctx)
+				}
+				pending = true
+				return
+			}
 			c.unwatch()
-			c.div = ctx.JSSrc().Call("querySelector", ".chart")
 			c.inst = echarts.Call("init", c.div, nil, map[string]any{"renderer": "canvas"})
 			c.drawn = ""
 			c.state = nil
@@ -234,7 +252,7 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 		if c.Option == c.drawn {
 			return
 		}
-		if !force && c.Option != "" && c.drawn != "" && !c.inView() {
+		if !force && c.Option != "" && !c.inView() {
 			pending = true
 			return
 		}

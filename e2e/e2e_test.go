@@ -469,12 +469,31 @@ func waitNextLoad(t *testing.T, browser context.Context, timeout time.Duration) 
 }
 
 // waitReady waits until the dashboard shows numbers (data-state=ready) and
-// fails early, with the page's message, on data-state=error.
+// every chart is drawn, and fails early, with the page's message, on
+// data-state=error. The dashboard is ready once the charts in view are
+// drawn; the others follow in the browser's idle time, within
+// app.LazyIdleTimeout (app/chart.go), and tests read them.
 //
 // A state that went back to "loading" between the two reads (a load that a
 // URL change started just after the previous one was shown) is waited for
 // again, not taken for a failure.
 func waitReady(t *testing.T, browser context.Context, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	waitReadyState(t, browser, timeout)
+	waitChartsDrawn(t, browser, time.Until(deadline))
+}
+
+// waitChartsDrawn waits until no chart of the page is pending
+// (data-chart-pending: out of view, drawn in idle time or when it comes
+// near the viewport).
+func waitChartsDrawn(t *testing.T, browser context.Context, timeout time.Duration) {
+	t.Helper()
+	waitJS(t, browser, timeout, `!document.querySelector('[data-chart-pending]')`)
+}
+
+// waitReadyState is waitReady without waiting for the charts out of view.
+func waitReadyState(t *testing.T, browser context.Context, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {

@@ -78,8 +78,9 @@ const lazyChartJS = `((name) => {
   return {x: ((o.xAxis || [])[0] || {}).data || [], v: s ? (s.data || []).map(d => typeof val(d) === 'number' ? val(d) : null) : []};
 })`
 
-// TestLazyCharts: on a live refresh that changes the charts, a chart far
-// below the viewport keeps its previous drawing (data-chart-pending, the
+// TestLazyCharts: the first load draws the charts in view only (a chart
+// far below has no ECharts instance yet); on a live refresh that changes
+// the charts, a chart far below the viewport keeps its previous drawing (data-chart-pending, the
 // old option) while the charts in view show the new window at once; a PNG
 // export of the pending chart draws and exports the current option first,
 // and a pending chart scrolled into view gets the current option.
@@ -177,14 +178,25 @@ func TestLazyCharts(t *testing.T) {
 	}
 
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m"))
-	waitReady(t, tab, 120*time.Second)
-	waitJS(t, tab, 30*time.Second, lazyChartJS+"("+mustJSON(view.ChartDrafts)+").x.length > 0")
-	// The layout the test relies on.
+	waitReadyState(t, tab, 120*time.Second)
+	// The layout the test relies on. The first load draws the charts in
+	// view only: the drafts chart, below, is pending, with no ECharts
+	// instance yet.
 	if p := place(view.ChartHeatmap); !p.Found || p.Top < 0 || p.Top > p.Height-100 || p.Pending {
 		t.Fatalf("heatmap at %+v: want it drawn in the %dx%d viewport", p, lazyW, lazyH)
 	}
-	if p := place(view.ChartDrafts); !p.Found || p.Top < p.Height+app.LazyMargin+50 || p.Pending {
-		t.Fatalf("drafts chart at %+v: want it drawn (first load) and more than %d px below the viewport", p, app.LazyMargin)
+	if p := place(view.ChartDrafts); !p.Found || p.Top < p.Height+app.LazyMargin+50 || !p.Pending {
+		t.Fatalf("drafts chart at %+v: want it pending (first load, out of view) and more than %d px below the viewport", p, app.LazyMargin)
+	}
+	if c := chart(view.ChartDrafts); len(c.X) != 0 {
+		t.Fatalf("drafts chart (out of view) drawn by the first load: %d labels", len(c.X))
+	}
+	// A PNG export draws it (DrawPendingCharts) with the load shown.
+	if u := png(); !strings.HasPrefix(u, "data:image/png;base64,") {
+		t.Fatalf("PNG export of the pending drafts chart: %.40q", u)
+	}
+	if p := place(view.ChartDrafts); p.Pending {
+		t.Fatalf("drafts chart still pending after its PNG export")
 	}
 	current("first load")
 

@@ -192,6 +192,8 @@ func TestLogsPage(t *testing.T) {
 	// 0.28775 ("28.8%"), mean length without bonus (auto: as the log
 	// printed it) 686/596 = 1.151 ("1.15"); per position round(0.576·596)
 	// = 343, 195, 95, 53 -> 343/596, 195/596, 95/596, 53/596.
+	// Charts out of view are drawn in idle time (app/chart.go).
+	waitChartsDrawn(t, browser, 30*time.Second)
 	v := run(t, browser, 10*time.Second, chromedp.Evaluate[logsView](readLogsJS))
 	t.Logf("one PR 16665 line: %+v", v)
 	numEq(t, "drafts", v.Total["drafts"], 596)
