@@ -289,3 +289,16 @@ func TestBuildNoSchema(t *testing.T) {
 		t.Errorf("no spec decode: %v", err)
 	}
 }
+
+// TestStatsLineOneValue: a gauge average of one value says "1 value".
+func TestStatsLineOneValue(t *testing.T) {
+	r := &Result{SchemaInfo: SchemaInfo{Schema: "SGLang"}}
+	gs := &GaugeStats{AveragedOverTime: true,
+		MeanAcceptanceLength: compute.GaugeAverage{Value: compute.Value{V: 3, OK: true}, Samples: 1, Series: 1},
+		AcceptanceRate:       compute.GaugeAverage{Value: compute.Value{V: 0.65, OK: true}, Samples: 2, Series: 1}}
+	got := r.statsLine(compute.Stats{}, gs)
+	want := "SGLang gauges averaged over time: mean acceptance length 3.00 tokens/draft (bonus token included; 1 value), acceptance rate 65.0 % (2 values)"
+	if got != want {
+		t.Errorf("statsLine:\n got %q\nwant %q", got, want)
+	}
+}

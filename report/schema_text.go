@@ -72,8 +72,8 @@ func (r *Result) statsLine(s compute.Stats, gs *GaugeStats) string {
 	if gs.MeanAcceptanceLength.Value.OK {
 		length = strconv.FormatFloat(gs.MeanAcceptanceLength.Value.V, 'f', 2, 64)
 	}
-	return fmt.Sprintf("%s gauges averaged over time: mean acceptance length %s tokens/draft (bonus token included; %d values), acceptance rate %s (%d values)",
-		r.Schema, length, gs.MeanAcceptanceLength.Samples, compute.FormatPercent(gs.AcceptanceRate.Value, 1), gs.AcceptanceRate.Samples)
+	return fmt.Sprintf("%s gauges averaged over time: mean acceptance length %s tokens/draft (bonus token included; %s), acceptance rate %s (%s)",
+		r.Schema, length, plural(gs.MeanAcceptanceLength.Samples, "value"), compute.FormatPercent(gs.AcceptanceRate.Value, 1), plural(gs.AcceptanceRate.Samples, "value"))
 }
 
 // writeV0Text prints V0's extra numbers on an indented line.
