@@ -28,7 +28,8 @@ import (
 // LazyIdleTimeout later), or by DrawPendingCharts (exports). A draw always
 // takes the Option current at that moment, never an older one. The first
 // load draws only the charts in view before the dashboard is ready (the
-// others cost ~30 ms of the page's one thread each, docs/PERFORMANCE.md);
+// live page's drawings were ~0.2 s of a cold load's main thread,
+// docs/PERFORMANCE.md, "Live dashboard for a new user");
 // a cleared chart (Option "") and a div without layout (hidden, not
 // attached) are drawn at once.
 type Chart struct {
