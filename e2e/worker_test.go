@@ -3,15 +3,11 @@
 package e2e
 
 import (
-	"context"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"specdash/internal/promtest"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -33,18 +29,8 @@ const workerEntriesJS = `performance.getEntriesByType('resource').filter(e => e.
 // installed (whose pre-rendered numbers preview.js would refuse as stale).
 func TestWorkerLeavesDataPath(t *testing.T) {
 	skipShort(t)
-	sim, err := simulate.New(simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
-		Acceptance: []float64{0.85, 0.8, 0.75, 0.7}, DraftsPerSecond: 15, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stopSim := context.WithCancel(context.Background())
-	t.Cleanup(stopSim)
-	go sim.Run(simCtx)
-	target := httptest.NewServer(sim)
-	t.Cleanup(target.Close)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(target.URL, "http://")}, ScrapeInterval: time.Second})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 2`, promtest.NonEmpty, 60*time.Second)
+	prom := startSimProm(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
+		Acceptance: []float64{0.85, 0.8, 0.75, 0.7}, DraftsPerSecond: 15, Seed: 5}, 2)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)
