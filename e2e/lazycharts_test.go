@@ -79,7 +79,8 @@ const lazyChartJS = `((name) => {
 })`
 
 // TestLazyCharts: the first load draws the charts in view only (a chart
-// far below has no ECharts instance yet); on a live refresh that changes
+// far below has no ECharts instance until it is scrolled near or
+// exported); on a live refresh that changes
 // the charts, a chart far below the viewport keeps its previous drawing (data-chart-pending, the
 // old option) while the charts in view show the new window at once; a PNG
 // export of the pending chart draws and exports the current option first,
@@ -191,12 +192,24 @@ func TestLazyCharts(t *testing.T) {
 	if c := chart(view.ChartDrafts); len(c.X) != 0 {
 		t.Fatalf("drafts chart (out of view) drawn by the first load: %d labels", len(c.X))
 	}
-	// A PNG export draws it (DrawPendingCharts) with the load shown.
-	if u := png(); !strings.HasPrefix(u, "data:image/png;base64,") {
-		t.Fatalf("PNG export of the pending drafts chart: %.40q", u)
+	// Scrolled near, it is drawn with the load shown.
+	scrollTo := func(name string) {
+		run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
+		  document.querySelector('body > [data-dashboard] [data-chart="`+name+`"]').scrollIntoView({block: 'center'});
+		  return true;
+		})()`))
 	}
-	if p := place(view.ChartDrafts); p.Pending {
-		t.Fatalf("drafts chart still pending after its PNG export")
+	scrollTo(view.ChartDrafts)
+	waitJS(t, tab, 20*time.Second, `!document.querySelector('body > [data-dashboard] [data-chart="`+view.ChartDrafts+`"]').hasAttribute('data-chart-pending')`)
+	current("first load, scrolled into view")
+	// Back at the top, a PNG export draws whatever is still pending
+	// (DrawPendingCharts).
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { window.scrollTo(0, 0); return true; })()`))
+	if u := png(); !strings.HasPrefix(u, "data:image/png;base64,") {
+		t.Fatalf("PNG export of the drafts chart: %.40q", u)
+	}
+	if n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('[data-chart-pending]').length`)); n != 0 {
+		t.Fatalf("%d charts still pending after a PNG export on the first load", n)
 	}
 	current("first load")
 
@@ -238,10 +251,7 @@ func TestLazyCharts(t *testing.T) {
 	if p := place(view.ChartDrafts); !p.Pending || !reflect.DeepEqual(chart(view.ChartDrafts), old) {
 		t.Errorf("drafts chart after the second refresh: %+v, want pending with its previous option", p)
 	}
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
-	  document.querySelector('body > [data-dashboard] [data-chart="`+view.ChartDrafts+`"]').scrollIntoView({block: 'center'});
-	  return true;
-	})()`))
+	scrollTo(view.ChartDrafts)
 	waitJS(t, tab, 20*time.Second, `!document.querySelector('body > [data-dashboard] [data-chart="`+view.ChartDrafts+`"]').hasAttribute('data-chart-pending')`)
 	if p := place(view.ChartDrafts); p.Top < 0 || p.Top > p.Height {
 		t.Errorf("drafts chart at %+v after scrolling: not in view", p)
