@@ -7,7 +7,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 )
@@ -29,7 +31,7 @@ func main() {
 	}
 	name, err := a.Parse(args)
 	if err != nil {
-		a.Errorf("%v, try --help", err)
+		a.Errorf("%v, try --help", namedValueError(a, args, err))
 		if ctx, _ := a.ParseContext(args); ctx == nil || ctx.SelectedCommand == nil {
 			// An unknown command: list the commands there are.
 			a.Usage(nil)
@@ -60,4 +62,30 @@ func joinStdinValues(args []string) []string {
 		out = append(out, args[i])
 	}
 	return out
+}
+
+// namedValueError names the flag whose value kingpin could not set: kingpin
+// returns the value's own error ("time: invalid duration \"abc\""), which
+// does not say which flag it was. The flags of the parsed command line are
+// set again one by one (the program exits right after) and the first whose
+// value fails the same way is named; err as it is when none does.
+func namedValueError(a *kingpin.Application, args []string, err error) error {
+	ctx, perr := a.ParseContext(args)
+	if perr != nil || ctx == nil {
+		return err
+	}
+	for _, el := range ctx.Elements {
+		f, ok := el.Clause.(*kingpin.FlagClause)
+		if !ok || el.Value == nil {
+			continue
+		}
+		m := f.Model()
+		if serr := m.Value.Set(*el.Value); serr != nil && serr.Error() == err.Error() {
+			if strings.HasPrefix(err.Error(), "--"+m.Name) {
+				return err // the value's error names its flag already
+			}
+			return fmt.Errorf("--%s=%q: %w", m.Name, *el.Value, err)
+		}
+	}
+	return err
 }

@@ -43,7 +43,7 @@ func runSpecdash(t *testing.T, args ...string) (int, string) {
 // TestCommandLineUsageErrors: a command line that names no command, an
 // unknown command or an unknown flag exits 2 (a usage error, as Go's flag
 // package does); the first two print the commands there are, the third
-// names the flag. Asking for help exits 0.
+// names the flag, and so does a bad flag value. Asking for help exits 0.
 func TestCommandLineUsageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args     []string
@@ -53,6 +53,9 @@ func TestCommandLineUsageErrors(t *testing.T) {
 		{nil, 2, []string{"usage: specdash <command>", "serve [<flags>]", "report [<flags>]", "simulate [<flags>]", "rules [<flags>]"}},
 		{[]string{"bogus"}, 2, []string{`expected command but got "bogus"`, "usage: specdash <command>", "report [<flags>]"}},
 		{[]string{"report", "--no-such-flag"}, 2, []string{"unknown long flag '--no-such-flag'"}},
+		// A bad value names its flag (kingpin's error is the value's own).
+		{[]string{"serve", "--scrape.interval=abc"}, 2, []string{`--scrape.interval="abc": time: invalid duration "abc"`}},
+		{[]string{"simulate", "--engines=x"}, 2, []string{`--engines="x": `}},
 		{[]string{"--help"}, 0, []string{"usage: specdash <command>", "report [<flags>]"}},
 		{[]string{"help", "report"}, 0, []string{"usage: specdash report [<flags>]"}},
 	} {
