@@ -47,7 +47,7 @@ func TestRenderCards(t *testing.T) {
 	for _, s := range []string{
 		`data-now="drafts-per-second"`, `data-now-state="live"`,
 		`data-value="` + view.Plain(wantNow) + `"`,
-		`data-card="headline-speedup"`, `per s of data, 5 min;`,
+		`data-card="headline-speedup"`, `per s of data, 5m;`,
 	} {
 		if !strings.Contains(html, s) {
 			t.Errorf("cards lack %s:\n%s", s, html)

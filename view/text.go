@@ -15,29 +15,15 @@ import (
 // datetime-local's "T" form).
 const textLayout = "2006-01-02 15:04:05"
 
-// DurationText is a short duration: "42 min", "3 h 5 min", "50 s".
+// DurationText is a measured span on the cards ("per s of data, 1m 20s",
+// "the last complete 1m"): compute.SpanText, the form of the notes, the
+// coverage note and `specdash report`, so that one screen names one span
+// one way; "0s" for none.
 func DurationText(sec float64) string {
 	if !(sec > 0) || math.IsInf(sec, 0) {
-		return "0 s"
+		return compute.SpanText(0)
 	}
-	d := time.Duration(sec * float64(time.Second)).Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + " s"
-	case d < time.Hour:
-		m := int(d.Minutes())
-		if s := int(d.Seconds()) % 60; s != 0 {
-			return fmt.Sprintf("%d min %d s", m, s)
-		}
-		return strconv.Itoa(m) + " min"
-	case d < 48*time.Hour:
-		h, m := int(d.Hours()), int(d.Minutes())%60
-		if m != 0 {
-			return fmt.Sprintf("%d h %d min", h, m)
-		}
-		return strconv.Itoa(h) + " h"
-	}
-	return strconv.Itoa(int(d.Hours()/24)) + " d"
+	return compute.SpanText(int64(math.Round(sec * 1000)))
 }
 
 // coverageText is the dashboard's coverage note: the rates on the cards
