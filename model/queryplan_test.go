@@ -112,15 +112,7 @@ func TestLiveSmallViewReadsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs = log.take()
-	if !fixed.Shaped || fixed.Window != nil {
-		t.Errorf("fixed window: shaped %v, window %v; want the shaped read alone", fixed.Shaped, fixed.Window)
-	}
-	for _, q := range qs {
-		if strings.Contains(q, `"at", "end"`) {
-			t.Errorf("fixed window asked the selection size: %s", q)
-		}
-	}
+	shapedAlone(t, "fixed window", fixed, log.take())
 
 	// The page's first load (DeferWindow): the live view reads shaped,
 	// as a fixed window does, with the raw path's numbers; the next load
@@ -130,15 +122,7 @@ func TestLiveSmallViewReadsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs = log.take()
-	if !first.Shaped || first.Window != nil {
-		t.Errorf("deferred window: shaped %v, window %v; want the shaped read alone", first.Shaped, first.Window)
-	}
-	for _, q := range qs {
-		if strings.Contains(q, `"at", "end"`) {
-			t.Errorf("deferred window asked the selection size: %s", q)
-		}
-	}
+	shapedAlone(t, "deferred window", first, log.take())
 	if !reflect.DeepEqual(first.Stats, want.Stats) || !reflect.DeepEqual(first.Buckets, want.Buckets) || len(first.Groups) != len(want.Groups) {
 		t.Errorf("deferred window: stats %+v, want the raw path's %+v", first.Stats, want.Stats)
 	}
@@ -149,5 +133,19 @@ func TestLiveSmallViewReadsOnce(t *testing.T) {
 	}
 	if next.Shaped || next.Window == nil || !reflect.DeepEqual(next.Stats, first.Stats) {
 		t.Errorf("the load after a deferred window: shaped %v, window %v, stats %+v; want the raw read with a Window and the same stats", next.Shaped, next.Window, next.Stats)
+	}
+}
+
+// shapedAlone checks that a load read shaped, kept no Window and never
+// asked the selection size (the instant count "at end") among its queries.
+func shapedAlone(t *testing.T, what string, m *Model, queries []string) {
+	t.Helper()
+	if !m.Shaped || m.Window != nil {
+		t.Errorf("%s: shaped %v, window %v; want the shaped read alone", what, m.Shaped, m.Window)
+	}
+	for _, q := range queries {
+		if strings.Contains(q, `"at", "end"`) {
+			t.Errorf("%s asked the selection size: %s", what, q)
+		}
 	}
 }
