@@ -289,7 +289,7 @@ func StartGapNotes(gaps []StartGap, g Grid, max int, loc *time.Location) []strin
 	var out []string
 	for i, sg := range gaps {
 		if i == max {
-			out = append(out, fmt.Sprintf("and %s of series counted before their first sample", plural(len(gaps)-i, "more run", "more runs")))
+			out = append(out, fmt.Sprintf("and %s of series counted before their first sample", Quantity(len(gaps)-i, "more run")))
 			break
 		}
 		who, verb := "series "+LabelString(sg.Labels), "was"
@@ -302,10 +302,11 @@ func StartGapNotes(gaps []StartGap, g Grid, max int, loc *time.Location) []strin
 	return out
 }
 
-// plural is "n one" or "n many" as n is 1 or not.
-func plural(n int, one, many string) string {
+// Quantity is n with its noun, plural unless n is 1: "1 value",
+// "3 values" (the notes and the report's texts).
+func Quantity(n int, noun string) string {
 	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("%d %ss", n, noun)
 }

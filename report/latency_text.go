@@ -133,7 +133,7 @@ func (r *Result) writeLatencyText(w io.Writer) {
 			fmt.Fprintf(w, "  %s running: %s, %s, %s (%s)\n", b.Label(),
 				orReason(b.AcceptanceRate, compute.FormatPercent(b.AcceptanceRate, 1), "no draft tokens"),
 				orReason(b.MeanITL, model.FormatMs(b.MeanITL), "no ITL"),
-				orReason(b.Speedup.Speedup, strconv.FormatFloat(b.Speedup.Speedup.V, 'f', 2, 64)+"×", b.Speedup.Reason), plural(b.Buckets, "bucket"))
+				orReason(b.Speedup.Speedup, strconv.FormatFloat(b.Speedup.Speedup.V, 'f', 2, 64)+"×", b.Speedup.Reason), compute.Quantity(b.Buckets, "bucket"))
 		}
 	}
 	for _, m := range l.Missing {

@@ -120,9 +120,9 @@ func (r *LogReport) WriteText(w io.Writer) error {
 	if r.Convention == "no-bonus" {
 		conv = "without bonus token (accepted/drafts)"
 	}
-	what := fmt.Sprintf("%s (%s) of %s", plural(r.Entries, "metrics line"), strings.Join(r.Formats, ", "), plural(r.Lines, "line"))
+	what := fmt.Sprintf("%s (%s) of %s", compute.Quantity(r.Entries, "metrics line"), strings.Join(r.Formats, ", "), compute.Quantity(r.Lines, "line"))
 	if r.Input == "scrape" {
-		what = fmt.Sprintf("%s of %s", plural(r.Entries, "counter group"), plural(r.Lines, "line"))
+		what = fmt.Sprintf("%s of %s", compute.Quantity(r.Entries, "counter group"), compute.Quantity(r.Lines, "line"))
 	}
 	window := "window unknown"
 	if r.WindowSeconds > 0 {
@@ -168,13 +168,6 @@ func (r *LogReport) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // sourceLabels prints a group's labels as LabelString does, without the

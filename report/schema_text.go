@@ -73,7 +73,7 @@ func (r *Result) statsLine(s compute.Stats, gs *GaugeStats) string {
 		length = strconv.FormatFloat(gs.MeanAcceptanceLength.Value.V, 'f', 2, 64)
 	}
 	return fmt.Sprintf("%s gauges averaged over time: mean acceptance length %s tokens/draft (bonus token included; %s), acceptance rate %s (%s)",
-		r.Schema, length, plural(gs.MeanAcceptanceLength.Samples, "value"), compute.FormatPercent(gs.AcceptanceRate.Value, 1), plural(gs.AcceptanceRate.Samples, "value"))
+		r.Schema, length, compute.Quantity(gs.MeanAcceptanceLength.Samples, "value"), compute.FormatPercent(gs.AcceptanceRate.Value, 1), compute.Quantity(gs.AcceptanceRate.Samples, "value"))
 }
 
 // writeV0Text prints V0's extra numbers on an indented line.

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"specdash/compute"
 	"specdash/metricsclient"
 )
 
@@ -172,7 +173,7 @@ func TargetsSummary(cur SourceInfo, targets []metricsclient.Target, targetErr st
 		}
 	}
 	n := len(targets)
-	return fmt.Sprintf("embedded, scraping %d target%s: %d up, %d down", n, Plural(n), up, down)
+	return fmt.Sprintf("embedded, scraping %s: %d up, %d down", compute.Quantity(n, "target"), up, down)
 }
 
 // DownTargets counts the targets the last poll saw down (none when it

@@ -256,14 +256,6 @@ func LifetimeText(v compute.Value) string {
 	return compute.FormatPercent(v, 1)
 }
 
-// Plural is "s" unless n is 1.
-func Plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // TipPerData ends the rate columns' tips: which seconds they are per.
 const TipPerData = " Per second of data: from the first bucket with a sample to the window's end, as the cards (the same seconds for every row)."
 
