@@ -235,8 +235,10 @@ func TestHealthChangeLink(t *testing.T) {
 	}
 
 	// Following the link: the compare view of after (B) against before
-	// (A) finds the drop significant.
-	run(t, browser, 10*time.Second, chromedp.Evaluate[bool](`(Array.from(document.querySelectorAll('.rate-changes li a')).find(a => a.getAttribute('href') === `+strconv.Quote(got.Href)+`).click(), true)`))
+	// (A) finds the drop significant. The link is found again by its
+	// line, not by the href read above: a live refresh in between moves
+	// the window end the href carries.
+	run(t, browser, 10*time.Second, chromedp.Evaluate[bool](`(Array.from(document.querySelectorAll('.rate-changes li')).find(li => li.textContent.startsWith(`+strconv.Quote(wantLine)+`)).querySelector('a').click(), true)`))
 	waitJS(t, browser, 120*time.Second, `(() => {
 	  const r = document.querySelector('[data-dashboard]'), row = document.querySelector('tr[data-compare="acceptance-rate"]');
 	  return !!r && r.dataset.state === 'ready' && location.search.includes('compare=window') && !!row && row.dataset.significant === 'yes';
