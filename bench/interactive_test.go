@@ -6,9 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,6 +191,19 @@ func BenchmarkInteractive(b *testing.B) {
 		specB := startSpecdashWeb(b, prom.URL, dir)
 		sites = append(sites, site{"specdash-b", specB + "/?range=" + rng, specdashPaint, specdashCharts, specdashTooltip, specdashLive})
 	}
+	if rtt := benchRTT(b); rtt > 0 {
+		// The browser's requests cross a network: each waits one round
+		// trip before it reaches the site (both sites alike).
+		for i := range sites {
+			u, err := url.Parse(sites[i].url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			base := u.Scheme + "://" + u.Host
+			sites[i].url = withRTT(b, base, rtt) + strings.TrimPrefix(sites[i].url, base)
+		}
+		b.Logf("every request of the browser waits a round trip of %s", rtt)
+	}
 	type figures struct {
 		cold, warm [3][]float64
 		steps      []steps
@@ -353,4 +370,39 @@ func stopCPUProfile(b *testing.B, tab context.Context, path string) {
 		b.Fatalf("write %s: %v", path, err)
 	}
 	b.Logf("CPU profile: %s", path)
+}
+
+// benchRTT is SPECDASH_BENCH_RTT (a Go duration; none when unset): the
+// round trip BenchmarkInteractive adds to every request of the browser.
+func benchRTT(b *testing.B) time.Duration {
+	v := os.Getenv("SPECDASH_BENCH_RTT")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		b.Fatalf("SPECDASH_BENCH_RTT=%q: want a duration such as 50ms", v)
+	}
+	return d
+}
+
+// withRTT serves, on another loopback port, a reverse proxy to base that
+// holds every request for rtt before passing it on (and streams answers as
+// they come: the page's head arrives before its body), and returns its URL.
+func withRTT(b *testing.B, base string, rtt time.Duration) string {
+	b.Helper()
+	target, err := url.Parse(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	return serveLoopback(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(rtt):
+		case <-r.Context().Done():
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
 }
