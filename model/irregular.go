@@ -29,7 +29,10 @@ const maxIrregularNotes = 3
 // decreases of the fetched series (compute.Resets). Gaps are the buckets
 // without any sample of the selection (one query of per-bucket sample
 // counts, metricsclient.Client.SampleCounts; compute.FindGaps).
-func (m *Model) addIrregular(ctx context.Context, src Source, f *metricsclient.Fetched, sh *metricsclient.Shaped) {
+//
+// samples is the sample counts' read, started by the caller
+// (startSampleCounts; nil: no check).
+func (m *Model) addIrregular(ctx context.Context, f *metricsclient.Fetched, sh *metricsclient.Shaped, samples *pending[sampleCounts]) {
 	g := m.Grid
 	if sh != nil {
 		m.Resets = sh.Resets
@@ -39,12 +42,12 @@ func (m *Model) addIrregular(ctx context.Context, src Source, f *metricsclient.F
 	m.Notes = append(m.Notes, compute.ResetNotes(m.Resets, maxIrregularNotes)...)
 	m.StartGaps = compute.StartGaps(f.Series, g)
 	m.Notes = append(m.Notes, compute.StartGapNotes(m.StartGaps, g, maxIrregularNotes, m.Request.Location)...)
-	s := f.Schema()
-	if len(s.Metrics) == 0 || len(f.Series) == 0 || g.Buckets() < 3 {
+	if samples == nil {
 		return
 	}
-	counts, warnings, err := src.SchemaSampleCounts(ctx, s, g, m.Request.Filters)
-	m.Notes = append(m.Notes, warnings...)
+	sc, err := samples.wait()
+	counts := sc.counts
+	m.Notes = append(m.Notes, sc.warnings...)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.Notes = append(m.Notes, "data gaps could not be looked for: "+err.Error())

@@ -143,29 +143,39 @@ func perToken(h compute.Histogram, accepted float64) compute.Value {
 	return compute.Defined(h.Sum / (h.Count + accepted))
 }
 
-// addLatency reads the optional families of the schema s over the window
-// and sets m.Latency (nothing when src cannot read them).
-func (m *Model) addLatency(ctx context.Context, src Source, s metricsclient.Schema) {
-	os, ok := src.(OptionalSource)
-	if !ok {
-		return
-	}
-	l := &Latency{Reasons: map[string]string{}}
-	m.Latency = l
+// schemaLatencyRoles are the latency roles (latencyRoles) schema s has
+// metrics for.
+func schemaLatencyRoles(s metricsclient.Schema) []metricsclient.OptionalRole {
 	var roles []metricsclient.OptionalRole
 	for _, r := range latencyRoles {
 		if len(s.OptionalNames(r)) > 0 {
 			roles = append(roles, r)
-		} else {
+		}
+	}
+	return roles
+}
+
+// addLatency sets m.Latency from the read of the optional families of the
+// schema s over the window (startOptional; nothing when src cannot read
+// them).
+func (m *Model) addLatency(src Source, s metricsclient.Schema, read *pending[*metricsclient.OptionalFetch]) {
+	if _, ok := src.(OptionalSource); !ok {
+		return
+	}
+	l := &Latency{Reasons: map[string]string{}}
+	m.Latency = l
+	roles := schemaLatencyRoles(s)
+	for _, r := range latencyRoles {
+		if len(s.OptionalNames(r)) == 0 {
 			l.Missing = append(l.Missing, fmt.Sprintf("%s: the %s schema exports no such metric", roleTitle(r), s.Name))
 		}
 	}
-	if len(roles) == 0 {
+	if len(roles) == 0 || read == nil {
 		l.Reasons["itl"] = "no inter-token latency metric in the " + s.Name + " schema"
 		return
 	}
 	g := m.Grid
-	f, err := os.FetchOptional(ctx, s, g, m.Request.Filters, roles...)
+	f, err := read.wait()
 	if err != nil {
 		l.Err = err
 		m.Notes = append(m.Notes, "latency: "+err.Error())

@@ -400,6 +400,10 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		r.trace("incremental")
 	}
 	r.trace("fetched")
+	// The gap check's sample counts and the latency families need only the
+	// schema: their reads run while the counters are computed.
+	samples := startSampleCounts(ctx, src, f, g, r.Filters)
+	latency := startOptional(ctx, src, f.Schema(), g, r.Filters)
 	if sh != nil {
 		m = fromShaped(sh, r)
 	} else {
@@ -407,7 +411,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	}
 	m.Incremental = f.Incremental
 	m.Notes = append(f.Warnings[:len(f.Warnings):len(f.Warnings)], m.Notes...)
-	m.addIrregular(ctx, src, f, sh)
+	m.addIrregular(ctx, f, sh, samples)
 	m.noteWindowEnd()
 	m.applySchema(f)
 	m.AddHealth() // again: a gauge schema has none
@@ -421,7 +425,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		m.Notes = append(m.Notes, "label list: "+f.LabelsErr.Error())
 	}
 	m.noteMissingGroupBy(ctx, src, f.Schema(), f.Labels)
-	m.addLatency(ctx, src, f.Schema())
+	m.addLatency(src, f.Schema(), latency)
 	if r.Baseline != nil {
 		m.Baseline = loadBaseline(ctx, src, r, *r.Baseline)
 		m.measure(ctx, src, f.Schema())
