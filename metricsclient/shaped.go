@@ -1119,10 +1119,12 @@ func (c *Client) queryRawSamples(ctx context.Context, q string, at time.Time) (m
 }
 
 // FetchShapedAuto is Fetch with the counters read by FetchShaped: it
-// detects the schema over r.Grid (Detect), then reads concurrently the
+// detects the schema over r.Grid (Detect) and reads concurrently the
 // schema's counters grouped by groupBy (FetchShaped), its Extra metrics
 // (their plain selector over the grid, as Fetch) and, when r.Labels is
-// set, the label lists of the filter menus (SeriesLabels, unfiltered).
+// set, the label lists of the filter menus (SeriesLabels, unfiltered);
+// those of the client's schema while Detect runs, those of another schema
+// Detect finds after it.
 // The Fetched holds the shaped series (compute.Aggregate them by the same
 // groupBy, or use the Shaped's Groups and KMix), the Extra series, the
 // labels and every warning (detection, shaped read, Extra metrics). It
@@ -1139,36 +1141,32 @@ func (c *Client) FetchShapedAuto(ctx context.Context, r FetchRequest, groupBy []
 		return nil, nil, err
 	}
 	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
-	det, err := c.Detect(ctx, r.Filters, start, end)
-	if err != nil {
-		return nil, nil, err
-	}
-	s := det.Schema
+	// The reads of the client's schema run while Detect runs (a round trip
+	// less), and are kept when Detect finds that schema; another schema is
+	// read after Detect.
 	var (
-		wg       sync.WaitGroup
-		sh       *Shaped
-		shErr    error
-		extra    model.Matrix
-		extraWs  []string
-		extraErr error
+		det    Detection
+		detErr error
+		wg     sync.WaitGroup
 	)
-	labels := c.startLabels(ctx, &wg, s, r.Labels, start, end)
-	if names := extraNames(s); len(names) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sel, err := Selector(names, r.Filters)
-			if err != nil {
-				extraErr = err
-				return
-			}
-			extra, extraWs, extraErr = c.queryMatrix(ctx, sel, v1.Range{Start: start, End: end, Step: time.Duration(g.Step) * time.Millisecond})
-		}()
-	}
-	if len(s.Metrics) > 0 {
-		sh, shErr = c.WithSchema(s).FetchShaped(ctx, g, r.Filters, groupBy)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		det, detErr = c.Detect(ctx, r.Filters, start, end)
+	}()
+	var rd shapedAutoRead
+	if len(c.schema.Metrics) > 0 || len(extraNames(c.schema)) > 0 {
+		rd = c.shapedAutoRead(ctx, c.schema, r, groupBy)
 	}
 	wg.Wait()
+	if detErr != nil {
+		return nil, nil, detErr
+	}
+	s := det.Schema
+	if s.ID != c.schema.ID || rd.labels == nil {
+		rd = c.shapedAutoRead(ctx, s, r, groupBy)
+	}
+	sh, shErr, extra, extraWs, extraErr, labels := rd.sh, rd.shErr, rd.extra, rd.extraWs, rd.extraErr, rd.labels
 	if extraErr != nil {
 		return nil, nil, extraErr
 	}
@@ -1206,4 +1204,45 @@ func (c *Client) FetchShapedAuto(ctx context.Context, r FetchRequest, groupBy []
 		f.Labels, f.LabelsErr = labels.m, labels.err
 	}
 	return f, sh, nil
+}
+
+// shapedAutoRead is what FetchShapedAuto reads of one schema, concurrently:
+// the shaped counters, the Extra metrics and the label lists.
+type shapedAutoRead struct {
+	sh       *Shaped
+	shErr    error
+	extra    model.Matrix
+	extraWs  []string
+	extraErr error
+	labels   *labelsAnswer
+}
+
+// shapedAutoRead reads schema s's shaped counters (FetchShaped), its Extra
+// metrics (their plain selector over the grid, as Fetch) and, when
+// r.Labels is set, the label lists, concurrently.
+func (c *Client) shapedAutoRead(ctx context.Context, s Schema, r FetchRequest, groupBy []string) shapedAutoRead {
+	g := r.Grid
+	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
+	var (
+		wg  sync.WaitGroup
+		out shapedAutoRead
+	)
+	out.labels = c.startLabels(ctx, &wg, s, r.Labels, start, end)
+	if names := extraNames(s); len(names) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sel, err := Selector(names, r.Filters)
+			if err != nil {
+				out.extraErr = err
+				return
+			}
+			out.extra, out.extraWs, out.extraErr = c.queryMatrix(ctx, sel, v1.Range{Start: start, End: end, Step: time.Duration(g.Step) * time.Millisecond})
+		}()
+	}
+	if len(s.Metrics) > 0 {
+		out.sh, out.shErr = c.WithSchema(s).FetchShaped(ctx, g, r.Filters, groupBy)
+	}
+	wg.Wait()
+	return out
 }

@@ -467,6 +467,66 @@ func TestFetchShapedAuto(t *testing.T) {
 	sameGroups(t, "FetchShapedAuto", sh.Groups(g), compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g))
 }
 
+// TestFetchShapedAutoAlongsideDetect: the shaped read of the client's
+// schema runs while Detect runs (a round trip less on every first load):
+// in front of a real Prometheus, Detect's look-up of the metric names is
+// held until a shaped query has arrived (read one after the other, Detect
+// would wait until the deadline and fail). The answer equals an
+// unhindered client's; so does that of a client of another schema, whose
+// early reads Detect's answer throws away.
+func TestFetchShapedAutoAlongsideDetect(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	srv := startFleet(t, fleet(8, gs))
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	shapedIn := make(chan struct{})
+	var once sync.Once
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/api/v1/query_range"):
+			once.Do(func() { close(shapedIn) })
+		case strings.HasSuffix(r.URL.Path, "/api/v1/label/__name__/values"):
+			select {
+			case <-shapedIn:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	g := fleetGrid(gs)
+	groupBy := []string{"model_name"}
+	for _, schema := range []Schema{VLLMV1, LlamaCpp} {
+		plain, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second, Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantSh, err := plain.FetchShapedAuto(ctx, FetchRequest{Grid: g, Labels: true}, groupBy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gated, err := New(Config{Address: gate.URL, ScrapeInterval: fleetScrape * time.Second, Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, sh, err := gated.FetchShapedAuto(ctx, FetchRequest{Grid: g, Labels: true}, groupBy)
+		if err != nil {
+			t.Fatalf("client of %s: %v (Detect waited for a shaped query that never came?)", schema.Name, err)
+		}
+		if f.Schema().ID != VLLMV1.ID || !reflect.DeepEqual(f.Series, want.Series) || !reflect.DeepEqual(f.Labels, want.Labels) ||
+			!reflect.DeepEqual(f.Warnings, want.Warnings) || sh.SourceSeries != wantSh.SourceSeries {
+			t.Errorf("client of %s: schema %s, %d series, labels %v, warnings %q; want vLLM V1 and the plain client's %d series, %v, %q",
+				schema.Name, f.Schema().Name, len(f.Series), f.Labels, f.Warnings, len(want.Series), want.Labels, want.Warnings)
+		}
+	}
+}
+
 // TestIrregularBatches: irregular label sets that share every label but
 // one are read together (at most maxBatch per query); the selection of
 // each batch holds exactly its label sets.
