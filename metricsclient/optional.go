@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -201,6 +202,20 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 	if err != nil {
 		return nil, err
 	}
+	// The native histograms are read while the classic series are (one
+	// round trip, not two); their warnings follow the classic ones'.
+	var (
+		native    nativeRead
+		nativeErr error
+		nativeOut = &OptionalFetch{}
+		wg        sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		native, nativeErr = c.fetchNative(ctx, s, g, filters, roles, nativeOut)
+	}()
+	defer wg.Wait()
 	step := time.Duration(g.Step) * time.Millisecond
 	q := "last_over_time(" + sel + "[" + model.Duration(Lookback(step).Round(time.Millisecond)).String() + "])"
 	r := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step}
@@ -227,9 +242,10 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 		}
 		byName[o.name] = append(byName[o.name], ss)
 	}
-	native, err := c.fetchNative(ctx, s, g, filters, roles, byName, out)
-	if err != nil {
-		return nil, err
+	wg.Wait()
+	out.Warnings = append(out.Warnings, nativeOut.Warnings...)
+	if nativeErr != nil {
+		return nil, nativeErr
 	}
 	for _, role := range roles {
 		chosen := ""
@@ -277,11 +293,11 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 
 // fetchNative reads the names of the histogram roles among roles as native
 // histograms over g with one query_range of the plain names (only when
-// there is such a role): the family of a role without classic series in
-// byName, and for one with classic series the native series its classic
-// ones leave out (nativeLeftOut). The answer maps a name to its native
-// series.
-func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, byName map[string]model.Matrix, out *OptionalFetch) (nativeRead, error) {
+// there is such a role), adding its warnings to out: the family of a role
+// without classic series, and for one with classic series the native
+// series its classic ones leave out (nativeLeftOut). The answer maps a
+// name to its native series.
+func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, out *OptionalFetch) (nativeRead, error) {
 	var names []string
 	for _, r := range roles {
 		if r.Kind() == OptionalHistogram {

@@ -1,9 +1,17 @@
 package metricsclient
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,6 +179,67 @@ func TestFetchOptionalAgainstPrometheus(t *testing.T) {
 	run := of.Families[RequestsRunning]
 	if len(run.Series) != 1 || len(run.Series[0].Points) != fixtures.SchemaSamples || run.Series[0].Points[5].V != 1 {
 		t.Errorf("running requests %+v", run)
+	}
+}
+
+// TestFetchOptionalOneRoundTrip: FetchOptional reads the native
+// histograms while it reads the classic series: in front of a real
+// Prometheus, the classic read (last_over_time) is held until the native
+// one (the plain names) has arrived; read one after the other, the
+// classic read would wait until the deadline and fail. The answer equals
+// an unhindered client's.
+func TestFetchOptionalOneRoundTrip(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")})
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	nativeIn := make(chan struct{})
+	var once sync.Once
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/api/v1/query_range") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+			form, _ := url.ParseQuery(string(body))
+			q := form.Get("query") + r.URL.Query().Get("query")
+			if strings.HasPrefix(q, "last_over_time(") {
+				select {
+				case <-nativeIn:
+				case <-r.Context().Done():
+					return
+				}
+			} else {
+				once.Do(func() { close(nativeIn) })
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer gate.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	g := schemaGrid(fixtures.SchemaStartUnix, fixtures.SchemaEndUnix)
+	plain, err := New(Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := plain.FetchOptional(ctx, VLLMV1, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated, err := New(Config{Address: gate.URL, ScrapeInterval: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := gated.FetchOptional(ctx, VLLMV1, g, nil)
+	if err != nil {
+		t.Fatalf("%v (the classic read waited for a native read that never came?)", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("answer differs from an unhindered client's:\n%+v\nwant\n%+v", got, want)
+	}
+	if len(got.Families) == 0 {
+		t.Errorf("no family read: the test compares nothing")
 	}
 }
 
