@@ -275,6 +275,9 @@ func (c *Client) startLabels(ctx context.Context, wg *sync.WaitGroup, s Schema, 
 	return a
 }
 
+// Schema is the schema whose series the window holds.
+func (w *Window) Schema() Schema { return w.det.Schema }
+
 // LabelsAt is when the window's label lists (Fetched.Labels) were read;
 // the zero time when it holds none.
 func (w *Window) LabelsAt() time.Time { return w.labelsAt }

@@ -362,6 +362,13 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		shapedF *metricsclient.Fetched
 		shaped  *metricsclient.Shaped
 	)
+	// The gap check's sample counts and the latency families need only the
+	// schema: they are read alongside the counters, for the schema this
+	// load most likely reads (read again below if the fetch finds another).
+	var early schemaReads
+	if s, ok := likelySchema(src, r.Prev); ok {
+		early = startSchemaReads(ctx, src, s, g, r.Filters)
+	}
 	if r.Prev == nil {
 		small := false
 		if live {
@@ -400,10 +407,14 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		r.trace("incremental")
 	}
 	r.trace("fetched")
-	// The gap check's sample counts and the latency families need only the
-	// schema: their reads run while the counters are computed.
-	samples := startSampleCounts(ctx, src, f, g, r.Filters)
-	latency := startOptional(ctx, src, f.Schema(), g, r.Filters)
+	reads := early
+	if len(early.schema.Metrics) == 0 || early.schema.ID != f.Schema().ID {
+		reads = startSchemaReads(ctx, src, f.Schema(), g, r.Filters)
+	}
+	samples, latency := reads.samples, reads.latency
+	if len(f.Series) == 0 {
+		samples = nil // no gaps to look for
+	}
 	if sh != nil {
 		m = fromShaped(sh, r)
 	} else {

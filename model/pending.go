@@ -12,8 +12,8 @@ import (
 // pending is a read running in its own goroutine, started as soon as what
 // it needs is known so that its round trip overlaps the others' and the
 // computing (Compute: the gap check's sample counts and the latency
-// families, both needing only the schema, start when the counters have
-// been fetched). wait returns its result. A panic in the read becomes its
+// families, both needing only the schema, start with the load, for the
+// schema it most likely reads). wait returns its result. A panic in the read becomes its
 // error: a panic in a goroutine would end the program (the page's wasm,
 // or the server of every viewer).
 type pending[T any] struct {
@@ -49,18 +49,51 @@ type sampleCounts struct {
 	warnings []string
 }
 
-// startSampleCounts starts the gap check's read of the selection's sample
-// counts per bucket (addIrregular), or returns nil when there is nothing
-// to check: no counters, no series, or fewer than 3 buckets.
-func startSampleCounts(ctx context.Context, src Source, f *metricsclient.Fetched, g compute.Grid, filters []metricsclient.Filter) *pending[sampleCounts] {
-	s := f.Schema()
-	if len(s.Metrics) == 0 || len(f.Series) == 0 || g.Buckets() < 3 {
+// startSampleCounts starts the gap check's read of the sample counts per
+// bucket of schema s's selection (addIrregular), or returns nil when there
+// is nothing to check: no counters or fewer than 3 buckets.
+func startSampleCounts(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) *pending[sampleCounts] {
+	if len(s.Metrics) == 0 || g.Buckets() < 3 {
 		return nil
 	}
 	return startRead(func() (sampleCounts, error) {
 		c, w, err := src.SchemaSampleCounts(ctx, s, g, filters)
 		return sampleCounts{c, w}, err
 	})
+}
+
+// schemaReads are the reads of a load that need only its schema: the gap
+// check's sample counts and the latency families.
+type schemaReads struct {
+	schema  metricsclient.Schema
+	samples *pending[sampleCounts]
+	latency *pending[*metricsclient.OptionalFetch]
+}
+
+// startSchemaReads starts the reads of schema s.
+func startSchemaReads(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) schemaReads {
+	return schemaReads{
+		schema:  s,
+		samples: startSampleCounts(ctx, src, s, g, filters),
+		latency: startOptional(ctx, src, s, g, filters),
+	}
+}
+
+// likelySchema is the schema a load most likely reads: the previous load's
+// (prev, a refresh), else the source's own (metricsclient.Client.Schema:
+// the one it asks alongside Detect); false when neither is known.
+func likelySchema(src Source, prev *metricsclient.Window) (metricsclient.Schema, bool) {
+	if prev != nil {
+		if s := prev.Schema(); len(s.Metrics) > 0 {
+			return s, true
+		}
+	}
+	if c, ok := src.(interface{ Schema() metricsclient.Schema }); ok {
+		if s := c.Schema(); len(s.Metrics) > 0 {
+			return s, true
+		}
+	}
+	return metricsclient.Schema{}, false
 }
 
 // startOptional starts the read of schema s's latency families over g

@@ -16,13 +16,23 @@ import (
 )
 
 // meetingSource is a real client whose sample counts and latency reads
-// each wait until the other has started: read one after the other, the
-// first would wait for ever (here: until its context's deadline, then
-// fail). panicLatency makes the latency read panic instead.
+// each wait until the other has started, and whose shaped read waits
+// until the sample counts' has: read one after the other, the first would
+// wait for ever (here: until its context's deadline, then fail).
+// panicLatency makes the latency read panic instead.
 type meetingSource struct {
 	*metricsclient.Client
 	samplesIn, latencyIn chan struct{}
 	panicLatency         bool
+}
+
+func (s *meetingSource) FetchShapedAuto(ctx context.Context, r metricsclient.FetchRequest, groupBy []string) (*metricsclient.Fetched, *metricsclient.Shaped, error) {
+	select {
+	case <-s.samplesIn:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	return s.Client.FetchShapedAuto(ctx, r, groupBy)
 }
 
 func (s *meetingSource) SchemaSampleCounts(ctx context.Context, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) ([]float64, []string, error) {
@@ -48,11 +58,13 @@ func (s *meetingSource) FetchOptional(ctx context.Context, sc metricsclient.Sche
 	return s.Client.FetchOptional(ctx, sc, g, filters, roles...)
 }
 
-// TestComputeReadsAlongside: once the counters are fetched, Compute reads
-// the gap check's sample counts and the latency families at the same time
-// (each of the two reads here waits for the other to start), and the Model
-// equals the one of a plain client. A panic in one of those reads becomes
-// the latency's error and a note; the rest of the Model stands.
+// TestComputeReadsAlongside: Compute reads the gap check's sample counts
+// and the latency families of the client's schema alongside the counters
+// (each of the three reads here waits for another to start), and the
+// Model equals the one of a plain client; so does that of a client of
+// another schema, whose early reads are read again for the schema the
+// fetch found. A panic in one of those reads becomes the latency's error
+// and a note; the rest of the Model stands.
 func TestComputeReadsAlongside(t *testing.T) {
 	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")})
 	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
@@ -85,6 +97,20 @@ func TestComputeReadsAlongside(t *testing.T) {
 	if len(m.samples) != len(plain.samples) || m.Latency.ITL != plain.Latency.ITL || m.Latency.GenerationTokens != plain.Latency.GenerationTokens || !reflect.DeepEqual(m.Stats, plain.Stats) {
 		t.Errorf("model differs from a plain client's: samples %v / %v, ITL %+v / %+v, generation %v / %v, stats %+v / %+v",
 			m.samples, plain.samples, m.Latency.ITL, plain.Latency.ITL, m.Latency.GenerationTokens, plain.Latency.GenerationTokens, m.Stats, plain.Stats)
+	}
+
+	llama, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second, Schema: metricsclient.LlamaCpp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = Compute(t.Context(), llama, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Latency == nil || m.Latency.Err != nil || m.Latency.ITL != plain.Latency.ITL || len(m.samples) != len(plain.samples) ||
+		!reflect.DeepEqual(m.Stats, plain.Stats) || strings.Join(m.Notes, "\n") != strings.Join(plain.Notes, "\n") {
+		t.Errorf("client of llama.cpp: latency %+v, samples %v, notes %q; want a vLLM V1 client's %+v, %v, %q",
+			m.Latency, m.samples, m.Notes, plain.Latency, plain.samples, plain.Notes)
 	}
 
 	bad := &meetingSource{Client: c, samplesIn: make(chan struct{}), latencyIn: make(chan struct{}), panicLatency: true}
