@@ -7,6 +7,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -39,8 +40,29 @@ func main() {
 		os.Exit(exitUsage)
 	}
 	if err := cmds[name](); err != nil {
+		var bad usageError
+		if errors.As(err, &bad) {
+			a.Errorf("%v, try --help", err)
+			os.Exit(exitUsage)
+		}
 		a.Fatalf("%v", err)
 	}
+}
+
+// usageError is a command line that parses but whose flag values cannot be
+// used together or at all (a report's --range=xyz, a simulator's
+// --engines=0): it exits with exitUsage, as a value kingpin refuses does.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// badFlags marks err (nil stays nil) as a usage error.
+func badFlags(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
 }
 
 // exitUsage is the exit status of a command line that cannot be parsed (no

@@ -56,6 +56,14 @@ func TestCommandLineUsageErrors(t *testing.T) {
 		// A bad value names its flag (kingpin's error is the value's own).
 		{[]string{"serve", "--scrape.interval=abc"}, 2, []string{`--scrape.interval="abc": time: invalid duration "abc"`}},
 		{[]string{"simulate", "--engines=x"}, 2, []string{`--engines="x": `}},
+		// Values kingpin accepts but the command cannot use are usage
+		// errors too.
+		{[]string{"report", "--range=xyz", "--prometheus.url=http://127.0.0.1:1"}, 2, []string{`--range="xyz": not a valid duration string`, "try --help"}},
+		{[]string{"report", "--filter=model_name"}, 2, []string{"--filter: "}},
+		{[]string{"simulate", "--engines=0"}, 2, []string{"--engines 0: want at least 1"}},
+		{[]string{"serve", "--scrape.interval=0s"}, 2, []string{"--scrape.interval must be positive"}},
+		// A report that runs and fails is not.
+		{[]string{"report", "--prometheus.url=http://127.0.0.1:1", "--timeout=5s"}, 1, []string{"127.0.0.1:1"}},
 		{[]string{"--help"}, 0, []string{"usage: specdash <command>", "report [<flags>]"}},
 		{[]string{"help", "report"}, 0, []string{"usage: specdash report [<flags>]"}},
 	} {

@@ -75,52 +75,16 @@ func parseDuration(flag, s string, allowZero bool) (time.Duration, error) {
 	return time.Duration(d), nil
 }
 
-// runReport parses r, builds the report and writes it to w.
+// runReport parses r, builds the report and writes it to w. Errors in r's
+// values are usage errors (badFlags).
 func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
-	var o report.Options
-	var err error
-	if o.Range, err = parseDuration("range", r.rng, false); err != nil {
-		return err
-	}
-	if o.Step, err = parseDuration("step", r.step, true); err != nil {
-		return err
-	}
-	scrape, err := parseDuration("scrape-interval", r.scrape, false)
+	o, scrape, timeout, err := reportOptions(r)
 	if err != nil {
-		return err
-	}
-	timeout, err := parseDuration("timeout", r.timeout, false)
-	if err != nil {
-		return err
-	}
-	if r.end != "" {
-		if o.End, err = time.Parse(time.RFC3339, r.end); err != nil {
-			return fmt.Errorf("--end=%q: want RFC 3339, e.g. 2025-05-01T12:00:00Z", r.end)
-		}
-	}
-	if o.Filters, err = report.ParseFilters(r.filters); err != nil {
-		return fmt.Errorf("--filter: %w", err)
-	}
-	o.GroupBy = r.groupBy
-	if o.Convention, err = report.ParseConvention(r.convention); err != nil {
-		return fmt.Errorf("--convention: %w", err)
-	}
-	if o.DraftCost, err = report.ParseCostRatios(r.costs); err != nil {
-		return fmt.Errorf("--draft-cost-ratio: %w", err)
-	}
-	if r.k < 0 {
-		return fmt.Errorf("--k=%d: want num_speculative_tokens, 1 or more (0: unknown)", r.k)
-	}
-	o.K = r.k
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	if r.url == "" {
-		return errors.New("required flag(s) '--prometheus.url' not provided (or read a log with --from-log FILE)")
+		return badFlags(err)
 	}
 	c, err := metricsclient.New(metricsclient.Config{Address: r.url, ScrapeInterval: scrape})
 	if err != nil {
-		return fmt.Errorf("--prometheus.url: %w", err)
+		return badFlags(fmt.Errorf("--prometheus.url: %w", err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -133,4 +97,50 @@ func runReport(ctx context.Context, r reportArgs, w io.Writer) error {
 	}
 	res.TextInsights = r.insights || (!r.insightsSet && len(r.costs) > 0)
 	return res.WriteText(w)
+}
+
+// reportOptions are the report's options, scrape interval and timeout
+// from r's flag values; an error names the flag.
+func reportOptions(r reportArgs) (o report.Options, scrape, timeout time.Duration, err error) {
+	fail := func(e error) (report.Options, time.Duration, time.Duration, error) {
+		return report.Options{}, 0, 0, e
+	}
+	if o.Range, err = parseDuration("range", r.rng, false); err != nil {
+		return fail(err)
+	}
+	if o.Step, err = parseDuration("step", r.step, true); err != nil {
+		return fail(err)
+	}
+	if scrape, err = parseDuration("scrape-interval", r.scrape, false); err != nil {
+		return fail(err)
+	}
+	if timeout, err = parseDuration("timeout", r.timeout, false); err != nil {
+		return fail(err)
+	}
+	if r.end != "" {
+		if o.End, err = time.Parse(time.RFC3339, r.end); err != nil {
+			return fail(fmt.Errorf("--end=%q: want RFC 3339, e.g. 2025-05-01T12:00:00Z", r.end))
+		}
+	}
+	if o.Filters, err = report.ParseFilters(r.filters); err != nil {
+		return fail(fmt.Errorf("--filter: %w", err))
+	}
+	o.GroupBy = r.groupBy
+	if o.Convention, err = report.ParseConvention(r.convention); err != nil {
+		return fail(fmt.Errorf("--convention: %w", err))
+	}
+	if o.DraftCost, err = report.ParseCostRatios(r.costs); err != nil {
+		return fail(fmt.Errorf("--draft-cost-ratio: %w", err))
+	}
+	if r.k < 0 {
+		return fail(fmt.Errorf("--k=%d: want num_speculative_tokens, 1 or more (0: unknown)", r.k))
+	}
+	o.K = r.k
+	if err := o.Validate(); err != nil {
+		return fail(err)
+	}
+	if r.url == "" {
+		return fail(errors.New("required flag(s) '--prometheus.url' not provided (or read a log with --from-log FILE)"))
+	}
+	return o, scrape, timeout, nil
 }

@@ -236,7 +236,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		CacheTTL:        f.cacheTTL,
 	}
 	if f.cacheTTL < 0 {
-		return fmt.Errorf("serve: --web.cache-ttl must be 0 (off) or positive, got %s", f.cacheTTL)
+		return badFlags(fmt.Errorf("serve: --web.cache-ttl must be 0 (off) or positive, got %s", f.cacheTTL))
 	}
 	if cfg.CacheTTL == 0 {
 		cfg.CacheTTL = -1 // off, as cache_ttl: 0s in the config file
@@ -250,7 +250,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	switch {
 	case f.configFile != "":
 		if f.promURL != "" || len(f.targets) > 0 {
-			return errors.New("serve: --config.file lists the sources: do not also give --prometheus.url or --scrape.target")
+			return badFlags(errors.New("serve: --config.file lists the sources: do not also give --prometheus.url or --scrape.target"))
 		}
 		fc, err := server.LoadConfigFile(f.configFile)
 		if err != nil {
@@ -300,10 +300,10 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		}
 	case f.promURL != "":
 		if len(f.targets) > 0 {
-			return errors.New("serve: --prometheus.url and --scrape.target exclude each other: the first reads an existing Prometheus, the second scrapes vLLM itself (embedded mode)")
+			return badFlags(errors.New("serve: --prometheus.url and --scrape.target exclude each other: the first reads an existing Prometheus, the second scrapes vLLM itself (embedded mode)"))
 		}
 		if f.promScrape <= 0 {
-			return fmt.Errorf("serve: --prometheus.scrape-interval must be positive, got %s", f.promScrape)
+			return badFlags(fmt.Errorf("serve: --prometheus.scrape-interval must be positive, got %s", f.promScrape))
 		}
 		cfg.PrometheusURL = f.promURL
 		cfg.ScrapeInterval = f.promScrape
@@ -311,7 +311,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		if f.scrape <= 0 {
 			// embedded.Config reads 0 as its default (5s): an explicit
 			// --scrape.interval=0s would be replaced without a word.
-			return fmt.Errorf("serve: --scrape.interval must be positive, got %s", f.scrape)
+			return badFlags(fmt.Errorf("serve: --scrape.interval must be positive, got %s", f.scrape))
 		}
 		targets := f.targets
 		simulated := len(targets) == 0

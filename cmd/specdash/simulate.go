@@ -48,23 +48,23 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 	cmds[cmd.FullCommand()] = func() error {
 		acc, err := parseProbs(*acceptance)
 		if err != nil {
-			return fmt.Errorf("--acceptance: %w", err)
+			return badFlags(fmt.Errorf("--acceptance: %w", err))
 		}
 		if !acceptanceSet {
 			acc = defaultAcceptance(*k)
 		}
 		if *native && (!*latency || *format != string(simulate.FormatVLLM)) {
-			return fmt.Errorf("--native-histograms needs --latency and --format %s", simulate.FormatVLLM)
+			return badFlags(fmt.Errorf("--native-histograms needs --latency and --format %s", simulate.FormatVLLM))
 		}
 		if *latency && *format != string(simulate.FormatVLLM) {
-			return fmt.Errorf("--latency serves vLLM's histogram: it needs --format %s (got %s)", simulate.FormatVLLM, *format)
+			return badFlags(fmt.Errorf("--latency serves vLLM's histogram: it needs --format %s (got %s)", simulate.FormatVLLM, *format))
 		}
 		if *engines < 1 {
-			return fmt.Errorf("--engines %d: want at least 1", *engines)
+			return badFlags(fmt.Errorf("--engines %d: want at least 1", *engines))
 		}
 		pat, err := simulate.ParsePattern(*pattern)
 		if err != nil {
-			return fmt.Errorf("--pattern: %w", err)
+			return badFlags(fmt.Errorf("--pattern: %w", err))
 		}
 		cfg := simulate.Config{
 			Models: *models, Engines: *engines, K: *k, Acceptance: acc,
@@ -75,11 +75,11 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 		for _, pm := range *perModel {
 			i := strings.LastIndexByte(pm, '=')
 			if i <= 0 {
-				return fmt.Errorf("--model-acceptance %q: want NAME=P[,P...]", pm)
+				return badFlags(fmt.Errorf("--model-acceptance %q: want NAME=P[,P...]", pm))
 			}
 			p, err := parseProbs(pm[i+1:])
 			if err != nil {
-				return fmt.Errorf("--model-acceptance %q: %w", pm, err)
+				return badFlags(fmt.Errorf("--model-acceptance %q: %w", pm, err))
 			}
 			if cfg.PerModel == nil {
 				cfg.PerModel = map[string]simulate.ModelOptions{}
@@ -91,7 +91,7 @@ func registerSimulate(a *kingpin.Application, cmds map[string]func() error) {
 			cfg.PerModel[pm[:i]] = o
 		}
 		if *tick <= 0 {
-			return fmt.Errorf("--tick %v: want > 0", *tick)
+			return badFlags(fmt.Errorf("--tick %v: want > 0", *tick))
 		}
 		return runSimulate(cfg, *listen, *paused)
 	}
