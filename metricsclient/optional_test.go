@@ -3,15 +3,9 @@ package metricsclient
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -190,32 +184,10 @@ func TestFetchOptionalAgainstPrometheus(t *testing.T) {
 // an unhindered client's.
 func TestFetchOptionalOneRoundTrip(t *testing.T) {
 	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")})
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	nativeIn := make(chan struct{})
-	var once sync.Once
-	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/api/v1/query_range") {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(strings.NewReader(string(body)))
-			form, _ := url.ParseQuery(string(body))
-			q := form.Get("query") + r.URL.Query().Get("query")
-			if strings.HasPrefix(q, "last_over_time(") {
-				select {
-				case <-nativeIn:
-				case <-r.Context().Done():
-					return
-				}
-			} else {
-				once.Do(func() { close(nativeIn) })
-			}
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	defer gate.Close()
+	isRange := func(path string) bool { return strings.HasSuffix(path, "/api/v1/query_range") }
+	gate := holdUntil(t, srv.URL,
+		func(path, q string) bool { return isRange(path) && strings.HasPrefix(q, "last_over_time(") },
+		func(path, q string) bool { return isRange(path) && !strings.HasPrefix(q, "last_over_time(") })
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	g := schemaGrid(fixtures.SchemaStartUnix, fixtures.SchemaEndUnix)

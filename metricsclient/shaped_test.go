@@ -467,6 +467,41 @@ func TestFetchShapedAuto(t *testing.T) {
 	sameGroups(t, "FetchShapedAuto", sh.Groups(g), compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g))
 }
 
+// holdUntil serves, on a test server, a reverse proxy to target in which
+// a request that hold matches waits until one that arrived matches has
+// come (or its own context ends): a read that another must not wait for
+// fails at its deadline if the two are made one after the other. The
+// matchers see the request's path and its PromQL query (form or URL).
+func holdUntil(t *testing.T, target string, hold, arrived func(path, query string) bool) *httptest.Server {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	in := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		form, _ := url.ParseQuery(string(body))
+		q := form.Get("query") + r.URL.Query().Get("query")
+		switch {
+		case arrived(r.URL.Path, q):
+			once.Do(func() { close(in) })
+		case hold(r.URL.Path, q):
+			select {
+			case <-in:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // TestFetchShapedAutoAlongsideDetect: the shaped read of the client's
 // schema runs while Detect runs (a round trip less on every first load):
 // in front of a real Prometheus, Detect's look-up of the metric names is
@@ -477,27 +512,9 @@ func TestFetchShapedAuto(t *testing.T) {
 func TestFetchShapedAutoAlongsideDetect(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
 	srv := startFleet(t, fleet(8, gs))
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	shapedIn := make(chan struct{})
-	var once sync.Once
-	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/api/v1/query_range"):
-			once.Do(func() { close(shapedIn) })
-		case strings.HasSuffix(r.URL.Path, "/api/v1/label/__name__/values"):
-			select {
-			case <-shapedIn:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	defer gate.Close()
+	gate := holdUntil(t, srv.URL,
+		func(path, _ string) bool { return strings.HasSuffix(path, "/api/v1/label/__name__/values") },
+		func(path, _ string) bool { return strings.HasSuffix(path, "/api/v1/query_range") })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	g := fleetGrid(gs)
