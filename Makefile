@@ -42,11 +42,13 @@ WASMFLAGS := -trimpath -gcflags=all=-l -gcflags=runtime= -gcflags=specdash/compu
 # go.sum, and $(WASM_INPUTS): the Go version, WASMFLAGS and that file list,
 # rewritten only when one of them changes (a linked file added or removed
 # counts; a test file or host-only code does not). Paths without spaces.
+# The list is read for the goals that build the wasm (web/dist/app.wasm by
+# name too), not for help, clean or deps.
 BUILD_DIR   := .build
 WASM_INPUTS := $(BUILD_DIR)/app.wasm.inputs
 WASM_LIST   := {{if not .Standard}}{{$$d := .Dir}}{{range .GoFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{range .SFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{range .EmbedFiles}}{{$$d}}/{{.}}{{"\n"}}{{end}}{{end}}
 WASM_INPUTS_CMD = { $(GO) env GOVERSION && echo '$(WASMFLAGS)' && GOOS=js GOARCH=wasm $(GO) list -deps -f '$(WASM_LIST)' ./cmd/specdash; }
-ifneq ($(filter all assets wasm build vet test bench run,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter all assets wasm build vet test bench run $(WASM) $(WASM).br $(WASM).gz,$(or $(MAKECMDGOALS),all)),)
 _ := $(shell mkdir -p $(BUILD_DIR) && $(WASM_INPUTS_CMD) > $(WASM_INPUTS).tmp && { cmp -s $(WASM_INPUTS).tmp $(WASM_INPUTS) || mv $(WASM_INPUTS).tmp $(WASM_INPUTS); }; rm -f $(WASM_INPUTS).tmp)
 WASM_SRCS := $(shell tail -n +3 $(WASM_INPUTS) 2>/dev/null)
 endif
