@@ -13,9 +13,11 @@ import (
 // it needs is known so that its round trip overlaps the others' and the
 // computing (Compute: the gap check's sample counts and the latency
 // families, both needing only the schema, start with the load, for the
-// schema it most likely reads). wait returns its result. A panic in the read becomes its
-// error: a panic in a goroutine would end the program (the page's wasm,
-// or the server of every viewer).
+// schema it most likely reads). wait returns its result. A panic in the
+// read becomes its error: a panic in a goroutine would end the program
+// (the page's wasm, or the server of every viewer). A read whose result
+// is not waited for (the load failed, or found another schema) runs to
+// its end, bounded by the load's context.
 type pending[T any] struct {
 	done chan struct{}
 	v    T
