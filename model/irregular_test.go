@@ -10,8 +10,6 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
-	"specdash/metricsclient"
 )
 
 // TestOutageAndRestarts: over the Outage fixture in a real Prometheus, the
@@ -22,11 +20,7 @@ import (
 // live view, whose raw read cannot count these restarts, reads shaped
 // too and shows the same.
 func TestOutageAndRestarts(t *testing.T) {
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := backfilledClient(t, fixtures.Outage())
 	start := int64(fixtures.OutageStartUnix) * 1000
 	g := compute.Grid{Start: start, End: start + 2400_000, Step: 60_000}
 	gapNote := "no samples for 5m from 2025-06-01T00:15:00Z: the source or its targets were down; the bucket after the gap holds the counts of the gap too, so its rates read high (marked on the charts)"

@@ -12,7 +12,6 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
 	"specdash/metricsclient"
 )
 
@@ -32,11 +31,7 @@ func latencyGrid() compute.Grid {
 // at t_j: four bins of ten buckets, each bucket 6 of 12 draft tokens
 // accepted and ITL 0.75 s over 24 steps).
 func TestLatencyAgainstPrometheus(t *testing.T) {
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c := backfilledClient(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")
 	g := latencyGrid()
 	m, err := Compute(t.Context(), c, Request{Grid: g, Filters: []metricsclient.Filter{{Name: "model_name", Values: []string{"m-v1"}}}})
 	if err != nil {
@@ -116,11 +111,7 @@ func TestLatencyAgainstPrometheus(t *testing.T) {
 // including the former ITL name; no latency value is defined and none is
 // NaN.
 func TestLatencyMissing(t *testing.T) {
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+"# EOF\n")})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := backfilledClient(t, fixtures.SchemaVLLMV1().Body+"# EOF\n")
 	m, err := Compute(t.Context(), c, Request{Grid: latencyGrid()})
 	if err != nil {
 		t.Fatal(err)
@@ -192,11 +183,7 @@ func measuredOpenMetrics(t0 int64) string {
 // A baseline with drafts gives the estimate and says why.
 func TestMeasuredSpeedup(t *testing.T) {
 	t0 := fixtures.SchemaStartUnix
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, measuredOpenMetrics(t0))})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := backfilledClient(t, measuredOpenMetrics(t0))
 	cur := compute.Grid{Start: (t0 + 300) * 1000, End: (t0 + 600) * 1000, Step: 15000}
 	base := compute.Grid{Start: t0 * 1000, End: (t0 + 300) * 1000, Step: 15000}
 	m, err := Compute(t.Context(), c, Request{Grid: cur, Baseline: &base})

@@ -11,7 +11,6 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
 	"specdash/metricsclient"
 )
 
@@ -66,11 +65,7 @@ func (s *meetingSource) FetchOptional(ctx context.Context, sc metricsclient.Sche
 // fetch found. A panic in one of those reads becomes the latency's error
 // and a note; the rest of the Model stands.
 func TestComputeReadsAlongside(t *testing.T) {
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c := backfilledClient(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")
 	g := latencyGrid()
 	req := Request{Grid: g, Filters: []metricsclient.Filter{{Name: "model_name", Values: []string{"m-v1"}}}}
 	plain, err := Compute(t.Context(), c, req)

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"specdash/compute"
-	"specdash/internal/promtest"
-	"specdash/metricsclient"
 )
 
 // TestTargetGone: counters scraped every 15 s for 20 minutes, then
@@ -36,11 +34,7 @@ func TestTargetGone(t *testing.T) {
 		}
 	}
 	b.WriteString("# EOF\n")
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, b.String())})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := backfilledClient(t, b.String())
 	g := compute.Grid{Start: t0 * 1000, End: (t0 + 25*60) * 1000, Step: 15_000}
 	m, err := Compute(t.Context(), c, Request{Grid: g, Now: time.UnixMilli(g.End).Add(time.Minute), Scrape: 15 * time.Second, Fixed: true})
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 
 	"specdash/compute"
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
-	"specdash/metricsclient"
 )
 
 // lateStartOM is two engines over 40 min from S, scraped every 15 s:
@@ -65,11 +63,7 @@ func lateStartOM() string {
 // buckets 5..13, bucket 14 holding the counts), on the shaped read (the
 // report) and on a small live view's raw read alike.
 func TestStartGapMarked(t *testing.T) {
-	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, lateStartOM())})
-	c, err := metricsclient.New(metricsclient.Config{Address: srv.URL, ScrapeInterval: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := backfilledClient(t, lateStartOM())
 	start := int64(fixtures.OutageStartUnix) * 1000
 	g := compute.Grid{Start: start, End: start + 2400_000, Step: 60_000}
 	note := `series {engine="1", model_name="late-model"} started at 2025-06-01T00:05:00Z but was first sampled at 2025-06-01T00:15:00Z: the bucket ending 2025-06-01T00:15:00Z holds the counts since the start, so its rates read high (marked on the charts)`
