@@ -1159,7 +1159,8 @@ func (c *Client) FetchShapedAuto(ctx context.Context, r FetchRequest, groupBy []
 		det, detErr = c.Detect(ctx, r.Filters, start, end)
 	}()
 	var rd shapedAutoRead
-	if len(c.schema.Metrics) > 0 || len(extraNames(c.schema)) > 0 {
+	early := len(c.schema.Metrics) > 0 || len(extraNames(c.schema)) > 0
+	if early {
 		rd = c.shapedAutoRead(ctx, c.schema, r, groupBy)
 	}
 	wg.Wait()
@@ -1167,7 +1168,7 @@ func (c *Client) FetchShapedAuto(ctx context.Context, r FetchRequest, groupBy []
 		return nil, nil, detErr
 	}
 	s := det.Schema
-	if s.ID != c.schema.ID || rd.labels == nil {
+	if !early || s.ID != c.schema.ID {
 		rd = c.shapedAutoRead(ctx, s, r, groupBy)
 	}
 	sh, shErr, extra, extraWs, extraErr, labels := rd.sh, rd.shErr, rd.extra, rd.extraWs, rd.extraErr, rd.labels
