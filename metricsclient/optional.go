@@ -145,6 +145,10 @@ type OptionalFetch struct {
 	// Warnings: the source's, and older names of a role found next to the
 	// newer one (not combined).
 	Warnings []string
+	// Incremental says that only the newest points were read: the others
+	// are the previous load's (FetchOptionalSince).
+	Incremental bool
+	raw         *optionalRaw
 }
 
 // FetchOptional reads the schema's optional metrics of the given roles (all
@@ -169,6 +173,47 @@ type OptionalFetch struct {
 // 3's custom buckets) is not read and a warning says why.
 // Errors: an invalid grid or filter, an *APIError, a malformed le label.
 func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
+	return c.FetchOptionalSince(ctx, nil, s, g, filters, roles...)
+}
+
+// optionalRaw is the source's answer of FetchOptionalSince over one grid,
+// before conversion, kept for the next load to continue (Window.WithReads).
+type optionalRaw struct {
+	schemaID string
+	// roles is roleKey of the roles read.
+	roles string
+	grid  compute.Grid
+	// classic is the last_over_time answer of every sample name (or the
+	// plain selector's when the source dropped the names: fellBack),
+	// native the plain names' answer of the histogram roles (nil: none).
+	classic, native model.Matrix
+	fellBack        bool
+	cacheable       bool
+}
+
+// roleKey identifies a set of roles.
+func roleKey(roles []OptionalRole) string {
+	k := make([]string, len(roles))
+	for i, r := range roles {
+		k[i] = string(r)
+	}
+	sort.Strings(k)
+	return strings.Join(k, ",")
+}
+
+// FetchOptionalSince is FetchOptional continuing prev, the Window of the
+// previous load of the same view (nil: a full read). When prev holds the
+// same roles' answer of schema s over its own grid (Window.WithReads) and
+// g continues it (Window.ContinuesAt: the same source, filters and step, a
+// live window that slid forward), the two query_range calls read only the
+// grid points from one step before prev's last final point on, and the
+// older points are prev's (MergeMatrix); the merged answers are converted
+// as a full read's are, so the result equals a full read's as long as the
+// points prev held as final did not change (the counters' incremental
+// read makes the same assumption). OptionalFetch.Incremental says which
+// it was. A continued read whose source answers with warnings, or drops
+// the metric names, is done again in full.
+func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
 	if err := ValidateGrid(g); err != nil {
 		return nil, err
 	}
@@ -202,35 +247,68 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 	if err != nil {
 		return nil, err
 	}
+	raw := &optionalRaw{schemaID: s.ID, roles: roleKey(roles), grid: g}
+	read := g
+	p := prev.optionalFor(s, raw.roles)
+	from, cont := int64(0), false
+	if p != nil {
+		from, cont = prev.ContinuesAt(c, g, filters)
+	}
+	if cont {
+		read = compute.Grid{Start: from, End: g.End, Step: g.Step}
+	}
 	// The native histograms are read while the classic series are (one
 	// round trip, not two); their warnings follow the classic ones'.
 	var (
-		native    nativeRead
-		nativeErr error
-		nativeOut = &OptionalFetch{}
-		wg        sync.WaitGroup
+		nativeWarns []string
+		nativeErr   error
+		wg          sync.WaitGroup
 	)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		native, nativeErr = c.fetchNative(ctx, s, g, filters, roles, nativeOut)
+		raw.native, nativeWarns, nativeErr = c.nativeMatrix(ctx, s, read, filters, roles)
 	}()
 	defer wg.Wait()
 	step := time.Duration(g.Step) * time.Millisecond
 	q := "last_over_time(" + sel + "[" + model.Duration(Lookback(step).Round(time.Millisecond)).String() + "])"
-	r := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step}
+	r := v1.Range{Start: time.UnixMilli(read.Start), End: time.UnixMilli(read.End), Step: step}
 	m, warns, err := c.queryMatrix(ctx, q, r)
-	out.Warnings = append(out.Warnings, warns...)
 	if err != nil {
 		return nil, err
 	}
 	if unnamed(m) {
-		m, warns, err = c.queryMatrix(ctx, sel, r)
-		out.Warnings = append(out.Warnings, warns...)
+		var more []string
+		m, more, err = c.queryMatrix(ctx, sel, r)
+		warns = append(warns, more...)
 		if err != nil {
 			return nil, err
 		}
+		raw.fellBack = true
+	}
+	wg.Wait()
+	if nativeErr != nil {
+		return nil, nativeErr
+	}
+	raw.cacheable = len(warns) == 0 && len(nativeWarns) == 0 && !raw.fellBack
+	if cont {
+		if !raw.cacheable {
+			return c.FetchOptionalSince(ctx, nil, s, g, filters, roles...)
+		}
+		m = MergeMatrix(p.classic, m, g.Start, from)
+		raw.native = MergeMatrix(p.native, raw.native, g.Start, from)
+		out.Incremental = true
+	}
+	raw.classic = m
+	out.raw = raw
+	out.Warnings = append(out.Warnings, warns...)
+	if raw.fellBack {
 		out.Warnings = append(out.Warnings, fallbackWarning(step))
+	}
+	out.Warnings = append(out.Warnings, nativeWarns...)
+	native, bad := nativeFromMatrix(raw.native)
+	for _, err := range bad {
+		out.Warnings = append(out.Warnings, "not read: "+err.Error())
 	}
 	// Group the samples by (role, name).
 	byName := map[string]model.Matrix{}
@@ -241,11 +319,6 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 			continue
 		}
 		byName[o.name] = append(byName[o.name], ss)
-	}
-	wg.Wait()
-	out.Warnings = append(out.Warnings, nativeOut.Warnings...)
-	if nativeErr != nil {
-		return nil, nativeErr
 	}
 	for _, role := range roles {
 		chosen := ""
@@ -291,13 +364,10 @@ func (c *Client) FetchOptional(ctx context.Context, s Schema, g compute.Grid, fi
 	return out, nil
 }
 
-// fetchNative reads the names of the histogram roles among roles as native
-// histograms over g with one query_range of the plain names (only when
-// there is such a role), adding its warnings to out: the family of a role
-// without classic series, and for one with classic series the native
-// series its classic ones leave out (nativeLeftOut). The answer maps a
-// name to its native series.
-func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole, out *OptionalFetch) (nativeRead, error) {
+// nativeMatrix reads the names of the histogram roles among roles as
+// native histograms over g with one query_range of the plain names (only
+// when there is such a role: nil otherwise), with the source's warnings.
+func (c *Client) nativeMatrix(ctx context.Context, s Schema, g compute.Grid, filters []Filter, roles []OptionalRole) (model.Matrix, []string, error) {
 	var names []string
 	for _, r := range roles {
 		if r.Kind() == OptionalHistogram {
@@ -305,23 +375,14 @@ func (c *Client) fetchNative(ctx context.Context, s Schema, g compute.Grid, filt
 		}
 	}
 	if len(names) == 0 {
-		return nativeRead{}, nil
+		return nil, nil, nil
 	}
 	sel, err := Selector(names, filters)
 	if err != nil {
-		return nativeRead{}, err
+		return nil, nil, err
 	}
 	step := time.Duration(g.Step) * time.Millisecond
-	m, warns, err := c.queryMatrix(ctx, sel, v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step})
-	out.Warnings = append(out.Warnings, warns...)
-	if err != nil {
-		return nativeRead{}, err
-	}
-	native, bad := nativeFromMatrix(m)
-	for _, err := range bad {
-		out.Warnings = append(out.Warnings, "not read: "+err.Error())
-	}
-	return native, nil
+	return c.queryMatrix(ctx, sel, v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step})
 }
 
 // nativeLeftOut names the native histogram series of a role's names that

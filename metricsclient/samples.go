@@ -44,31 +44,84 @@ func (s Schema) SampleCountQuery(filters []Filter, step time.Duration) (q string
 // Groups × buckets is one series, so the answer is small at any fleet size.
 // It returns nil, without error, when the schema has no counter family.
 func (c *Client) SampleCounts(ctx context.Context, g compute.Grid, filters []Filter) ([]float64, []string, error) {
-	step := time.Duration(g.Step) * time.Millisecond
-	q, ok, err := c.schema.SampleCountQuery(filters, step)
-	if err != nil || !ok {
+	sc, err := c.SchemaSampleCounts(ctx, c.schema, g, filters, nil)
+	if sc == nil {
 		return nil, nil, err
 	}
-	r := v1.Range{Start: time.UnixMilli(g.Start + g.Step), End: time.UnixMilli(g.End), Step: step}
-	m, warnings, err := c.queryMatrix(ctx, q, r)
-	if err != nil {
-		return nil, warnings, err
-	}
-	out := make([]float64, g.Buckets())
-	for _, ss := range m {
-		for _, sp := range ss.Values {
-			if j := g.BucketAt(int64(sp.Timestamp)); j < len(out) {
-				out[j] += float64(sp.Value)
-			}
-		}
-	}
-	return out, warnings, nil
+	return sc.Counts, sc.Warnings, err
+}
+
+// SampleCounts is SchemaSampleCounts' answer.
+type SampleCounts struct {
+	// Counts are the samples in each bucket of the grid (nil when the
+	// schema has no counter family).
+	Counts []float64
+	// Warnings are the source's.
+	Warnings []string
+	// Incremental says that only the newest buckets were read: the
+	// others are the previous load's (SchemaSampleCounts' prev).
+	Incremental bool
+	schemaID    string
+	grid        compute.Grid
+	cacheable   bool
 }
 
 // SchemaSampleCounts is SampleCounts of schema s's selection (for a
 // client whose schema was detected per load).
-func (c *Client) SchemaSampleCounts(ctx context.Context, s Schema, g compute.Grid, filters []Filter) ([]float64, []string, error) {
-	return c.WithSchema(s).SampleCounts(ctx, g, filters)
+//
+// prev is the Window of the previous load of the same view, or nil. When
+// it holds this query's answer over its own grid (Window.WithReads) and g
+// continues it (Window.ContinuesAt: the same source, filters and step, a
+// live window that slid forward), only the buckets from one step before
+// prev's last final point on are read; the older ones, final, are
+// prev's. The result equals a full read as long as the samples prev held
+// as final did not change (the counters' incremental read makes the same
+// assumption). Errors: those of SampleCounts.
+func (c *Client) SchemaSampleCounts(ctx context.Context, s Schema, g compute.Grid, filters []Filter, prev *Window) (*SampleCounts, error) {
+	step := time.Duration(g.Step) * time.Millisecond
+	q, ok, err := s.SampleCountQuery(filters, step)
+	if err != nil {
+		return nil, err
+	}
+	out := &SampleCounts{schemaID: s.ID, grid: g}
+	if !ok {
+		return out, nil
+	}
+	out.Counts = make([]float64, g.Buckets())
+	readFrom := g.Start + g.Step // the point of bucket 0
+	if p := prev.samplesFor(s); p != nil {
+		if from, ok := prev.ContinuesAt(c, g, filters); ok {
+			// Bucket j's count is the query's value at its end point.
+			for j, v := range p.Counts {
+				t := p.grid.Start + int64(j+1)*p.grid.Step
+				if t >= from {
+					break
+				}
+				if t > g.Start {
+					out.Counts[g.BucketAt(t)] = v
+				}
+			}
+			readFrom, out.Incremental = max(from, readFrom), true
+		}
+	}
+	r := v1.Range{Start: time.UnixMilli(readFrom), End: time.UnixMilli(g.End), Step: step}
+	m, warnings, err := c.queryMatrix(ctx, q, r)
+	out.Warnings = warnings
+	if err != nil {
+		out.Counts = nil
+		return out, err
+	}
+	out.cacheable = len(warnings) == 0
+	for _, ss := range m {
+		for _, sp := range ss.Values {
+			if t := int64(sp.Timestamp); t >= readFrom {
+				if j := g.BucketAt(t); j < len(out.Counts) {
+					out.Counts[j] += float64(sp.Value)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // SelectionSize returns the number of counter series of the known schemas

@@ -73,6 +73,10 @@ type Window struct {
 	cacheable bool
 	labels    map[string][]string
 	labelsAt  time.Time
+	// samples and optional are the load's other reads over grid, kept
+	// for the next load to continue (WithReads); nil when not kept.
+	samples  *SampleCounts
+	optional *OptionalFetch
 }
 
 // Grid returns the grid the window was read for.
@@ -275,6 +279,44 @@ func (c *Client) startLabels(ctx context.Context, wg *sync.WaitGroup, s Schema, 
 	return a
 }
 
+// WithReads returns a copy of w that also keeps the load's sample counts
+// and optional families (either may be nil), so that the next load's
+// SchemaSampleCounts and FetchOptionalSince read only their newest points,
+// as Fetch does for the counters. A read is kept only when it is of w's
+// grid and its source answered without warnings. w itself is not
+// modified; a nil w stays nil.
+func (w *Window) WithReads(samples *SampleCounts, optional *OptionalFetch) *Window {
+	if w == nil {
+		return nil
+	}
+	cp := *w
+	cp.samples, cp.optional = nil, nil
+	if samples != nil && samples.cacheable && samples.grid == w.grid {
+		cp.samples = samples
+	}
+	if optional != nil && optional.raw != nil && optional.raw.cacheable && optional.raw.grid == w.grid {
+		cp.optional = optional
+	}
+	return &cp
+}
+
+// samplesFor is the sample counts w keeps of schema s, or nil.
+func (w *Window) samplesFor(s Schema) *SampleCounts {
+	if w == nil || w.samples == nil || w.samples.schemaID != s.ID || w.samples.Counts == nil {
+		return nil
+	}
+	return w.samples
+}
+
+// optionalFor is the raw answer of the optional families w keeps of schema
+// s and the roles of key (roleKey), or nil.
+func (w *Window) optionalFor(s Schema, key string) *optionalRaw {
+	if w == nil || w.optional == nil || w.optional.raw.schemaID != s.ID || w.optional.raw.roles != key {
+		return nil
+	}
+	return w.optional.raw
+}
+
 // Schema is the schema whose series the window holds.
 func (w *Window) Schema() Schema { return w.det.Schema }
 
@@ -464,20 +506,21 @@ func extraFromMatrix(m model.Matrix, s Schema) []ExtraSeries {
 // up to before from, and fresh, the answer over the grid points from from
 // on (from > start, on the grid); points of each series in ascending time,
 // as Prometheus answers. Per series (label set): prev's points at start <=
-// T < from followed by all of fresh's points. prev's points at or after
-// from are replaced by fresh's (a point fresh no longer has is gone, as it
-// would be from a full answer); series only in prev keep their points
-// before from; series only in fresh come in; series left without points
-// are dropped. Order: prev's series in prev's order, then the new ones in
-// fresh's order (SeriesFromMatrix sorts what it returns). Neither input is
-// modified; the result's point slices are its own, its label sets are
-// prev's or fresh's (never modified by this package). Histogram samples
-// are not kept (the queries read counters and gauges). Cost O(points +
-// series), one allocation per series for its points.
+// T < from followed by all of fresh's points, float samples and native
+// histogram samples alike. prev's points at or after from are replaced by
+// fresh's (a point fresh no longer has is gone, as it would be from a full
+// answer); series only in prev keep their points before from; series only
+// in fresh come in; series left without points are dropped. Order: prev's
+// series in prev's order, then the new ones in fresh's order
+// (SeriesFromMatrix sorts what it returns). Neither input is modified; the
+// result's point slices are its own, its label sets and histograms are
+// prev's or fresh's (never modified by this package). Cost O(points +
+// series), one allocation per series and kind for its points.
 func MergeMatrix(prev, fresh model.Matrix, start, from int64) model.Matrix {
 	type entry struct {
-		metric   model.Metric
-		old, new []model.SamplePair // sub-slices of the inputs, not copies
+		metric           model.Metric
+		old, new         []model.SamplePair // sub-slices of the inputs, not copies
+		oldHist, newHist []model.SampleHistogramPair
 	}
 	byFP := make(map[model.Fingerprint][]*entry, len(prev)+len(fresh))
 	all := make([]*entry, 0, len(prev)+len(fresh))
@@ -496,22 +539,29 @@ func MergeMatrix(prev, fresh model.Matrix, start, from int64) model.Matrix {
 	for _, ss := range prev {
 		lo := sort.Search(len(ss.Values), func(i int) bool { return int64(ss.Values[i].Timestamp) >= start })
 		hi := sort.Search(len(ss.Values), func(i int) bool { return int64(ss.Values[i].Timestamp) >= from })
-		if lo < hi {
+		hlo := sort.Search(len(ss.Histograms), func(i int) bool { return int64(ss.Histograms[i].Timestamp) >= start })
+		hhi := sort.Search(len(ss.Histograms), func(i int) bool { return int64(ss.Histograms[i].Timestamp) >= from })
+		if lo < hi || hlo < hhi {
 			e := find(ss.Metric)
-			e.old = ss.Values[lo:hi]
+			e.old, e.oldHist = ss.Values[lo:hi], ss.Histograms[hlo:hhi]
 		}
 	}
 	for _, ss := range fresh {
-		if len(ss.Values) > 0 {
+		if len(ss.Values) > 0 || len(ss.Histograms) > 0 {
 			e := find(ss.Metric)
-			e.new = ss.Values
+			e.new, e.newHist = ss.Values, ss.Histograms
 		}
 	}
 	out := make(model.Matrix, 0, len(all))
 	for _, e := range all {
-		vals := make([]model.SamplePair, 0, len(e.old)+len(e.new))
-		vals = append(append(vals, e.old...), e.new...)
-		out = append(out, &model.SampleStream{Metric: e.metric, Values: vals})
+		ss := &model.SampleStream{Metric: e.metric}
+		if n := len(e.old) + len(e.new); n > 0 {
+			ss.Values = append(append(make([]model.SamplePair, 0, n), e.old...), e.new...)
+		}
+		if n := len(e.oldHist) + len(e.newHist); n > 0 {
+			ss.Histograms = append(append(make([]model.SampleHistogramPair, 0, n), e.oldHist...), e.newHist...)
+		}
+		out = append(out, ss)
 	}
 	return out
 }

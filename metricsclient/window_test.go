@@ -76,6 +76,19 @@ func TestMergeMatrix(t *testing.T) {
 	if m := MergeMatrix(nil, nil, 0, 1); len(m) != 0 {
 		t.Fatalf("empty inputs: %v", m)
 	}
+	// Native histogram samples merge as float samples do.
+	h := func(ts int64, count float64) model.SampleHistogramPair {
+		return model.SampleHistogramPair{Timestamp: model.Time(ts), Histogram: &model.SampleHistogram{Count: model.FloatString(count)}}
+	}
+	hs := func(name string, ps ...model.SampleHistogramPair) *model.SampleStream {
+		return &model.SampleStream{Metric: model.Metric{model.MetricNameLabel: model.LabelValue(name)}, Histograms: ps}
+	}
+	got = MergeMatrix(model.Matrix{hs("itl", h(1000, 1), h(2000, 2), h(3000, 3), h(4000, 4)), hs("gone", h(1000, 9))},
+		model.Matrix{hs("itl", h(4000, 40), h(5000, 50))}, 2000, 4000)
+	want = model.Matrix{hs("itl", h(2000, 2), h(3000, 3), h(4000, 40), h(5000, 50))}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged histograms:\n%v\nwant:\n%v", got, want)
+	}
 }
 
 // TestWindowContinuesAt: which grids a window continues, and from where
@@ -285,3 +298,100 @@ func TestRefreshLabels(t *testing.T) {
 		t.Errorf("incremental fetch: incremental %v, labels %v read at %v; want the refreshed ones of %v", inc.Incremental, inc.Labels, w2.LabelsAt(), later)
 	}
 }
+
+// TestSchemaReadsIncrementalEqualFull: against a real Prometheus holding
+// vLLM V1's counters with its latency, output and load families (a counter
+// reset of one engine's inter-token latency histogram at t_21, an older
+// histogram name next to the newer one), a live window sliding forward
+// reads its sample counts and optional families continuing the previous
+// load's Window (Window.WithReads), and both equal a full read at every
+// slide; reads of other roles or of another grid are not continued.
+func TestSchemaReadsIncrementalEqualFull(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")})
+	const scrape = 15 * time.Second
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	S := fixtures.SchemaStartUnix
+	const rng = 5 * time.Minute
+	var prev *Window
+	incremental := 0
+	// The data ends at S+600: the last slides see its end leave the window.
+	for i, now := range []int64{S + 330, S + 353, S + 353, S + 400, S + 461, S + 540, S + 611, S + 690, S + 760} {
+		at := time.Unix(now, 0)
+		g := AlignGrid(at, rng, scrape)
+		what := fmt.Sprintf("load %d (now S+%d s)", i, now-S)
+		_, w, err := c.Fetch(ctx, FetchRequest{Grid: g, Prev: prev, Settled: at.Add(-scrape - 5*time.Second), Now: at})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		fullSC, err := c.SchemaSampleCounts(ctx, VLLMV1, g, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		incSC, err := c.SchemaSampleCounts(ctx, VLLMV1, g, nil, prev)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		fullOF, err := c.FetchOptionalSince(ctx, nil, VLLMV1, g, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		incOF, err := c.FetchOptionalSince(ctx, prev, VLLMV1, g, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if fullSC.Incremental || fullOF.Incremental {
+			t.Fatalf("%s: a read without a previous window says it was incremental", what)
+		}
+		if want := i > 0; incSC.Incremental != want || incOF.Incremental != want {
+			t.Fatalf("%s: incremental sample counts %v, optional families %v; want %v", what, incSC.Incremental, incOF.Incremental, want)
+		}
+		if incSC.Incremental {
+			incremental++
+		}
+		if !reflect.DeepEqual(fullSC.Counts, incSC.Counts) || !reflect.DeepEqual(fullSC.Warnings, incSC.Warnings) {
+			t.Fatalf("%s: sample counts\nfull        %v\nincremental %v", what, fullSC.Counts, incSC.Counts)
+		}
+		if !reflect.DeepEqual(fullOF.Families, incOF.Families) || !reflect.DeepEqual(fullOF.Warnings, incOF.Warnings) {
+			t.Fatalf("%s: optional families differ:\nfull        %+v\nincremental %+v", what, fullOF, incOF)
+		}
+		// The comparison must compare something: while the data is in the
+		// window, the counters store a sample every 15 s, and the
+		// histograms, counter and gauge are read.
+		if now < S+600 {
+			sum := 0.0
+			for _, v := range fullSC.Counts {
+				sum += v
+			}
+			itl := fullOF.Families[InterTokenLatency]
+			if sum == 0 || len(itl.Histograms) != 2 || len(fullOF.Families[GenerationTokens].Series) != 1 || len(fullOF.Families[RequestsRunning].Series) != 1 {
+				t.Fatalf("%s: %v samples, %d histograms, families %v: the comparison proves nothing", what, sum, len(itl.Histograms), fullOF.Families)
+			}
+		}
+		prev = w.WithReads(incSC, incOF)
+	}
+	if incremental != 8 {
+		t.Fatalf("%d incremental reads, want 8", incremental)
+	}
+	// Another set of roles, or reads of another grid, are not continued.
+	at := time.Unix(S+790, 0)
+	g := AlignGrid(at, rng, scrape)
+	if of, err := c.FetchOptionalSince(ctx, prev, VLLMV1, g, nil, InterTokenLatency); err != nil || of.Incremental {
+		t.Errorf("other roles: incremental %v, %v", of != nil && of.Incremental, err)
+	}
+	other := compute.Grid{Start: prev.grid.Start - scrape.Milliseconds(), End: prev.grid.End, Step: prev.grid.Step}
+	sc, err := c.SchemaSampleCounts(ctx, VLLMV1, other, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept := prev.WithReads(sc, nil); kept.samples != nil || kept.optional != nil {
+		t.Errorf("a window kept reads of another grid")
+	}
+	if kept := prev.WithReads(nil, nil); prev.samples == nil || prev.optional == nil || kept.samples != nil {
+		t.Errorf("WithReads modified its window")
+	}
+}
+

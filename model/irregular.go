@@ -32,7 +32,7 @@ const maxIrregularNotes = 3
 //
 // samples is the sample counts' read, started by the caller
 // (startSampleCounts; nil: no check).
-func (m *Model) addIrregular(ctx context.Context, f *metricsclient.Fetched, sh *metricsclient.Shaped, samples *pending[sampleCounts]) {
+func (m *Model) addIrregular(ctx context.Context, f *metricsclient.Fetched, sh *metricsclient.Shaped, samples *pending[*metricsclient.SampleCounts]) {
 	g := m.Grid
 	if sh != nil {
 		m.Resets = sh.Resets
@@ -46,16 +46,17 @@ func (m *Model) addIrregular(ctx context.Context, f *metricsclient.Fetched, sh *
 		return
 	}
 	sc, err := samples.wait()
-	counts := sc.counts
-	m.Notes = append(m.Notes, sc.warnings...)
+	if sc != nil {
+		m.Notes = append(m.Notes, sc.Warnings...)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			m.Notes = append(m.Notes, "data gaps could not be looked for: "+err.Error())
 		}
 		return
 	}
-	m.samples = counts
-	m.Gaps = compute.FindGaps(counts)
+	m.samples = sc.Counts
+	m.Gaps = compute.FindGaps(sc.Counts)
 	m.Notes = append(m.Notes, compute.GapNotes(m.Gaps, g, maxIrregularNotes, m.Request.Location)...)
 }
 

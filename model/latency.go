@@ -39,10 +39,11 @@ const Dash = "–"
 const ITLCaveat = "vLLM records one inter-token latency per engine step; with speculation one step can emit several tokens, so ITL is per step, not per token"
 
 // OptionalSource is a Source that can also read a schema's optional
-// families (*metricsclient.Client). Compute reads latency only from such a
-// source.
+// families (*metricsclient.Client.FetchOptionalSince: a live window that
+// slid forward continues prev's read). Compute reads latency only from
+// such a source.
 type OptionalSource interface {
-	FetchOptional(ctx context.Context, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error)
+	FetchOptionalSince(ctx context.Context, prev *metricsclient.Window, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error)
 }
 
 // latencyRoles are the optional families Compute reads.
@@ -287,7 +288,7 @@ func (m *Model) measure(ctx context.Context, src Source, s metricsclient.Schema)
 		me.Reason = "the source cannot read inter-token latency"
 		return
 	}
-	f, err := os.FetchOptional(ctx, s, b.Grid, m.Request.Filters, metricsclient.InterTokenLatency)
+	f, err := os.FetchOptionalSince(ctx, nil, s, b.Grid, m.Request.Filters, metricsclient.InterTokenLatency)
 	if err != nil {
 		me.Reason = "baseline inter-token latency: " + err.Error()
 		return

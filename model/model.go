@@ -37,8 +37,8 @@ type Source interface {
 	FetchShapedAuto(ctx context.Context, r metricsclient.FetchRequest, groupBy []string) (*metricsclient.Fetched, *metricsclient.Shaped, error)
 	// SchemaSampleCounts is the number of samples of schema s's selection
 	// in each bucket of g (metricsclient.Client.SchemaSampleCounts): the
-	// data gaps.
-	SchemaSampleCounts(ctx context.Context, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) ([]float64, []string, error)
+	// data gaps. A live window that slid forward continues prev's.
+	SchemaSampleCounts(ctx context.Context, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, prev *metricsclient.Window) (*metricsclient.SampleCounts, error)
 	// Fetch reads the counters (and the schema's extra series) of
 	// r.Grid with r.Filters, continuing r.Prev when it can
 	// (metricsclient.Client.Fetch). r.GroupBy names the labels the
@@ -367,7 +367,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	// load most likely reads (read again below if the fetch finds another).
 	var early schemaReads
 	if s, ok := likelySchema(src, r.Prev); ok {
-		early = startSchemaReads(ctx, src, s, g, r.Filters)
+		early = startSchemaReads(ctx, src, s, g, r.Filters, r.Prev)
 	}
 	if r.Prev == nil {
 		small := false
@@ -409,7 +409,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 	r.trace("fetched")
 	reads := early
 	if len(early.schema.Metrics) == 0 || early.schema.ID != f.Schema().ID {
-		reads = startSchemaReads(ctx, src, f.Schema(), g, r.Filters)
+		reads = startSchemaReads(ctx, src, f.Schema(), g, r.Filters, r.Prev)
 	}
 	samples, latency := reads.samples, reads.latency
 	if len(f.Series) == 0 {
@@ -441,7 +441,7 @@ func Compute(ctx context.Context, src Source, r Request) (m *Model, err error) {
 		m.Baseline = loadBaseline(ctx, src, r, *r.Baseline)
 		m.measure(ctx, src, f.Schema())
 	}
-	m.Window = w
+	m.Window = keepReads(w, samples, latency)
 	m.noteClockSkew(src)
 	return m, nil
 }

@@ -45,22 +45,16 @@ func (p *pending[T]) wait() (T, error) {
 	return p.v, p.err
 }
 
-// sampleCounts is SchemaSampleCounts' answer.
-type sampleCounts struct {
-	counts   []float64
-	warnings []string
-}
-
 // startSampleCounts starts the gap check's read of the sample counts per
 // bucket of schema s's selection (addIrregular), or returns nil when there
-// is nothing to check: no counters or fewer than 3 buckets.
-func startSampleCounts(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) *pending[sampleCounts] {
+// is nothing to check: no counters or fewer than 3 buckets. A live window
+// that slid forward continues prev's read.
+func startSampleCounts(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, prev *metricsclient.Window) *pending[*metricsclient.SampleCounts] {
 	if len(s.Metrics) == 0 || g.Buckets() < 3 {
 		return nil
 	}
-	return startRead(func() (sampleCounts, error) {
-		c, w, err := src.SchemaSampleCounts(ctx, s, g, filters)
-		return sampleCounts{c, w}, err
+	return startRead(func() (*metricsclient.SampleCounts, error) {
+		return src.SchemaSampleCounts(ctx, s, g, filters, prev)
 	})
 }
 
@@ -68,17 +62,42 @@ func startSampleCounts(ctx context.Context, src Source, s metricsclient.Schema, 
 // check's sample counts and the latency families.
 type schemaReads struct {
 	schema  metricsclient.Schema
-	samples *pending[sampleCounts]
+	samples *pending[*metricsclient.SampleCounts]
 	latency *pending[*metricsclient.OptionalFetch]
 }
 
-// startSchemaReads starts the reads of schema s.
-func startSchemaReads(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) schemaReads {
+// startSchemaReads starts the reads of schema s, continuing prev's (the
+// previous load's Window, which keeps its reads: keepReads) when the
+// window slid forward.
+func startSchemaReads(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, prev *metricsclient.Window) schemaReads {
 	return schemaReads{
 		schema:  s,
-		samples: startSampleCounts(ctx, src, s, g, filters),
-		latency: startOptional(ctx, src, s, g, filters),
+		samples: startSampleCounts(ctx, src, s, g, filters, prev),
+		latency: startOptional(ctx, src, s, g, filters, prev),
 	}
+}
+
+// keepReads returns w with the results of reads that succeeded, for the
+// next load to continue (metricsclient.Window.WithReads); nil stays nil.
+func keepReads(w *metricsclient.Window, samples *pending[*metricsclient.SampleCounts], latency *pending[*metricsclient.OptionalFetch]) *metricsclient.Window {
+	if w == nil {
+		return nil
+	}
+	var (
+		sc *metricsclient.SampleCounts
+		of *metricsclient.OptionalFetch
+	)
+	if samples != nil {
+		if v, err := samples.wait(); err == nil {
+			sc = v
+		}
+	}
+	if latency != nil {
+		if v, err := latency.wait(); err == nil {
+			of = v
+		}
+	}
+	return w.WithReads(sc, of)
 }
 
 // likelySchema is the schema a load most likely reads: the previous load's
@@ -99,14 +118,15 @@ func likelySchema(src Source, prev *metricsclient.Window) (metricsclient.Schema,
 }
 
 // startOptional starts the read of schema s's latency families over g
-// (addLatency), or returns nil when src cannot read them or s has none.
-func startOptional(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) *pending[*metricsclient.OptionalFetch] {
+// (addLatency), or returns nil when src cannot read them or s has none. A
+// live window that slid forward continues prev's read.
+func startOptional(ctx context.Context, src Source, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, prev *metricsclient.Window) *pending[*metricsclient.OptionalFetch] {
 	os, ok := src.(OptionalSource)
 	roles := schemaLatencyRoles(s)
 	if !ok || len(roles) == 0 {
 		return nil
 	}
 	return startRead(func() (*metricsclient.OptionalFetch, error) {
-		return os.FetchOptional(ctx, s, g, filters, roles...)
+		return os.FetchOptionalSince(ctx, prev, s, g, filters, roles...)
 	})
 }

@@ -34,17 +34,17 @@ func (s *meetingSource) FetchShapedAuto(ctx context.Context, r metricsclient.Fet
 	return s.Client.FetchShapedAuto(ctx, r, groupBy)
 }
 
-func (s *meetingSource) SchemaSampleCounts(ctx context.Context, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter) ([]float64, []string, error) {
+func (s *meetingSource) SchemaSampleCounts(ctx context.Context, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, prev *metricsclient.Window) (*metricsclient.SampleCounts, error) {
 	close(s.samplesIn)
 	select {
 	case <-s.latencyIn:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
-	return s.Client.SchemaSampleCounts(ctx, sc, g, filters)
+	return s.Client.SchemaSampleCounts(ctx, sc, g, filters, prev)
 }
 
-func (s *meetingSource) FetchOptional(ctx context.Context, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
+func (s *meetingSource) FetchOptionalSince(ctx context.Context, prev *metricsclient.Window, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
 	if s.panicLatency {
 		panic("latency read failed badly")
 	}
@@ -54,7 +54,7 @@ func (s *meetingSource) FetchOptional(ctx context.Context, sc metricsclient.Sche
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return s.Client.FetchOptional(ctx, sc, g, filters, roles...)
+	return s.Client.FetchOptionalSince(ctx, prev, sc, g, filters, roles...)
 }
 
 // TestComputeReadsAlongside: Compute reads the gap check's sample counts
@@ -119,5 +119,81 @@ func TestComputeReadsAlongside(t *testing.T) {
 	}
 	if !reflect.DeepEqual(m.Stats, plain.Stats) || len(m.samples) != len(plain.samples) {
 		t.Errorf("stats %+v, samples %v: want the plain client's %+v, %v", m.Stats, m.samples, plain.Stats, plain.samples)
+	}
+}
+
+// incrementalSource is a real client that records whether each sample
+// counts' and latency read continued the previous load's (Incremental).
+type incrementalSource struct {
+	*metricsclient.Client
+	samples, latency []bool
+}
+
+func (s *incrementalSource) SchemaSampleCounts(ctx context.Context, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, prev *metricsclient.Window) (*metricsclient.SampleCounts, error) {
+	r, err := s.Client.SchemaSampleCounts(ctx, sc, g, filters, prev)
+	if err == nil {
+		s.samples = append(s.samples, r.Incremental)
+	}
+	return r, err
+}
+
+func (s *incrementalSource) FetchOptionalSince(ctx context.Context, prev *metricsclient.Window, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
+	r, err := s.Client.FetchOptionalSince(ctx, prev, sc, g, filters, roles...)
+	if err == nil {
+		s.latency = append(s.latency, r.Incremental)
+	}
+	return r, err
+}
+
+// TestRefreshContinuesSchemaReads: a live view's refreshes (Request.Prev,
+// the window sliding forward) read the gap check's sample counts and the
+// latency families continuing the previous load's, as the counters are
+// (only the newest points: metricsclient.Window.WithReads), and each
+// refresh's Model has the same gaps, sample counts and latency as a full
+// load of its window, over vLLM V1's counters and latency families in a
+// real Prometheus (a reset in one engine's histogram). A load of another
+// filter reads them in full.
+func TestRefreshContinuesSchemaReads(t *testing.T) {
+	_, c := backfilledClient(t, fixtures.SchemaVLLMV1().Body+fixtures.Latency()+"# EOF\n")
+	const scrape = 15 * time.Second
+	S := fixtures.SchemaStartUnix
+	src := &incrementalSource{Client: c}
+	filters := []metricsclient.Filter{{Name: "model_name", Values: []string{"m-v1"}}}
+	var prev *metricsclient.Window
+	for i, sec := range []int64{S + 330, S + 361, S + 420, S + 497, S + 580} {
+		now := time.Unix(sec, 0)
+		req := Request{Grid: metricsclient.AlignGrid(now, 5*time.Minute, scrape), Filters: filters, Now: now, Scrape: scrape}
+		full, err := Compute(t.Context(), c, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Prev = prev
+		src.samples, src.latency = nil, nil
+		m, err := Compute(t.Context(), src, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := i > 0
+		if m.Incremental != want || !reflect.DeepEqual(src.samples, []bool{want}) || !reflect.DeepEqual(src.latency, []bool{want}) {
+			t.Fatalf("load %d: counters incremental %v, sample counts %v, latency %v; want %v each", i, m.Incremental, src.samples, src.latency, want)
+		}
+		if full.Latency == nil || full.Latency.Err != nil || full.Latency.ITL.Observations == 0 || len(full.samples) == 0 {
+			t.Fatalf("load %d: full load's latency %+v, samples %v: the comparison proves nothing", i, full.Latency, full.samples)
+		}
+		if !reflect.DeepEqual(m.samples, full.samples) || !reflect.DeepEqual(m.Gaps, full.Gaps) || !reflect.DeepEqual(m.Latency, full.Latency) ||
+			!reflect.DeepEqual(m.Stats, full.Stats) || strings.Join(m.Notes, "\n") != strings.Join(full.Notes, "\n") {
+			t.Fatalf("load %d: refresh differs from a full load:\nsamples %v / %v\nlatency %+v\n/ %+v\nnotes %q / %q",
+				i, m.samples, full.samples, m.Latency, full.Latency, m.Notes, full.Notes)
+		}
+		prev = m.Window
+	}
+	now := time.Unix(S+600, 0)
+	src.samples, src.latency = nil, nil
+	req := Request{Grid: metricsclient.AlignGrid(now, 5*time.Minute, scrape), Now: now, Scrape: scrape, Prev: prev}
+	if _, err := Compute(t.Context(), src, req); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(src.samples, []bool{false}) || !reflect.DeepEqual(src.latency, []bool{false}) {
+		t.Errorf("another filter: sample counts %v, latency %v; want full reads", src.samples, src.latency)
 	}
 }
