@@ -2,6 +2,7 @@ package metricsclient
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,45 +20,49 @@ import (
 // needs exact counts reads such a window shaped instead (FetchShaped
 // reads the raw samples around each restart). Stale markers and
 // non-finite values are skipped.
+//
+// Cost: one pass over the points; a counter's own points are looked up
+// (binary search) only when its _created gauge changed.
 func (w *Window) Restarted(scrape time.Duration) bool {
 	if w == nil {
 		return false
 	}
 	between := time.Duration(w.grid.Step)*time.Millisecond > scrape
-	// The counters' values by series (labels and base name) and time, to
-	// tell a _created change that a visible drop counts from one that it
-	// does not.
+	isCreated := func(ss *model.SampleStream) bool {
+		return strings.HasSuffix(string(ss.Metric[model.MetricNameLabel]), "_created")
+	}
+	if between {
+		for _, ss := range w.counters {
+			if isCreated(ss) {
+				continue
+			}
+			prev, have := 0.0, false
+			for _, p := range ss.Values {
+				v := float64(p.Value)
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					continue
+				}
+				if have && v < prev {
+					return true
+				}
+				prev, have = v, true
+			}
+		}
+	}
+	// The counters by series (labels and base name), made at the first
+	// _created change, to tell one that a visible drop counts from one
+	// that it does not.
+	var counters map[string]*model.SampleStream
 	key := func(ss *model.SampleStream, suffix string) string {
 		m := ss.Metric.Clone()
 		name := strings.TrimSuffix(string(m[model.MetricNameLabel]), suffix)
 		delete(m, model.MetricNameLabel)
 		return name + m.String()
 	}
-	values := map[string]map[model.Time]float64{}
 	for _, ss := range w.counters {
-		if strings.HasSuffix(string(ss.Metric[model.MetricNameLabel]), "_created") {
+		if !isCreated(ss) {
 			continue
 		}
-		at := make(map[model.Time]float64, len(ss.Values))
-		prev, have := 0.0, false
-		for _, p := range ss.Values {
-			v := float64(p.Value)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				continue
-			}
-			if have && between && v < prev {
-				return true
-			}
-			at[p.Timestamp] = v
-			prev, have = v, true
-		}
-		values[key(ss, "_total")] = at
-	}
-	for _, ss := range w.counters {
-		if !strings.HasSuffix(string(ss.Metric[model.MetricNameLabel]), "_created") {
-			continue
-		}
-		counter := values[key(ss, "_created")]
 		var prev model.SamplePair
 		have := false
 		for _, p := range ss.Values {
@@ -69,9 +74,21 @@ func (w *Window) Restarted(scrape time.Duration) bool {
 				// A restart: counted exactly only when the counter
 				// visibly dropped between the same two points (at a
 				// step of one scrape interval).
-				before, ok1 := counter[prev.Timestamp]
-				after, ok2 := counter[p.Timestamp]
-				if between || !ok1 || !ok2 || after >= before {
+				if between {
+					return true
+				}
+				if counters == nil {
+					counters = map[string]*model.SampleStream{}
+					for _, c := range w.counters {
+						if !isCreated(c) {
+							counters[key(c, "_total")] = c
+						}
+					}
+				}
+				counter := counters[key(ss, "_created")]
+				before, ok1 := finiteAt(counter, prev.Timestamp)
+				after, ok2 := finiteAt(counter, p.Timestamp)
+				if !ok1 || !ok2 || after >= before {
 					return true
 				}
 			}
@@ -79,4 +96,18 @@ func (w *Window) Restarted(scrape time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// finiteAt is ss's finite value at t (its points are in ascending time);
+// false when it has none there or ss is nil.
+func finiteAt(ss *model.SampleStream, t model.Time) (float64, bool) {
+	if ss == nil {
+		return 0, false
+	}
+	i := sort.Search(len(ss.Values), func(i int) bool { return ss.Values[i].Timestamp >= t })
+	if i == len(ss.Values) || ss.Values[i].Timestamp != t {
+		return 0, false
+	}
+	v := float64(ss.Values[i].Value)
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
 }

@@ -395,3 +395,37 @@ func TestSchemaReadsIncrementalEqualFull(t *testing.T) {
 	}
 }
 
+// TestWindowRestarted: which counter restarts a window's points cannot
+// count (Window.Restarted), at a step of one scrape interval and longer.
+func TestWindowRestarted(t *testing.T) {
+	const scrape = 15 * time.Second
+	created := func(pts ...float64) *model.SampleStream {
+		return mstream("c_created", pts...)
+	}
+	win := func(step int64, ss ...*model.SampleStream) *Window {
+		return &Window{grid: compute.Grid{Start: 0, End: 60_000, Step: step}, counters: ss}
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		w    *Window
+		want bool
+	}{
+		{"nil window", nil, false},
+		{"steady counter", win(15_000, mstream("c_total", 0, 1, 15000, 2, 30000, 3)), false},
+		{"drop at one scrape per step", win(15_000, mstream("c_total", 0, 5, 15000, 1, 30000, 3)), false},
+		{"drop at a longer step", win(30_000, mstream("c_total", 0, 5, 30000, 1, 60000, 3)), true},
+		{"NaN skipped at a longer step", win(30_000, mstream("c_total", 0, 5, 30000, nan, 60000, 6)), false},
+		{"_created changed with a visible drop", win(15_000, mstream("c_total", 0, 5, 15000, 1, 30000, 3), created(0, 100, 15000, 200, 30000, 200)), false},
+		{"_created changed without a drop", win(15_000, mstream("c_total", 0, 5, 15000, 7, 30000, 8), created(0, 100, 15000, 200, 30000, 200)), true},
+		{"_created changed, counter point missing", win(15_000, mstream("c_total", 0, 5, 30000, 3), created(0, 100, 15000, 200, 30000, 200)), true},
+		{"_created changed, counter point NaN", win(15_000, mstream("c_total", 0, 5, 15000, nan, 30000, 3), created(0, 100, 15000, 200, 30000, 200)), true},
+		{"_created changed at a longer step", win(30_000, mstream("c_total", 0, 5, 30000, 1), created(0, 100, 30000, 200)), true},
+		{"_created steady", win(15_000, mstream("c_total", 0, 5, 15000, 7), created(0, 100, 15000, 100)), false},
+		{"_created of another series changed", win(15_000, mstream("c_total", 0, 5, 15000, 1), mstream("d_created", 0, 100, 15000, 200)), true},
+	} {
+		if got := tc.w.Restarted(scrape); got != tc.want {
+			t.Errorf("%s: Restarted = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
