@@ -224,7 +224,7 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 	created := map[string][]model.SamplePair{}
 	for _, ss := range m {
 		if name := string(ss.Metric[model.MetricNameLabel]); createdNames[name] {
-			created[createdKey(ss.Metric, name)] = ss.Values
+			created[seriesKey(ss.Metric, name)] = ss.Values
 		}
 	}
 	for _, ss := range m {
@@ -266,8 +266,8 @@ func SeriesFromMatrix(m model.Matrix, schema Schema) ([]compute.Series, []string
 		if !sort.SliceIsSorted(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T }) {
 			sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].T < s.Points[j].T })
 		}
-		if cn := CreatedName(name); cn != "" {
-			if cv, ok := created[createdKey(ss.Metric, cn)]; ok {
+		if cn := CreatedName(name); cn != "" && len(created) > 0 {
+			if cv, ok := created[seriesKey(ss.Metric, cn)]; ok {
 				s.Created = createdAt(cv, s.Points[0].T)
 			}
 		}

@@ -161,17 +161,6 @@ func unnamed(m model.Matrix) bool {
 	return false
 }
 
-// createdKey identifies the _created series of a counter series: its label
-// set with __name__ replaced by the _created name.
-func createdKey(m model.Metric, createdName string) string {
-	cp := make(model.LabelSet, len(m))
-	for k, v := range m {
-		cp[k] = v
-	}
-	cp[model.MetricNameLabel] = model.LabelValue(createdName)
-	return cp.String()
-}
-
 // createdAt returns the start time (Unix ms) given by a _created series at
 // the counter's first point t (Unix ms): its value at t or, failing that,
 // at its first point after t (the same process' start time, seen one scrape

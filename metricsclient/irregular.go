@@ -124,14 +124,32 @@ type irregularData struct {
 }
 
 // seriesKey identifies a counter series: its labels with the counter's
-// name as __name__.
+// name as __name__ (a _created gauge's series gives its counter's key with
+// the counter's name). Only compared with other seriesKey results: the
+// name, then the other labels sorted by name with quoted values.
 func seriesKey(m model.Metric, name string) string {
-	cp := make(model.LabelSet, len(m)+1)
+	names := make([]string, 0, len(m))
+	size := len(name) + 2
 	for k, v := range m {
-		cp[k] = v
+		if k != model.MetricNameLabel {
+			names = append(names, string(k))
+			size += len(k) + len(v) + 4
+		}
 	}
-	cp[model.MetricNameLabel] = model.LabelValue(name)
-	return cp.String()
+	slices.Sort(names)
+	b := make([]byte, 0, size)
+	b = append(b, name...)
+	b = append(b, '{')
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, n...)
+		b = append(b, '=')
+		b = strconv.AppendQuote(b, string(m[model.LabelName(n)]))
+	}
+	b = append(b, '}')
+	return string(b)
 }
 
 // metricOf returns the model.Metric of a compute.Series of schema s.
