@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"math/rand"
 	"net"
 	"net/http"
@@ -23,6 +25,7 @@ import (
 
 	"specdash/internal/promtest"
 	"specdash/server"
+	"specdash/simulate"
 )
 
 // The benchmark data: 16 engines x k = 8 positions, one sample every 15 s
@@ -64,6 +67,16 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
+// caseState is one engine's counters at one sample.
+type caseState struct {
+	drafts, draftTok, accTok float64
+	pos                      [caseK]float64
+}
+
+// caseAcceptance is engine e's chance that a draft token is accepted
+// given that the ones before it were.
+func caseAcceptance(e int) float64 { return 0.75 + 0.1*float64(e%4)/4 }
+
 // caseOpenMetrics writes the benchmark data as OpenMetrics (timestamps in
 // seconds), ending at end: per engine the three totals and eight
 // per-position counters, acceptance falling geometrically with position.
@@ -77,22 +90,18 @@ func caseOpenMetrics(path string, end time.Time) error {
 	n := int(caseHours * time.Hour / caseScrape)
 	endS := end.Truncate(caseScrape).Unix()
 	startS := endS - int64(n)*int64(caseScrape/time.Second)
-	type state struct {
-		drafts, draftTok, accTok float64
-		pos                      [caseK]float64
-	}
 	// Values per engine per sample, computed once.
-	vals := make([][]state, caseEngines)
+	vals := make([][]caseState, caseEngines)
 	for e := range caseEngines {
 		r := rand.New(rand.NewSource(int64(e) + 1))
-		var s state
-		vals[e] = make([]state, n+1)
+		var s caseState
+		vals[e] = make([]caseState, n+1)
 		for j := 0; j <= n; j++ {
 			vals[e][j] = s
 			d := float64(150 + r.Intn(100)) // drafts per scrape
 			s.drafts += d
 			s.draftTok += d * caseK
-			p := 0.75 + 0.1*float64(e%4)/4
+			p := caseAcceptance(e)
 			acc := 0.0
 			for i := range caseK {
 				a := float64(int(d * pow(p, i+1) * (0.9 + 0.2*r.Float64())))
@@ -105,11 +114,11 @@ func caseOpenMetrics(path string, end time.Time) error {
 	fams := []struct {
 		name string
 		pos  bool
-		v    func(s *state) float64
+		v    func(s *caseState) float64
 	}{
-		{"vllm:spec_decode_num_drafts", false, func(s *state) float64 { return s.drafts }},
-		{"vllm:spec_decode_num_draft_tokens", false, func(s *state) float64 { return s.draftTok }},
-		{"vllm:spec_decode_num_accepted_tokens", false, func(s *state) float64 { return s.accTok }},
+		{"vllm:spec_decode_num_drafts", false, func(s *caseState) float64 { return s.drafts }},
+		{"vllm:spec_decode_num_draft_tokens", false, func(s *caseState) float64 { return s.draftTok }},
+		{"vllm:spec_decode_num_accepted_tokens", false, func(s *caseState) float64 { return s.accTok }},
 	}
 	for _, fam := range fams {
 		fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s counter\n", fam.name, fam.name)
@@ -128,8 +137,77 @@ func caseOpenMetrics(path string, end time.Time) error {
 			}
 		}
 	}
+	if caseLatency() {
+		latencyOpenMetrics(w, vals, startS)
+	}
 	fmt.Fprintln(w, "# EOF")
 	return w.Flush()
+}
+
+// caseLatency reports whether the benchmark data carries vLLM's latency,
+// output and load families too (SPECDASH_BENCH_LATENCY=1), as a vLLM
+// server exports them next to its spec-decode counters: the dashboard then
+// reads them on every load and refresh. Off by default, so that the
+// figures stay comparable with those recorded before they were added.
+func caseLatency() bool { return os.Getenv("SPECDASH_BENCH_LATENCY") == "1" }
+
+// latencyOpenMetrics writes, per engine of vals, vLLM's
+// vllm:inter_token_latency_seconds histogram (the simulator's buckets,
+// simulate.InterTokenLatencyBoundsMs: one observation per draft, at
+// simulate.StepLatencyMs of its accepted tokens, their number geometric
+// with the engine's acceptance), vllm:generation_tokens_total (one token
+// per draft plus the accepted ones) and vllm:num_requests_running.
+func latencyOpenMetrics(w io.Writer, vals [][]caseState, startS int64) {
+	bounds := simulate.InterTokenLatencyBoundsMs
+	// cum[e][b]: the share of engine e's drafts observed at most bounds[b];
+	// mean[e]: their mean latency in seconds.
+	cum := make([][]float64, len(vals))
+	mean := make([]float64, len(vals))
+	for e := range vals {
+		p := caseAcceptance(e)
+		cum[e] = make([]float64, len(bounds))
+		for n := 0; n <= caseK; n++ {
+			share := pow(p, n) * (1 - p)
+			if n == caseK {
+				share = pow(p, n)
+			}
+			ms := simulate.StepLatencyMs(n)
+			mean[e] += share * float64(ms) / 1000
+			for b, ub := range bounds {
+				if ms <= ub {
+					cum[e][b] += share
+				}
+			}
+		}
+	}
+	const itl = "vllm:inter_token_latency_seconds"
+	fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s histogram\n", itl, itl)
+	for e := range vals {
+		lbl := fmt.Sprintf(`engine="%d",model_name="bench-model"`, e)
+		for j, s := range vals[e] {
+			ts := startS + int64(j)*15
+			for b, ub := range bounds {
+				fmt.Fprintf(w, "%s_bucket{%s,le=\"%s\"} %.0f %d\n", itl, lbl, strconv.FormatFloat(float64(ub)/1000, 'g', -1, 64), math.Floor(s.drafts*cum[e][b]), ts)
+			}
+			fmt.Fprintf(w, "%s_bucket{%s,le=\"+Inf\"} %.0f %d\n", itl, lbl, s.drafts, ts)
+			fmt.Fprintf(w, "%s_sum{%s} %.3f %d\n", itl, lbl, s.drafts*mean[e], ts)
+			fmt.Fprintf(w, "%s_count{%s} %.0f %d\n", itl, lbl, s.drafts, ts)
+		}
+	}
+	const gen = "vllm:generation_tokens"
+	fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s counter\n", gen, gen)
+	for e := range vals {
+		for j, s := range vals[e] {
+			fmt.Fprintf(w, "%s_total{engine=\"%d\",model_name=\"bench-model\"} %.0f %d\n", gen, e, s.drafts+s.accTok, startS+int64(j)*15)
+		}
+	}
+	const run = "vllm:num_requests_running"
+	fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s gauge\n", run, run)
+	for e := range vals {
+		for j := range vals[e] {
+			fmt.Fprintf(w, "%s{engine=\"%d\",model_name=\"bench-model\"} %d %d\n", run, e, 8+(e+j)%5, startS+int64(j)*15)
+		}
+	}
 }
 
 func pow(x float64, n int) float64 {

@@ -23,5 +23,9 @@
 //     sizes and windows of BenchmarkScale (default 16,256,1024,4096 and
 //     6h,7d; its data sets are described in scaledata_test.go);
 //   - SPECDASH_BENCH_WEB: a directory with dist/ and static/ to serve
-//     instead of the embedded web.FS (to compare two builds of the wasm).
+//     instead of the embedded web.FS (to compare two builds of the wasm);
+//   - SPECDASH_BENCH_LATENCY=1: the data also holds vLLM's latency, output
+//     and load families (per engine 16 series: the inter-token latency
+//     histogram, generation tokens, running requests; caseLatency), as a
+//     vLLM server exports them, so every load and refresh reads them too.
 package bench
