@@ -116,8 +116,13 @@ func (h HistogramSeries) BucketIncreases(g Grid) []Histogram {
 }
 
 // normalized sorts the buckets by bound and merges equal bounds (PromQL's
-// coalesceBuckets), dropping NaN bounds.
+// coalesceBuckets), dropping NaN bounds. Buckets already in that form (as
+// every Histogram this package returns) are returned as they are, not
+// copied: a caller that changes them clones them first.
 func (h Histogram) normalized() Histogram {
+	if ascending(h.Buckets) {
+		return h
+	}
 	bs := make([]HistogramBucket, 0, len(h.Buckets))
 	for _, b := range h.Buckets {
 		if !math.IsNaN(b.UpperBound) {
@@ -137,14 +142,25 @@ func (h Histogram) normalized() Histogram {
 	return h
 }
 
+// ascending reports whether bs's bounds strictly increase (so none is NaN
+// and none repeats): the normalized form.
+func ascending(bs []HistogramBucket) bool {
+	for i, b := range bs {
+		if math.IsNaN(b.UpperBound) || (i > 0 && !(b.UpperBound > bs[i-1].UpperBound)) {
+			return false
+		}
+	}
+	return true
+}
+
 // Add returns h + o: bucket counts of equal bounds summed (a bound only one
 // of them has keeps its count), Sum and Count summed. It is PromQL's
 // sum by (le) over two series. Native histograms are added with
-// NativeHistogram.Add (PromQL's sum of native histograms).
+// NativeHistogram.Add (PromQL's sum of native histograms). Normalized
+// inputs (every Histogram this package returns) are merged in one pass, in
+// the same order of additions as normalized's.
 func (h Histogram) Add(o Histogram) Histogram {
 	r := Histogram{Sum: h.Sum + o.Sum, Count: h.Count + o.Count}
-	r.Buckets = make([]HistogramBucket, 0, len(h.Buckets)+len(o.Buckets))
-	r.Buckets = append(append(r.Buckets, h.Buckets...), o.Buckets...)
 	switch {
 	case h.Native != nil && o.Native != nil:
 		n := h.Native.Add(*o.Native)
@@ -154,7 +170,26 @@ func (h Histogram) Add(o Histogram) Histogram {
 	case o.Native != nil:
 		r.Native = o.Native
 	}
-	return r.normalized()
+	if !ascending(h.Buckets) || !ascending(o.Buckets) {
+		r.Buckets = make([]HistogramBucket, 0, len(h.Buckets)+len(o.Buckets))
+		r.Buckets = append(append(r.Buckets, h.Buckets...), o.Buckets...)
+		return r.normalized()
+	}
+	a, b := h.Buckets, o.Buckets
+	out := make([]HistogramBucket, 0, max(len(a), len(b)))
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || (len(a) > 0 && a[0].UpperBound < b[0].UpperBound):
+			out, a = append(out, a[0]), a[1:]
+		case len(a) == 0 || b[0].UpperBound < a[0].UpperBound:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, HistogramBucket{UpperBound: a[0].UpperBound, Count: a[0].Count + b[0].Count})
+			a, b = a[1:], b[1:]
+		}
+	}
+	r.Buckets = out
+	return r
 }
 
 // IsNative reports whether h is a native histogram's increase.

@@ -2,6 +2,8 @@ package compute
 
 import (
 	"math"
+	"math/rand"
+	"reflect"
 	"testing"
 )
 
@@ -200,5 +202,45 @@ func TestParseUpperBound(t *testing.T) {
 		if _, ok := ParseUpperBound(s); ok {
 			t.Errorf("%q parsed", s)
 		}
+	}
+}
+
+// TestHistogramAddMerge: Add of normalized histograms (merged in one pass)
+// equals the normalized concatenation of their buckets (the general path,
+// as unnormalized inputs take), bound by bound and count by count, over
+// random bound sets that overlap in part; inputs are left unchanged, and
+// an unnormalized input (unsorted, a repeated and a NaN bound) is
+// normalized first.
+func TestHistogramAddMerge(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	bounds := []float64{0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5, math.Inf(1)}
+	random := func() Histogram {
+		h := Histogram{Sum: r.Float64(), Count: float64(r.Intn(100))}
+		for _, b := range bounds {
+			if r.Intn(3) > 0 {
+				h.Buckets = append(h.Buckets, HistogramBucket{UpperBound: b, Count: float64(r.Intn(50)) + r.Float64()})
+			}
+		}
+		return h
+	}
+	for i := range 500 {
+		a, b := random(), random()
+		a0, b0 := Histogram{Buckets: append([]HistogramBucket(nil), a.Buckets...)}, Histogram{Buckets: append([]HistogramBucket(nil), b.Buckets...)}
+		got := a.Add(b)
+		want := Histogram{Sum: a.Sum + b.Sum, Count: a.Count + b.Count, Buckets: append(append([]HistogramBucket{{UpperBound: math.NaN()}}, a.Buckets...), b.Buckets...)}.normalized()
+		if len(want.Buckets) == 0 {
+			want.Buckets = []HistogramBucket{}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d: %+v + %+v = %+v, want %+v", i, a, b, got, want)
+		}
+		if !reflect.DeepEqual(a.Buckets, a0.Buckets) || !reflect.DeepEqual(b.Buckets, b0.Buckets) {
+			t.Fatalf("case %d: inputs changed", i)
+		}
+	}
+	messy := Histogram{Buckets: []HistogramBucket{{UpperBound: 1, Count: 2}, {UpperBound: math.NaN(), Count: 9}, {UpperBound: 0.5, Count: 1}, {UpperBound: 1, Count: 3}}}
+	got := messy.Add(Histogram{Buckets: []HistogramBucket{{UpperBound: 0.5, Count: 10}}})
+	if want := []HistogramBucket{{UpperBound: 0.5, Count: 11}, {UpperBound: 1, Count: 5}}; !reflect.DeepEqual(got.Buckets, want) {
+		t.Errorf("unnormalized input: %+v, want %+v", got.Buckets, want)
 	}
 }
