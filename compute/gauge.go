@@ -51,11 +51,40 @@ func AverageGauge(series [][]Point, from, to int64) GaugeAverage {
 
 // BucketAverageGauge returns AverageGauge for each bucket of g (element j
 // covers (g.BucketStart(j), g.BucketEnd(j)]); none for an invalid grid.
+// One pass over the points (each series' points in ascending time, as
+// AverageGauge takes them), adding in AverageGauge's order.
 func BucketAverageGauge(series [][]Point, g Grid) []GaugeAverage {
 	n := g.Buckets()
 	out := make([]GaugeAverage, n)
+	if n == 0 {
+		return out
+	}
+	sums := make([]float64, n)
+	counts := make([]int, n)
+	end := g.BucketEnd(n - 1)
+	for _, pts := range series {
+		for j := range counts {
+			counts[j] = 0
+		}
+		for _, p := range pts {
+			if p.T <= g.Start || p.T > end || !finite(p.V) {
+				continue
+			}
+			j := g.BucketAt(p.T)
+			sums[j] += p.V
+			counts[j]++
+		}
+		for j, c := range counts {
+			if c > 0 {
+				out[j].Series++
+				out[j].Samples += c
+			}
+		}
+	}
 	for j := range out {
-		out[j] = AverageGauge(series, g.BucketStart(j), g.BucketEnd(j))
+		if out[j].Samples > 0 {
+			out[j].Value = Defined(sums[j] / float64(out[j].Samples))
+		}
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package compute
 
 import (
 	"math"
+	"math/rand"
+	"reflect"
 	"testing"
 )
 
@@ -47,6 +49,36 @@ func TestSystemEfficiency(t *testing.T) {
 	}{{10, 0, 3}, {10, 30, 0}, {math.NaN(), 30, 3}, {10, math.Inf(1), 3}, {10, -3, 3}} {
 		if v := SystemEfficiency(c.e, c.d, c.k); v.OK {
 			t.Errorf("SystemEfficiency(%v, %v, %d) = %v, want undefined", c.e, c.d, c.k, v)
+		}
+	}
+}
+
+// TestBucketAverageGaugeOnePass: BucketAverageGauge (one pass over the
+// points) equals AverageGauge bucket by bucket, to the bit, on random
+// series with gaps, NaN values, points outside the grid and a grid whose
+// span is not a whole number of steps.
+func TestBucketAverageGaugeOnePass(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	g := Grid{Start: 60_000, End: 60_000 + 37*15_000 + 7_000, Step: 15_000}
+	for i := range 50 {
+		series := make([][]Point, 1+r.Intn(5))
+		for s := range series {
+			for ts := int64(0); ts < g.End+60_000; ts += 5_000 * int64(1+r.Intn(4)) {
+				v := r.Float64() * 10
+				if r.Intn(20) == 0 {
+					v = math.NaN()
+				}
+				series[s] = append(series[s], Point{T: ts, V: v})
+			}
+		}
+		got := BucketAverageGauge(series, g)
+		if len(got) != g.Buckets() {
+			t.Fatalf("case %d: %d buckets, want %d", i, len(got), g.Buckets())
+		}
+		for j := range got {
+			if want := AverageGauge(series, g.BucketStart(j), g.BucketEnd(j)); !reflect.DeepEqual(got[j], want) {
+				t.Fatalf("case %d bucket %d: %+v, want %+v", i, j, got[j], want)
+			}
 		}
 	}
 }
