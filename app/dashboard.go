@@ -261,9 +261,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	})
 }
 
-// refreshLabels reads the filter menus' label lists again in the
-// background when the shown window's are older than LabelsMaxAge: after
-// the load is shown, so that a refresh never waits for them. The result
+// refreshLabels reads the filter menus' label lists, and the schema
+// detection, again in the background when the shown window's are older
+// than LabelsMaxAge (metricsclient.Client.RefreshLabels): after the load
+// is shown, so that a refresh never waits for them. The result
 // goes into the menus and into a copy of the window for the next
 // incremental load, unless another load came in between.
 func (d *Dashboard) refreshLabels(ctx app.Context) {

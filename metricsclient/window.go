@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -40,9 +41,11 @@ type FetchRequest struct {
 	// concurrently with the counters' query; the answer is in
 	// Fetched.Labels (or Fetched.LabelsErr).
 	Labels bool
-	// LabelsMaxAge lets an incremental fetch reuse Prev's labels when they
-	// were read less than LabelsMaxAge before Now (0: never reuse). A full
-	// fetch always reads them (when Labels is set).
+	// LabelsMaxAge lets an incremental fetch reuse Prev's labels, and
+	// Prev's schema detection (the metric names of the window), when they
+	// were read less than LabelsMaxAge before Now (0: never reuse): a
+	// schema that appears or leaves then shows at most that much later. A
+	// full fetch always reads them (the labels when Labels is set).
 	LabelsMaxAge time.Duration
 	// Now is when the request is made (the age of reused labels is counted
 	// from it; the zero time means time.Now()).
@@ -59,6 +62,7 @@ type FetchRequest struct {
 type Window struct {
 	address   string
 	filterKey string
+	filters   []Filter
 	grid      compute.Grid
 	// final is the last grid point (Unix ms) at or before the request's
 	// Settled time: points at or before it are final. math.MinInt64 when
@@ -73,6 +77,8 @@ type Window struct {
 	cacheable bool
 	labels    map[string][]string
 	labelsAt  time.Time
+	// detAt is when det was read.
+	detAt time.Time
 	// samples and optional are the load's other reads over grid, kept
 	// for the next load to continue (WithReads); nil when not kept.
 	samples  *SampleCounts
@@ -132,10 +138,10 @@ func (w *Window) ContinuesAt(c *Client, g compute.Grid, filters []Filter) (int64
 // may continue from.
 //
 // Incremental fetch: when r.Prev continues at some time F (ContinuesAt),
-// Fetch runs, concurrently, Detect over the whole new grid, one
-// query_range of the counters over (F ... End) (and one of the Extra
-// metrics for schemas that have them) with Prev's schema, and, unless
-// Prev's labels are younger than r.LabelsMaxAge, the label look-up. It
+// Fetch runs, concurrently, one query_range of the counters over (F ...
+// End) (and one of the Extra metrics for schemas that have them) with
+// Prev's schema, and, unless Prev's detection (labels) are younger than
+// r.LabelsMaxAge, Detect over the whole new grid (the label look-up). It
 // merges the points (MergeMatrix: Prev's points from the new grid's start
 // up to before F, then the re-read points; series that vanished keep their
 // old points, series that appeared come in, series left without points in
@@ -175,15 +181,19 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 		reuseLabels := p.labels != nil && r.LabelsMaxAge > 0 && now.Sub(p.labelsAt) < r.LabelsMaxAge
 		var (
 			wg     sync.WaitGroup
-			d      Detection
+			d      = p.det
+			detAt  = p.detAt
 			detErr error
 			raw    rawFetch
 		)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d, detErr = c.Detect(ctx, r.Filters, start, end)
-		}()
+		if r.LabelsMaxAge <= 0 || p.detAt.IsZero() || now.Sub(p.detAt) >= r.LabelsMaxAge {
+			detAt = now
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d, detErr = c.Detect(ctx, r.Filters, start, end)
+			}()
+		}
 		labels := c.startLabels(ctx, &wg, p.det.Schema, r.Labels && !reuseLabels, start, end)
 		raw = c.fetchRaw(ctx, p.det.Schema, sub, r.Filters)
 		wg.Wait()
@@ -207,7 +217,9 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 			} else if r.Labels {
 				f.Labels, f.LabelsErr = labels.m, labels.err
 			}
-			return f, c.window(g, filterKey, r.Settled, d, raw, f, labelsAt), nil
+			w := c.window(g, filterKey, r.Settled, d, detAt, raw, f, labelsAt)
+			w.filters = slices.Clone(r.Filters)
+			return f, w, nil
 		}
 		det = &d // a full fetch follows, with this detection
 	}
@@ -255,7 +267,9 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 	if r.Labels {
 		f.Labels, f.LabelsErr = labels.m, labels.err
 	}
-	return f, c.window(g, filterKey, r.Settled, *det, raw, f, now), nil
+	w := c.window(g, filterKey, r.Settled, *det, now, raw, f, now)
+	w.filters = slices.Clone(r.Filters)
+	return f, w, nil
 }
 
 // labelsAnswer is the result of a concurrent SeriesLabels.
@@ -325,29 +339,53 @@ func (w *Window) Schema() Schema { return w.det.Schema }
 func (w *Window) LabelsAt() time.Time { return w.labelsAt }
 
 // RefreshLabels reads the label lists of w's schema over w's grid again
-// (SeriesLabels without filters, as Fetch does) and returns them with a
-// copy of w that holds them, read at now, for the next incremental Fetch
-// to reuse: a caller that reuses labels for long in Fetch (LabelsMaxAge)
-// refreshes them with this after showing a load, off the refresh's path.
-// w itself is not modified. Errors: those of SeriesLabels.
+// (SeriesLabels without filters, as Fetch does), and its schema detection
+// (Detect with the filters w was read with), and returns the lists with a copy of w that
+// holds both, read at now, for the next incremental Fetch to reuse: a
+// caller that reuses them for long in Fetch (LabelsMaxAge) refreshes them
+// with this after showing a load, off the refresh's path. When the
+// detection finds another schema than w's counters are of, the copy is not
+// continued: the next Fetch reads the whole window. w itself is not
+// modified. Errors: those of SeriesLabels and Detect.
 func (c *Client) RefreshLabels(ctx context.Context, w *Window, now time.Time) (*Window, map[string][]string, error) {
-	labels, err := c.WithSchema(w.det.Schema).SeriesLabels(ctx, nil, time.UnixMilli(w.grid.Start), time.UnixMilli(w.grid.End))
+	start, end := time.UnixMilli(w.grid.Start), time.UnixMilli(w.grid.End)
+	var (
+		d      Detection
+		detErr error
+		wg     sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d, detErr = c.Detect(ctx, w.filters, start, end)
+	}()
+	labels, err := c.WithSchema(w.det.Schema).SeriesLabels(ctx, nil, start, end)
+	wg.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
+	if detErr != nil {
+		return nil, nil, detErr
+	}
 	cp := *w
 	cp.labels, cp.labelsAt = labels, now
+	if d.Schema.ID != w.det.Schema.ID {
+		cp.cacheable = false
+	} else {
+		cp.det, cp.detAt = d, now
+	}
 	return &cp, labels, nil
 }
 
 // window makes the Window of a successful fetch.
-func (c *Client) window(g compute.Grid, filterKey string, settled time.Time, det Detection, raw rawFetch, f *Fetched, labelsAt time.Time) *Window {
+func (c *Client) window(g compute.Grid, filterKey string, settled time.Time, det Detection, detAt time.Time, raw rawFetch, f *Fetched, labelsAt time.Time) *Window {
 	w := &Window{
 		address:   c.address,
 		filterKey: filterKey,
 		grid:      g,
 		final:     math.MinInt64,
 		det:       det,
+		detAt:     detAt,
 		counters:  raw.counters,
 		extra:     raw.extra,
 		fellBack:  raw.fellBack,

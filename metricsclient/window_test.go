@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -257,15 +260,29 @@ func TestFetchIncrementalEqualsFull(t *testing.T) {
 	})
 }
 
-// TestRefreshLabels: a window's label lists read again off the refresh's
-// path (RefreshLabels) are those a full fetch reads, in a copy of the
-// window stamped with the time given; an incremental fetch that may reuse
-// them returns them without reading them itself, and the old window is
-// unchanged.
+// namesTransport counts the requests for the metric names (Detect's).
+type namesTransport struct{ names atomic.Int32 }
+
+func (n *namesTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(req.URL.Path, "/label/__name__/values") {
+		n.names.Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestRefreshLabels: a window's label lists and schema detection read
+// again off the refresh's path (RefreshLabels) are those a full fetch
+// reads, in a copy of the window stamped with the time given; an
+// incremental fetch that may reuse them returns them without reading
+// them itself (no Detect request), one past their age reads the
+// detection again, and the old window is unchanged. A refreshed detection
+// of another schema than the window's counters makes the next fetch a
+// full one.
 func TestRefreshLabels(t *testing.T) {
 	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.KnownAnswer().OpenMetrics)})
 	const scrape = 15 * time.Second
-	c, err := New(Config{Address: srv.URL, ScrapeInterval: scrape})
+	tr := &namesTransport{}
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: scrape, RoundTripper: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +297,7 @@ func TestRefreshLabels(t *testing.T) {
 		t.Fatalf("full fetch: labels at %v, %v", w.LabelsAt(), full.Labels)
 	}
 	later := now.Add(2 * time.Minute)
+	before := tr.names.Load()
 	nw, labels, err := c.RefreshLabels(ctx, w, later)
 	if err != nil {
 		t.Fatal(err)
@@ -287,15 +305,44 @@ func TestRefreshLabels(t *testing.T) {
 	if !reflect.DeepEqual(labels, full.Labels) || !nw.LabelsAt().Equal(later) || !w.LabelsAt().Equal(now) {
 		t.Fatalf("refreshed labels %v at %v (old window at %v), want %v", labels, nw.LabelsAt(), w.LabelsAt(), full.Labels)
 	}
+	if n := tr.names.Load() - before; n != 1 || !nw.detAt.Equal(later) || !w.detAt.Equal(now) || !reflect.DeepEqual(nw.det, full.Detection) {
+		t.Fatalf("refresh: %d Detect requests, detection at %v (old window at %v): %+v, want one read at %v: %+v", n, nw.detAt, w.detAt, nw.det, later, full.Detection)
+	}
 	// The next incremental fetch reuses them (a minute's age allowed).
 	now2 := later.Add(30 * time.Second)
 	g2 := AlignGrid(now2, 15*time.Minute, ChooseStep(15*time.Minute, scrape))
+	before = tr.names.Load()
 	inc, w2, err := c.Fetch(ctx, FetchRequest{Grid: g2, Prev: nw, Labels: true, LabelsMaxAge: time.Minute, Now: now2, Settled: now2.Add(-20 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !inc.Incremental || !reflect.DeepEqual(inc.Labels, full.Labels) || !w2.LabelsAt().Equal(later) {
 		t.Errorf("incremental fetch: incremental %v, labels %v read at %v; want the refreshed ones of %v", inc.Incremental, inc.Labels, w2.LabelsAt(), later)
+	}
+	if n := tr.names.Load() - before; n != 0 || !reflect.DeepEqual(inc.Detection, full.Detection) || !w2.detAt.Equal(later) {
+		t.Errorf("incremental fetch: %d Detect requests, detection %+v read at %v; want the refreshed one of %v", n, inc.Detection, w2.detAt, later)
+	}
+	// Past their age, the fetch detects again.
+	now3 := later.Add(61 * time.Second)
+	before = tr.names.Load()
+	inc, w3, err := c.Fetch(ctx, FetchRequest{Grid: AlignGrid(now3, 15*time.Minute, ChooseStep(15*time.Minute, scrape)), Prev: w2, LabelsMaxAge: time.Minute, Now: now3, Settled: now3.Add(-20 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.names.Load() - before; n != 1 || !inc.Incremental || !w3.detAt.Equal(now3) || !reflect.DeepEqual(inc.Detection, full.Detection) {
+		t.Errorf("fetch past the detection's age: %d Detect requests, incremental %v, detection at %v", n, inc.Incremental, w3.detAt)
+	}
+	// A window whose counters are of another schema than the refreshed
+	// detection finds is not continued.
+	odd := *w3
+	odd.det.Schema = LlamaCpp
+	ow, _, err := c.RefreshLabels(ctx, &odd, now3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now4 := now3.Add(15 * time.Second)
+	if _, ok := ow.ContinuesAt(c, AlignGrid(now4, 15*time.Minute, ChooseStep(15*time.Minute, scrape)), nil); ok {
+		t.Errorf("a window whose refreshed detection found another schema is continued")
 	}
 }
 
