@@ -1148,25 +1148,18 @@ func (c *Client) FetchShapedAuto(ctx context.Context, r FetchRequest, groupBy []
 	// The reads of the client's schema run while Detect runs (a round trip
 	// less), and are kept when Detect finds that schema; another schema is
 	// read after Detect.
-	var (
-		det    Detection
-		detErr error
-		wg     sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		det, detErr = c.Detect(ctx, r.Filters, start, end)
-	}()
+	var wg sync.WaitGroup
+	da := c.startDetect(ctx, &wg, true, r.Filters, start, end)
 	var rd shapedAutoRead
 	early := len(c.schema.Metrics) > 0 || len(extraNames(c.schema)) > 0
 	if early {
 		rd = c.shapedAutoRead(ctx, c.schema, r, groupBy)
 	}
 	wg.Wait()
-	if detErr != nil {
-		return nil, nil, detErr
+	if da.err != nil {
+		return nil, nil, da.err
 	}
+	det := da.d
 	s := det.Schema
 	if !early || s.ID != c.schema.ID {
 		rd = c.shapedAutoRead(ctx, s, r, groupBy)

@@ -179,26 +179,22 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 		p := r.Prev
 		sub := compute.Grid{Start: from, End: g.End, Step: g.Step}
 		reuseLabels := p.labels != nil && r.LabelsMaxAge > 0 && now.Sub(p.labelsAt) < r.LabelsMaxAge
-		var (
-			wg     sync.WaitGroup
-			d      = p.det
-			detAt  = p.detAt
-			detErr error
-			raw    rawFetch
-		)
-		if r.LabelsMaxAge <= 0 || p.detAt.IsZero() || now.Sub(p.detAt) >= r.LabelsMaxAge {
+		var wg sync.WaitGroup
+		detAt := p.detAt
+		detect := r.LabelsMaxAge <= 0 || p.detAt.IsZero() || now.Sub(p.detAt) >= r.LabelsMaxAge
+		if detect {
 			detAt = now
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				d, detErr = c.Detect(ctx, r.Filters, start, end)
-			}()
 		}
+		da := c.startDetect(ctx, &wg, detect, r.Filters, start, end)
 		labels := c.startLabels(ctx, &wg, p.det.Schema, r.Labels && !reuseLabels, start, end)
-		raw = c.fetchRaw(ctx, p.det.Schema, sub, r.Filters)
+		raw := c.fetchRaw(ctx, p.det.Schema, sub, r.Filters)
 		wg.Wait()
-		if detErr != nil {
-			return nil, nil, detErr
+		d := p.det
+		if detect {
+			if da.err != nil {
+				return nil, nil, da.err
+			}
+			d = da.d
 		}
 		if raw.err != nil {
 			return nil, nil, raw.err
@@ -232,24 +228,16 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 		// A first load: the series of the client's schema are asked while
 		// Detect runs (a round trip less), and kept when Detect finds that
 		// schema.
-		var (
-			wg     sync.WaitGroup
-			d      Detection
-			detErr error
-		)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d, detErr = c.Detect(ctx, r.Filters, start, end)
-		}()
+		var wg sync.WaitGroup
+		da := c.startDetect(ctx, &wg, true, r.Filters, start, end)
 		labels = c.startLabels(ctx, &wg, c.schema, r.Labels, start, end)
 		raw = c.fetchRaw(ctx, c.schema, g, r.Filters)
 		wg.Wait()
-		if detErr != nil {
-			return nil, nil, detErr
+		if da.err != nil {
+			return nil, nil, da.err
 		}
-		det = &d
-		have = d.Schema.ID == c.schema.ID
+		det = &da.d
+		have = da.d.Schema.ID == c.schema.ID
 	}
 	if !have {
 		var wg sync.WaitGroup
@@ -270,6 +258,27 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 	w := c.window(g, filterKey, r.Settled, *det, now, raw, f, now)
 	w.filters = slices.Clone(r.Filters)
 	return f, w, nil
+}
+
+// detectAnswer is the result of a concurrent Detect.
+type detectAnswer struct {
+	d   Detection
+	err error
+}
+
+// startDetect starts Detect(filters, start, end) on wg when want is set;
+// the answer is valid after wg.Wait().
+func (c *Client) startDetect(ctx context.Context, wg *sync.WaitGroup, want bool, filters []Filter, start, end time.Time) *detectAnswer {
+	a := &detectAnswer{}
+	if !want {
+		return a
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.d, a.err = c.Detect(ctx, filters, start, end)
+	}()
+	return a
 }
 
 // labelsAnswer is the result of a concurrent SeriesLabels.
@@ -349,30 +358,22 @@ func (w *Window) LabelsAt() time.Time { return w.labelsAt }
 // modified. Errors: those of SeriesLabels and Detect.
 func (c *Client) RefreshLabels(ctx context.Context, w *Window, now time.Time) (*Window, map[string][]string, error) {
 	start, end := time.UnixMilli(w.grid.Start), time.UnixMilli(w.grid.End)
-	var (
-		d      Detection
-		detErr error
-		wg     sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		d, detErr = c.Detect(ctx, w.filters, start, end)
-	}()
+	var wg sync.WaitGroup
+	da := c.startDetect(ctx, &wg, true, w.filters, start, end)
 	labels, err := c.WithSchema(w.det.Schema).SeriesLabels(ctx, nil, start, end)
 	wg.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
-	if detErr != nil {
-		return nil, nil, detErr
+	if da.err != nil {
+		return nil, nil, da.err
 	}
 	cp := *w
 	cp.labels, cp.labelsAt = labels, now
-	if d.Schema.ID != w.det.Schema.ID {
+	if da.d.Schema.ID != w.det.Schema.ID {
 		cp.cacheable = false
 	} else {
-		cp.det, cp.detAt = d, now
+		cp.det, cp.detAt = da.d, now
 	}
 	return &cp, labels, nil
 }
