@@ -175,15 +175,15 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 	}
 	start, end := time.UnixMilli(g.Start), time.UnixMilli(g.End)
 	var det *Detection
+	detAt := now // when det was read
 	if from, ok := r.Prev.ContinuesAt(c, g, r.Filters); ok {
 		p := r.Prev
 		sub := compute.Grid{Start: from, End: g.End, Step: g.Step}
 		reuseLabels := p.labels != nil && r.LabelsMaxAge > 0 && now.Sub(p.labelsAt) < r.LabelsMaxAge
 		var wg sync.WaitGroup
-		detAt := p.detAt
 		detect := r.LabelsMaxAge <= 0 || p.detAt.IsZero() || now.Sub(p.detAt) >= r.LabelsMaxAge
-		if detect {
-			detAt = now
+		if !detect {
+			detAt = p.detAt
 		}
 		da := c.startDetect(ctx, &wg, detect, r.Filters, start, end)
 		labels := c.startLabels(ctx, &wg, p.det.Schema, r.Labels && !reuseLabels, start, end)
@@ -255,7 +255,7 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 	if r.Labels {
 		f.Labels, f.LabelsErr = labels.m, labels.err
 	}
-	w := c.window(g, filterKey, r.Settled, *det, now, raw, f, now)
+	w := c.window(g, filterKey, r.Settled, *det, detAt, raw, f, now)
 	w.filters = slices.Clone(r.Filters)
 	return f, w, nil
 }
