@@ -515,7 +515,8 @@ func (e *Engine) targets(r *http.Request) apiResult {
 	storageErr := e.StorageError()
 	for _, t := range e.activeTargets() {
 		u := t.URL().String()
-		lastErr, health := e.describeScrapeError(u, t.LastError()), string(t.Health())
+		h, err := targetReport(t)
+		lastErr, health := e.describeScrapeError(u, err), string(h)
 		if storageErr != "" {
 			// The target answers, but its samples are not stored.
 			lastErr, health = storageErr, string(scrape.HealthBad)

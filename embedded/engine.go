@@ -577,9 +577,10 @@ func (e *Engine) Targets() []TargetStatus {
 		ls, key, _ := targetLabels(raw)
 		st := TargetStatus{URL: raw, Job: e.cfg.JobName, Instance: string(ls[model.AddressLabel]), Health: string(scrape.HealthUnknown)}
 		if t, ok := byKey[key]; ok {
-			st.Health = string(t.Health())
-			st.Up = t.Health() == scrape.HealthGood
-			st.LastError = e.describeScrapeError(raw, t.LastError())
+			health, lastErr := targetReport(t)
+			st.Health = string(health)
+			st.Up = health == scrape.HealthGood
+			st.LastError = e.describeScrapeError(raw, lastErr)
 			st.LastScrape = t.LastScrape()
 			st.LastScrapeDuration = t.LastScrapeDuration()
 		}
@@ -590,6 +591,26 @@ func (e *Engine) Targets() []TargetStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// targetReport is t's health and last error of one scrape: t's getters
+// lock one at a time, so a scrape's report (which sets both, and the last
+// scrape's time, at once) can land between two of them; they are read
+// again while the last scrape's time moved during the reading (scrapes
+// are at least a second apart, so a few tries suffice).
+func targetReport(t *scrape.Target) (scrape.TargetHealth, error) {
+	var (
+		health scrape.TargetHealth
+		err    error
+	)
+	for range 5 {
+		at := t.LastScrape()
+		health, err = t.Health(), t.LastError()
+		if t.LastScrape().Equal(at) {
+			break
+		}
+	}
+	return health, err
 }
 
 // activeTargets returns the scrape manager's targets sorted by URL (nil
