@@ -215,9 +215,7 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 			} else if r.Labels {
 				f.Labels, f.LabelsErr = labels.m, labels.err
 			}
-			w := c.window(g, filterKey, r.Settled, d, detAt, raw, f, labelsAt)
-			w.filters = slices.Clone(r.Filters)
-			return f, w, nil
+			return f, c.window(g, r.Filters, filterKey, r.Settled, d, detAt, raw, f, labelsAt), nil
 		}
 		det = &d // a full fetch follows, with this detection
 	}
@@ -257,9 +255,7 @@ func (c *Client) Fetch(ctx context.Context, r FetchRequest) (*Fetched, *Window, 
 	if r.Labels {
 		f.Labels, f.LabelsErr = labels.m, labels.err
 	}
-	w := c.window(g, filterKey, r.Settled, *det, detAt, raw, f, now)
-	w.filters = slices.Clone(r.Filters)
-	return f, w, nil
+	return f, c.window(g, r.Filters, filterKey, r.Settled, *det, detAt, raw, f, now), nil
 }
 
 // detectAnswer is the result of a concurrent Detect.
@@ -380,11 +376,13 @@ func (c *Client) RefreshLabels(ctx context.Context, w *Window, now time.Time) (*
 	return &cp, labels, nil
 }
 
-// window makes the Window of a successful fetch.
-func (c *Client) window(g compute.Grid, filterKey string, settled time.Time, det Detection, detAt time.Time, raw rawFetch, f *Fetched, labelsAt time.Time) *Window {
+// window makes the Window of a successful fetch of filters (their
+// selector: filterKey), its detection read at detAt.
+func (c *Client) window(g compute.Grid, filters []Filter, filterKey string, settled time.Time, det Detection, detAt time.Time, raw rawFetch, f *Fetched, labelsAt time.Time) *Window {
 	w := &Window{
 		address:   c.address,
 		filterKey: filterKey,
+		filters:   slices.Clone(filters),
 		grid:      g,
 		final:     math.MinInt64,
 		det:       det,
