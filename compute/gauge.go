@@ -89,6 +89,38 @@ func BucketAverageGauge(series [][]Point, g Grid) []GaugeAverage {
 	return out
 }
 
+// BucketAverageSums is BucketAverageGauge of series the source summed:
+// sums[i] is the sum of the series' values at counts[i].T and counts[i].V
+// how many series that sum holds (both in ascending T, at the same
+// points). Element j is sum of sums / sum of counts over the bucket's
+// points, as BucketAverageGauge averages the series' values; Series is the
+// most series summed at one of its points (the source's sums do not say
+// how many distinct series contributed).
+func BucketAverageSums(sums, counts []Point, g Grid) []GaugeAverage {
+	n := g.Buckets()
+	out := make([]GaugeAverage, n)
+	if n == 0 {
+		return out
+	}
+	total := make([]float64, n)
+	end := g.BucketEnd(n - 1)
+	for i, c := range counts {
+		if i >= len(sums) || c.T <= g.Start || c.T > end || !finite(sums[i].V) || !finite(c.V) || c.V <= 0 {
+			continue
+		}
+		j := g.BucketAt(c.T)
+		total[j] += sums[i].V
+		out[j].Samples += int(c.V)
+		out[j].Series = max(out[j].Series, int(c.V))
+	}
+	for j := range out {
+		if out[j].Samples > 0 {
+			out[j].Value = Defined(total[j] / float64(out[j].Samples))
+		}
+	}
+	return out
+}
+
 // SystemEfficiency returns vLLM V0's system efficiency, emitted tokens /
 // ((draft tokens / k) * (k + 1)): the tokens emitted per the most that k
 // draft tokens per step could emit (k accepted plus the bonus token).

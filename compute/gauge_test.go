@@ -82,3 +82,51 @@ func TestBucketAverageGaugeOnePass(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketAverageSums: the averages of series the source summed, from
+// the sums and counts at each point, equal BucketAverageGauge of the
+// series themselves, with series that start late, stop early and miss
+// points. A point whose count is 0 (no series) adds nothing.
+func TestBucketAverageSums(t *testing.T) {
+	g := Grid{Start: 0, End: 600_000, Step: 60_000}
+	var series [][]Point
+	for s := range 5 {
+		var pts []Point
+		for i := int64(0); i <= 10; i++ {
+			if (s == 1 && i < 4) || (s == 2 && i > 6) || (s == 3 && i%3 == 1) {
+				continue
+			}
+			pts = append(pts, Point{T: i * 60_000, V: float64((int64(s)*7+i*3)%5) + 0.25*float64(s)})
+		}
+		series = append(series, pts)
+	}
+	var sums, counts []Point
+	for i := int64(0); i <= 10; i++ {
+		var sum, n float64
+		for _, pts := range series {
+			for _, p := range pts {
+				if p.T == i*60_000 {
+					sum += p.V
+					n++
+				}
+			}
+		}
+		sums = append(sums, Point{T: i * 60_000, V: sum})
+		counts = append(counts, Point{T: i * 60_000, V: n})
+	}
+	counts[5].V, sums[5].V = 0, 0
+	want := BucketAverageGauge(series, g)
+	// Point 5 (bucket 4) then holds no series in the sums.
+	want[4] = AverageGauge(nil, 0, 0)
+	got := BucketAverageSums(sums, counts, g)
+	for j := range want {
+		if got[j].Value.OK != want[j].Value.OK || math.Abs(got[j].Value.V-want[j].Value.V) > 1e-12 || got[j].Samples != want[j].Samples {
+			t.Errorf("bucket %d: %+v, want %+v", j, got[j], want[j])
+		}
+	}
+	// Bucket 0 is point 1, where series 1 has not started and series 3
+	// has no value.
+	if !got[0].Value.OK || got[0].Series != 3 {
+		t.Errorf("bucket 0: %+v, want 3 series", got[0])
+	}
+}

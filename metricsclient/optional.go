@@ -133,6 +133,11 @@ type OptionalFamily struct {
 	// included), Role holds the OptionalRole as a Role. Counters' start
 	// times are not attached: use Created.
 	Series []ExtraSeries
+	// GaugeCounts is set for a gauge role read summed
+	// (FetchOptionalSummed): Series then holds one series, the sum of the
+	// source's series at each point, and GaugeCounts how many series that
+	// sum holds at each point (the same points). Use BucketAverages.
+	GaugeCounts []compute.Point
 	// Created maps a counter series' label string (compute.LabelString of
 	// Labels) to its start time, Unix ms, from its _created gauge.
 	Created map[string]int64
@@ -148,7 +153,13 @@ type OptionalFetch struct {
 	// Incremental says that only the newest points were read: the others
 	// are the previous load's (FetchOptionalSince).
 	Incremental bool
-	raw         *optionalRaw
+	// Summed says that the source summed the steady series
+	// (FetchOptionalSummed): each family holds one summed series and the
+	// own series of the Irregular label sets (engines that reset,
+	// restarted, started or stopped inside the window).
+	Summed    bool
+	Irregular int
+	raw       *optionalRaw
 }
 
 // FetchOptional reads the schema's optional metrics of the given roles (all
@@ -189,6 +200,9 @@ type optionalRaw struct {
 	classic, native model.Matrix
 	fellBack        bool
 	cacheable       bool
+	// sums is a FetchOptionalSummed read's answer of its sums and counts
+	// query (classic is then nil; roles starts with "summed:").
+	sums model.Matrix
 }
 
 // roleKey identifies a set of roles.
@@ -214,40 +228,19 @@ func roleKey(roles []OptionalRole) string {
 // it was. A continued read whose source answers with warnings, or drops
 // the metric names, is done again in full.
 func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
-	if err := ValidateGrid(g); err != nil {
-		return nil, err
-	}
-	if len(roles) == 0 {
-		for r := range s.Optional {
-			roles = append(roles, r)
-		}
-		sort.Slice(roles, func(i, j int) bool { return roles[i] < roles[j] })
-	}
-	var names []string
-	owner := map[string]struct {
-		role OptionalRole
-		name string
-	}{}
-	for _, r := range roles {
-		for _, n := range s.Optional[r] {
-			for _, sn := range sampleNames(r, n) {
-				names = append(names, sn)
-				owner[sn] = struct {
-					role OptionalRole
-					name string
-				}{r, n}
-			}
-		}
-	}
-	out := &OptionalFetch{Families: map[OptionalRole]OptionalFamily{}}
-	if len(names) == 0 {
-		return out, nil
-	}
-	sel, err := Selector(names, filters)
+	pl, err := newOptionalPlan(s, g, roles)
 	if err != nil {
 		return nil, err
 	}
-	raw := &optionalRaw{schemaID: s.ID, roles: roleKey(roles), grid: g}
+	out := &OptionalFetch{Families: map[OptionalRole]OptionalFamily{}}
+	if len(pl.names) == 0 {
+		return out, nil
+	}
+	sel, err := Selector(pl.names, filters)
+	if err != nil {
+		return nil, err
+	}
+	raw := &optionalRaw{schemaID: s.ID, roles: roleKey(pl.roles), grid: g}
 	read := g
 	p := prev.optionalFor(s, raw.roles)
 	from, cont := int64(0), false
@@ -267,7 +260,7 @@ func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema,
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		raw.native, nativeWarns, nativeErr = c.nativeMatrix(ctx, s, read, filters, roles)
+		raw.native, nativeWarns, nativeErr = c.nativeMatrix(ctx, s, read, filters, pl.roles)
 	}()
 	defer wg.Wait()
 	step := time.Duration(g.Step) * time.Millisecond
@@ -310,17 +303,70 @@ func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema,
 	for _, err := range bad {
 		out.Warnings = append(out.Warnings, "not read: "+err.Error())
 	}
+	if err := pl.convert(out, m, native); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// optionalPlan is what a read of optional families looks for: the roles,
+// and the sample names of each role's names with their owner.
+type optionalPlan struct {
+	s     Schema
+	roles []OptionalRole
+	// names are the sample names (sampleNames) of every role's names.
+	names []string
+	owner map[string]optionalName
+}
+
+// optionalName is a role's name (a histogram's base name) a sample name
+// belongs to.
+type optionalName struct {
+	role OptionalRole
+	name string
+}
+
+// newOptionalPlan checks g and lists the sample names of roles (all of
+// the schema's when none are given, sorted).
+func newOptionalPlan(s Schema, g compute.Grid, roles []OptionalRole) (*optionalPlan, error) {
+	if err := ValidateGrid(g); err != nil {
+		return nil, err
+	}
+	if len(roles) == 0 {
+		for r := range s.Optional {
+			roles = append(roles, r)
+		}
+		sort.Slice(roles, func(i, j int) bool { return roles[i] < roles[j] })
+	}
+	pl := &optionalPlan{s: s, roles: roles, owner: map[string]optionalName{}}
+	for _, r := range roles {
+		for _, n := range s.Optional[r] {
+			for _, sn := range sampleNames(r, n) {
+				pl.names = append(pl.names, sn)
+				pl.owner[sn] = optionalName{r, n}
+			}
+		}
+	}
+	return pl, nil
+}
+
+// convert turns the classic answer m (each sample name's series at the
+// grid's points) and the native histograms into out's families, and
+// appends what it found to out's warnings: per role the newest name with
+// series (older names with series too are named, not combined).
+func (pl *optionalPlan) convert(out *OptionalFetch, m model.Matrix, native nativeRead) error {
+	s := pl.s
 	// Group the samples by (role, name).
 	byName := map[string]model.Matrix{}
 	for _, ss := range m {
 		sn := string(ss.Metric[model.MetricNameLabel])
-		o, ok := owner[sn]
+		o, ok := pl.owner[sn]
 		if !ok {
 			continue
 		}
 		byName[o.name] = append(byName[o.name], ss)
 	}
-	for _, role := range roles {
+	for _, role := range pl.roles {
 		chosen := ""
 		for _, n := range s.Optional[role] {
 			if hasData(byName[n], role, n) {
@@ -352,7 +398,7 @@ func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema,
 		if role.Kind() == OptionalHistogram {
 			hs, err := histogramsFromMatrix(byName[chosen], chosen)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			fam.Histograms = hs
 			out.Warnings = append(out.Warnings, nativeLeftOut(s.Optional[role], byName, native, chosen, len(hs))...)
@@ -361,7 +407,7 @@ func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema,
 		}
 		out.Families[role] = fam
 	}
-	return out, nil
+	return nil
 }
 
 // nativeMatrix reads the names of the histogram roles among roles as

@@ -405,28 +405,38 @@ func (r *shapedRead) detectName() string {
 // has samples in the window but none in the lookback of its start or of
 // its end (it started or stopped inside the window).
 func (r *shapedRead) detectQuery(names []string) (string, error) {
-	g := r.g
+	created := make([]string, len(names))
+	for i, n := range names {
+		created[i] = CreatedName(n)
+	}
+	return detectionQuery(r.g, r.filters, r.s.PositionLabel, names, created)
+}
+
+// detectionQuery is detectQuery's query for the counters names whose
+// _created gauges are created (one per name, "" for none), over g:
+// label sets without metric name and without the label without.
+func detectionQuery(g compute.Grid, filters []Filter, without string, names, created []string) (string, error) {
 	w := Lookback(time.Duration(g.Step) * time.Millisecond)
 	span := time.Duration(g.End-g.Start) * time.Millisecond
 	d, ws, off := dur(span+w), dur(w), dur(span)
 	var terms []string
-	for _, name := range names {
-		sel, err := Selector([]string{name}, r.filters)
+	for i, name := range names {
+		sel, err := Selector([]string{name}, filters)
 		if err != nil {
 			return "", err
 		}
 		terms = append(terms,
 			"(resets("+sel+"["+d+"]) > 0)",
 			"(last_over_time("+sel+"["+d+"]) unless (last_over_time("+sel+"["+ws+"] offset "+off+") and last_over_time("+sel+"["+ws+"])))")
-		if cn := CreatedName(name); cn != "" {
-			csel, err := Selector([]string{cn}, r.filters)
+		if cn := created[i]; cn != "" {
+			csel, err := Selector([]string{cn}, filters)
 			if err != nil {
 				return "", err
 			}
 			terms = append(terms, "(changes("+csel+"["+d+"]) > 0)")
 		}
 	}
-	return "count without(" + r.s.PositionLabel + ") (" + strings.Join(terms, " or ") + ")", nil
+	return "count without(" + without + ") (" + strings.Join(terms, " or ") + ")", nil
 }
 
 // unsupported reports whether err says the source cannot evaluate a

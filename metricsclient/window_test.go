@@ -363,7 +363,7 @@ func TestSchemaReadsIncrementalEqualFull(t *testing.T) {
 	ctx := t.Context()
 	S := fixtures.SchemaStartUnix
 	const rng = 5 * time.Minute
-	var prev *Window
+	var prev, prevSum *Window
 	incremental := 0
 	// The data ends at S+600: the last slides see its end leave the window.
 	for i, now := range []int64{S + 330, S + 353, S + 353, S + 400, S + 461, S + 540, S + 611, S + 690, S + 760} {
@@ -405,10 +405,26 @@ func TestSchemaReadsIncrementalEqualFull(t *testing.T) {
 		if !reflect.DeepEqual(fullOF.Families, incOF.Families) || !reflect.DeepEqual(fullOF.Warnings, incOF.Warnings) {
 			t.Fatalf("%s: optional families differ:\nfull        %+v\nincremental %+v", what, fullOF, incOF)
 		}
+		// The summed read (FetchOptionalSummed) continues its own sums.
+		fullSum, err := c.FetchOptionalSummed(ctx, nil, VLLMV1, g, nil, summedRoles...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		incSum, err := c.FetchOptionalSummed(ctx, prevSum, VLLMV1, g, nil, summedRoles...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if want := i > 0; !fullSum.Summed || !incSum.Summed || fullSum.Incremental || incSum.Incremental != want {
+			t.Fatalf("%s: summed %v/%v, incremental %v/%v (want %v)", what, fullSum.Summed, incSum.Summed, fullSum.Incremental, incSum.Incremental, want)
+		}
+		if !reflect.DeepEqual(fullSum.Families, incSum.Families) || !reflect.DeepEqual(fullSum.Warnings, incSum.Warnings) {
+			t.Fatalf("%s: summed families differ:\nfull        %+v\nincremental %+v", what, fullSum, incSum)
+		}
 		// The comparison must compare something: while the data is in the
 		// window, the counters store a sample every 15 s, and the
 		// histograms, counter and gauge are read.
 		if now < S+600 {
+			sameOptional(t, what+", summed and raw", g, fullSum, fullOF)
 			sum := 0.0
 			for _, v := range fullSC.Counts {
 				sum += v
@@ -419,6 +435,7 @@ func TestSchemaReadsIncrementalEqualFull(t *testing.T) {
 			}
 		}
 		prev = w.WithReads(incSC, incOF)
+		prevSum = w.WithReads(incSC, incSum)
 	}
 	if incremental != 8 {
 		t.Fatalf("%d incremental reads, want 8", incremental)

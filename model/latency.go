@@ -10,8 +10,8 @@ import (
 )
 
 // Latency next to acceptance: whether speculation pays. The numbers come
-// from the schema's optional families (metricsclient.FetchOptional, one
-// extra query_range per load, only when the schema names them):
+// from the schema's optional families (metricsclient.FetchOptionalSummed:
+// the source sums the steady series; only when the schema names them):
 //
 //   - inter-token latency (vllm:inter_token_latency_seconds, formerly
 //     vllm:time_per_output_token_seconds): p50/p95/p99 and mean over the
@@ -39,11 +39,12 @@ const Dash = "–"
 const ITLCaveat = "vLLM records one inter-token latency per engine step; with speculation one step can emit several tokens, so ITL is per step, not per token"
 
 // OptionalSource is a Source that can also read a schema's optional
-// families (*metricsclient.Client.FetchOptionalSince: a live window that
-// slid forward continues prev's read). Compute reads latency only from
-// such a source.
+// families summed over the selection
+// (*metricsclient.Client.FetchOptionalSummed: a live window that slid
+// forward continues prev's read). Compute reads latency only from such a
+// source.
 type OptionalSource interface {
-	FetchOptionalSince(ctx context.Context, prev *metricsclient.Window, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error)
+	FetchOptionalSummed(ctx context.Context, prev *metricsclient.Window, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error)
 }
 
 // latencyRoles are the optional families Compute reads.
@@ -247,12 +248,8 @@ func (m *Model) addLatency(src Source, s metricsclient.Schema, read *pending[*me
 	}
 	if fam, ok := f.Families[metricsclient.RequestsRunning]; ok {
 		l.LoadMetric = fam.Name
-		pts := make([][]compute.Point, len(fam.Series))
-		for i, es := range fam.Series {
-			pts[i] = es.Points
-		}
 		l.LoadCost = m.Request.DraftCost.For(nil)
-		l.Load = compute.BinByLoad(compute.BucketAverageGauge(pts, g), m.Total.Buckets, perBucket, l.LoadCost)
+		l.Load = compute.BinByLoad(fam.BucketAverages(g), m.Total.Buckets, perBucket, l.LoadCost)
 		if len(l.Load) == 0 {
 			l.Reasons["load"] = "no bucket with both a running-requests value and drafts or latency observations"
 		}
@@ -288,7 +285,7 @@ func (m *Model) measure(ctx context.Context, src Source, s metricsclient.Schema)
 		me.Reason = "the source cannot read inter-token latency"
 		return
 	}
-	f, err := os.FetchOptionalSince(ctx, nil, s, b.Grid, m.Request.Filters, metricsclient.InterTokenLatency)
+	f, err := os.FetchOptionalSummed(ctx, nil, s, b.Grid, m.Request.Filters, metricsclient.InterTokenLatency)
 	if err != nil {
 		me.Reason = "baseline inter-token latency: " + err.Error()
 		return

@@ -127,6 +127,6 @@ func startOptional(ctx context.Context, src Source, s metricsclient.Schema, g co
 		return nil
 	}
 	return startRead(func() (*metricsclient.OptionalFetch, error) {
-		return os.FetchOptionalSince(ctx, prev, s, g, filters, roles...)
+		return os.FetchOptionalSummed(ctx, prev, s, g, filters, roles...)
 	})
 }

@@ -44,7 +44,7 @@ func (s *meetingSource) SchemaSampleCounts(ctx context.Context, sc metricsclient
 	return s.Client.SchemaSampleCounts(ctx, sc, g, filters, prev)
 }
 
-func (s *meetingSource) FetchOptionalSince(ctx context.Context, prev *metricsclient.Window, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
+func (s *meetingSource) FetchOptionalSummed(ctx context.Context, prev *metricsclient.Window, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
 	if s.panicLatency {
 		panic("latency read failed badly")
 	}
@@ -54,7 +54,7 @@ func (s *meetingSource) FetchOptionalSince(ctx context.Context, prev *metricscli
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return s.Client.FetchOptionalSince(ctx, prev, sc, g, filters, roles...)
+	return s.Client.FetchOptionalSummed(ctx, prev, sc, g, filters, roles...)
 }
 
 // TestComputeReadsAlongside: Compute reads the gap check's sample counts
@@ -137,8 +137,8 @@ func (s *incrementalSource) SchemaSampleCounts(ctx context.Context, sc metricscl
 	return r, err
 }
 
-func (s *incrementalSource) FetchOptionalSince(ctx context.Context, prev *metricsclient.Window, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
-	r, err := s.Client.FetchOptionalSince(ctx, prev, sc, g, filters, roles...)
+func (s *incrementalSource) FetchOptionalSummed(ctx context.Context, prev *metricsclient.Window, sc metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error) {
+	r, err := s.Client.FetchOptionalSummed(ctx, prev, sc, g, filters, roles...)
 	if err == nil {
 		s.latency = append(s.latency, r.Incremental)
 	}

@@ -1,0 +1,436 @@
+package metricsclient
+
+// The summed read of the optional families (FetchOptionalSummed): the
+// source sums the steady series, specdash reads only the irregular ones
+// series by series. See docs/ARCHITECTURE.md, "Query plan".
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"golang.org/x/sync/errgroup"
+
+	"specdash/compute"
+)
+
+// aggLabel marks the counts of the summed read's answer (the sums carry
+// no such label).
+const aggLabel = "specdash_agg"
+
+// summable reports whether a role's series are only ever summed over the
+// selection (so that the source may sum them): the histograms, and the
+// counters and gauges that carry no label of their own (not TensorRT-LLM's
+// per-position counters, nor its last acceptance length).
+func summable(r OptionalRole) bool {
+	switch r {
+	case DraftedPerPosition, AcceptedPerPosition, LastAcceptanceLength:
+		return false
+	}
+	return true
+}
+
+// FetchOptionalSummed is FetchOptionalSince for callers that sum each
+// role's series over the selection (the dashboard, the report): the
+// source sums the steady series, so that what is read grows with the
+// histograms' buckets and the grid's points, not with the number of
+// engines. A family then holds one summed series (labels: none but le)
+// standing for every steady series, and each irregular series of its own:
+//
+//   - one instant query at g.End finds the irregular label sets of the
+//     histograms (from _count) and counters, as FetchShaped's detection
+//     does: a series that reset, whose _created changed, or that has no
+//     value at the grid's start or end;
+//   - concurrently, one range query sums and counts, per sample name and
+//     le, the last value in each step's lookback window (the raw read's
+//     values), and the native histograms are read as FetchOptionalSince
+//     reads them;
+//   - the irregular label sets are then read series by series (values at
+//     the grid's points, with their _created) and taken out of the sums.
+//
+// A histogram's or counter's summed series is therefore the sum of the
+// series that neither reset, restarted, started nor stopped inside the
+// window, and compute's per-series increases of the family equal the raw
+// read's (to the rounding of the summed _sum seconds). A gauge (running
+// requests) is summed whole, with the number of series summed at each
+// point (OptionalFamily.GaugeCounts, for OptionalFamily.BucketAverages).
+//
+// The raw read (FetchOptionalSince) is taken instead, with a warning that
+// says why, when the source cannot answer these queries, when a steady
+// sum falls or a steady series is missing at a grid point (a restart or a
+// gap the detection did not see), when a role is not summable (summable),
+// and when a name has both classic and native histogram series (their
+// label sets are compared series by series). OptionalFetch.Summed says
+// which it was. A live window that slid forward (prev, as for
+// FetchOptionalSince) reads the sums only from one step before prev's last
+// final point on; the detection and the irregular series are read over
+// the whole window each time.
+func (c *Client) FetchOptionalSummed(ctx context.Context, prev *Window, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
+	pl, err := newOptionalPlan(s, g, roles)
+	if err != nil {
+		return nil, err
+	}
+	if len(pl.names) == 0 || !slices.ContainsFunc(pl.roles, func(r OptionalRole) bool { return len(s.Optional[r]) > 0 }) {
+		return &OptionalFetch{Families: map[OptionalRole]OptionalFamily{}}, nil
+	}
+	for _, r := range pl.roles {
+		if !summable(r) {
+			return c.FetchOptionalSince(ctx, prev, s, g, filters, roles...)
+		}
+	}
+	if _, err := Selector(pl.names, filters); err != nil {
+		return nil, err
+	}
+	out, reason, err := c.fetchSummed(ctx, prev, pl, g, filters)
+	if err != nil || reason == "" {
+		return out, err
+	}
+	raw, err := c.FetchOptionalSince(ctx, nil, s, g, filters, roles...)
+	if err != nil {
+		return nil, err
+	}
+	raw.Warnings = append(raw.Warnings, "latency, output and load families: every series was read one by one (a cost that grows with the number of engines) because "+reason)
+	return raw, nil
+}
+
+// summedKey is one series of the summed read's answer: a sample name and
+// its le ("" for all but a histogram's buckets).
+type summedKey struct{ name, le string }
+
+type summedVals struct {
+	sum, cnt []float64
+}
+
+// fetchSummed is FetchOptionalSummed's summed read. A non-empty reason
+// means: read the raw way.
+func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan, g compute.Grid, filters []Filter) (*OptionalFetch, string, error) {
+	s := pl.s
+	step := time.Duration(g.Step) * time.Millisecond
+	w := Lookback(step)
+	gauge := map[string]bool{}
+	var sumNames, detNames, detCreated, irrNames []string
+	for _, r := range pl.roles {
+		for _, n := range s.Optional[r] {
+			switch r.Kind() {
+			case OptionalHistogram:
+				sumNames = append(sumNames, n+"_bucket", n+"_sum", n+"_count")
+				detNames, detCreated = append(detNames, n+"_count"), append(detCreated, n+"_created")
+				irrNames = append(irrNames, n+"_bucket", n+"_sum", n+"_count", n+"_created")
+			case OptionalGauge:
+				sumNames = append(sumNames, n)
+				gauge[n] = true
+			default:
+				sumNames = append(sumNames, n)
+				detNames, detCreated = append(detNames, n), append(detCreated, CreatedName(n))
+				irrNames = append(irrNames, n)
+				if cn := CreatedName(n); cn != "" {
+					irrNames = append(irrNames, cn)
+				}
+			}
+		}
+	}
+	raw := &optionalRaw{schemaID: s.ID, roles: "summed:" + roleKey(pl.roles), grid: g}
+	read := g
+	p := prev.optionalFor(s, raw.roles)
+	from, cont := int64(0), false
+	if p != nil {
+		from, cont = prev.ContinuesAt(c, g, filters)
+	}
+	if cont {
+		read = compute.Grid{Start: from, End: g.End, Step: g.Step}
+	}
+	var terms []string
+	for _, n := range sumNames {
+		sel, err := Selector([]string{n}, filters)
+		if err != nil {
+			return nil, "", err
+		}
+		e := "last_over_time(" + sel + "[" + dur(w) + "])"
+		terms = append(terms,
+			fmt.Sprintf(`label_replace(sum by (le) (%s), %q, %q, "", "")`, e, partLabel, n),
+			fmt.Sprintf(`label_replace(label_replace(count by (le) (%s), %q, %q, "", ""), %q, "count", "", "")`, e, partLabel, n, aggLabel))
+	}
+	sq := strings.Join(terms, " or ")
+	var dq string
+	if len(detNames) > 0 {
+		var err error
+		if dq, err = detectionQuery(g, filters, string(model.BucketLabel), detNames, detCreated); err != nil {
+			return nil, "", err
+		}
+	}
+	var (
+		sm          model.Matrix
+		dv          model.Vector
+		warns       [3][]string
+		nativeWarns []string
+	)
+	rng := v1.Range{Start: time.UnixMilli(read.Start), End: time.UnixMilli(read.End), Step: step}
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.Go(func() error {
+		var err error
+		sm, warns[0], err = c.queryMatrix(ectx, sq, rng)
+		return err
+	})
+	if dq != "" {
+		eg.Go(func() error {
+			var err error
+			dv, warns[1], err = c.queryVector(ectx, dq, time.UnixMilli(g.End))
+			return err
+		})
+	}
+	eg.Go(func() error {
+		var err error
+		raw.native, nativeWarns, err = c.nativeMatrix(ectx, s, read, filters, pl.roles)
+		return err
+	})
+	if err := eg.Wait(); err != nil {
+		if ctx.Err() == nil && unsupported(err) {
+			return nil, "the source could not answer the summed queries: " + err.Error(), nil
+		}
+		return nil, "", err
+	}
+	out := &OptionalFetch{Families: map[OptionalRole]OptionalFamily{}, Summed: true}
+	if cont {
+		sm = MergeMatrix(p.sums, sm, g.Start, from)
+		raw.native = MergeMatrix(p.native, raw.native, g.Start, from)
+		out.Incremental = true
+	}
+	raw.sums = sm
+
+	// Sums and counts per sample name and le.
+	n := g.Buckets() + 1
+	vals := map[summedKey]*summedVals{}
+	for _, ss := range sm {
+		k := summedKey{name: string(ss.Metric[partLabel]), le: string(ss.Metric[model.BucketLabel])}
+		v := vals[k]
+		if v == nil {
+			v = &summedVals{sum: make([]float64, n), cnt: make([]float64, n)}
+			vals[k] = v
+		}
+		isCount := ss.Metric[aggLabel] == "count"
+		for _, sp := range ss.Values {
+			t := int64(sp.Timestamp)
+			if t < g.Start || t > g.End || (t-g.Start)%g.Step != 0 {
+				return nil, "the source answered the summed query off the grid", nil
+			}
+			if i := (t - g.Start) / g.Step; isCount {
+				v.cnt[i] = float64(sp.Value)
+			} else {
+				v.sum[i] = float64(sp.Value)
+			}
+		}
+	}
+
+	// The irregular label sets, read series by series.
+	irr := map[string]map[string]string{}
+	for _, smp := range dv {
+		l := plainLabels(smp.Metric, string(model.BucketLabel))
+		irr[compute.LabelString(l)] = l
+	}
+	var irrM model.Matrix
+	if len(irr) > 0 {
+		var more []string
+		var err error
+		irrM, more, err = c.readOptionalIrregular(ctx, g, filters, irrNames, irr)
+		warns[2] = more
+		if err != nil {
+			if ctx.Err() == nil && unsupported(err) {
+				return nil, "the source could not answer the queries of the series that restarted, started or stopped: " + err.Error(), nil
+			}
+			return nil, "", err
+		}
+	}
+	for _, ws := range warns {
+		out.Warnings = append(out.Warnings, ws...)
+	}
+	out.Warnings = append(out.Warnings, nativeWarns...)
+	raw.cacheable = len(out.Warnings) == 0
+	out.Irregular = len(irr)
+
+	// Take the irregular series out of the sums, as the source summed
+	// them; what is left must be steady.
+	for _, ss := range irrM {
+		k := summedKey{name: string(ss.Metric[model.MetricNameLabel]), le: string(ss.Metric[model.BucketLabel])}
+		v := vals[k]
+		if v == nil || gauge[k.name] {
+			continue
+		}
+		for _, sp := range ss.Values {
+			i := (int64(sp.Timestamp) - g.Start) / g.Step
+			v.sum[i] -= float64(sp.Value)
+			v.cnt[i]--
+		}
+	}
+	keys := make([]summedKey, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].name != keys[j].name {
+			return keys[i].name < keys[j].name
+		}
+		return keys[i].le < keys[j].le
+	})
+	at := func(i int) string { return time.UnixMilli(g.Start + int64(i)*g.Step).UTC().Format(time.RFC3339) }
+	m := irrM
+	counts := map[string][]compute.Point{}
+	for _, k := range keys {
+		v := vals[k]
+		metric := model.Metric{model.MetricNameLabel: model.LabelValue(k.name)}
+		if k.le != "" {
+			metric[model.BucketLabel] = model.LabelValue(k.le)
+		}
+		ss := &model.SampleStream{Metric: metric}
+		if gauge[k.name] {
+			for i := range n {
+				if v.cnt[i] > 0 {
+					t := g.Start + int64(i)*g.Step
+					ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(t), Value: model.SampleValue(v.sum[i])})
+					counts[k.name] = append(counts[k.name], compute.Point{T: t, V: v.cnt[i]})
+				}
+			}
+		} else {
+			if v.cnt[0] == 0 && slices.Max(v.cnt) == 0 && slices.Min(v.cnt) == 0 {
+				continue // every series of it is irregular
+			}
+			for i := range n {
+				if v.cnt[i] != v.cnt[0] {
+					return nil, fmt.Sprintf("%s%s has %g steady series at the window's start and %g at %s (a gap longer than the lookback, or a restart the detection did not see)",
+						k.name, leSuffix(k.le), v.cnt[0], v.cnt[i], at(i)), nil
+				}
+				if i > 0 && falls(v.sum[i-1], v.sum[i], strings.HasSuffix(k.name, "_sum")) {
+					return nil, fmt.Sprintf("the steady series' sum of %s%s falls at %s (a restart the detection did not see)", k.name, leSuffix(k.le), at(i)), nil
+				}
+				t := g.Start + int64(i)*g.Step
+				ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(t), Value: model.SampleValue(v.sum[i])})
+			}
+		}
+		if len(ss.Values) > 0 {
+			m = append(m, ss)
+		}
+	}
+
+	native, bad := nativeFromMatrix(raw.native)
+	for _, err := range bad {
+		out.Warnings = append(out.Warnings, "not read: "+err.Error())
+	}
+	for _, ss := range m {
+		if o := pl.owner[string(ss.Metric[model.MetricNameLabel])]; o.role.Kind() == OptionalHistogram && (len(native.exp[o.name]) > 0 || len(native.custom[o.name]) > 0) {
+			return nil, o.name + " has both classic and native histogram series", nil
+		}
+	}
+	if err := pl.convert(out, m, native); err != nil {
+		return nil, "", err
+	}
+	for r, fam := range out.Families {
+		if r.Kind() == OptionalGauge {
+			fam.GaugeCounts = counts[fam.Name]
+			if fam.GaugeCounts == nil {
+				fam.GaugeCounts = []compute.Point{}
+			}
+			out.Families[r] = fam
+		}
+	}
+	out.raw = raw
+	return out, "", nil
+}
+
+// leSuffix prints a bucket's le for a message.
+func leSuffix(le string) string {
+	if le == "" {
+		return ""
+	}
+	return `{le="` + le + `"}`
+}
+
+// falls reports whether a steady sum falls from a to b: for counts, any
+// decrease; for a histogram's _sum (seconds, summed in floating point
+// with the irregular series taken out), one beyond the rounding.
+func falls(a, b float64, float bool) bool {
+	if !float {
+		return b < a
+	}
+	return b < a-1e-9*math.Max(1, math.Abs(a))
+}
+
+// readOptionalIrregular reads the series of names (sample names) of the
+// label sets irr over g, at the grid's points as the raw read does, in
+// batches whose selection is exact (FetchShaped's irregularBatches), and
+// returns those of irr's label sets, named by their sample name.
+func (c *Client) readOptionalIrregular(ctx context.Context, g compute.Grid, filters []Filter, names []string, irr map[string]map[string]string) (model.Matrix, []string, error) {
+	step := time.Duration(g.Step) * time.Millisecond
+	rng := v1.Range{Start: time.UnixMilli(g.Start), End: time.UnixMilli(g.End), Step: step}
+	sr := &shapedRead{c: c, filters: filters}
+	batches := sr.irregularBatches(irr)
+	answers := make([]model.Matrix, len(batches))
+	warns := make([][]string, len(batches))
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(maxConcurrent)
+	for i, f := range batches {
+		var terms []string
+		for _, name := range names {
+			sel, err := Selector([]string{name}, f)
+			if err != nil {
+				return nil, nil, err
+			}
+			terms = append(terms, fmt.Sprintf(`label_replace(last_over_time(%s[%s]), %q, %q, "", "")`, sel, dur(Lookback(step)), partLabel, name))
+		}
+		q := strings.Join(terms, " or ")
+		eg.Go(func() error {
+			var err error
+			answers[i], warns[i], err = c.queryMatrix(ectx, q, rng)
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, nil, err
+	}
+	var out model.Matrix
+	var warnings []string
+	seen := map[model.Fingerprint]bool{}
+	for i, m := range answers {
+		warnings = append(warnings, warns[i]...)
+		for _, ss := range m {
+			if irr[compute.LabelString(plainLabels(ss.Metric, partLabel, string(model.BucketLabel)))] == nil {
+				continue
+			}
+			metric := model.Metric{}
+			for k, v := range ss.Metric {
+				if k != partLabel {
+					metric[k] = v
+				}
+			}
+			metric[model.MetricNameLabel] = ss.Metric[partLabel]
+			if fp := metric.Fingerprint(); !seen[fp] {
+				seen[fp] = true
+				out = append(out, &model.SampleStream{Metric: metric, Values: ss.Values})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Metric.String() < out[j].Metric.String() })
+	return out, warnings, nil
+}
+
+// BucketAverages returns a gauge role's average per bucket of g over its
+// series (compute.BucketAverageGauge of the source's series; for a gauge
+// read summed, compute.BucketAverageSums of the sum and GaugeCounts).
+func (f OptionalFamily) BucketAverages(g compute.Grid) []compute.GaugeAverage {
+	if f.GaugeCounts != nil {
+		var sums []compute.Point
+		if len(f.Series) > 0 {
+			sums = f.Series[0].Points
+		}
+		return compute.BucketAverageSums(sums, f.GaugeCounts, g)
+	}
+	pts := make([][]compute.Point, len(f.Series))
+	for i, es := range f.Series {
+		pts[i] = es.Points
+	}
+	return compute.BucketAverageGauge(pts, g)
+}

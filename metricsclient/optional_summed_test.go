@@ -1,0 +1,277 @@
+package metricsclient
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"specdash/compute"
+	"specdash/internal/promtest"
+	"specdash/internal/testwait"
+	"specdash/internal/vmtest"
+)
+
+// fleetLatencyBounds are the le bounds of the fleet's inter-token latency
+// histogram.
+var fleetLatencyBounds = []string{"0.01", "0.025", "0.05", "0.1", "+Inf"}
+
+// writeFleetLatencyOM writes vLLM's latency, output and load families of
+// the fleet's engines as OpenMetrics (no # EOF): an inter-token latency
+// histogram and an output-token counter that count with the engine's
+// drafts (so they reset, start and stop with its processes, and have
+// _created unless the engine has none), and a running-requests gauge.
+func writeFleetLatencyOM(w io.Writer, engines []fleetEngine) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	lbl := func(e fleetEngine) string {
+		return fmt.Sprintf(`instance="%s",engine="%s",model_name="%s"`, e.inst, e.engine, omEscape(e.model))
+	}
+	each := func(fn func(e fleetEngine, p fleetProc, t, d, acc int64)) {
+		for _, e := range engines {
+			for _, p := range e.procs {
+				for t := p.from; t <= p.to; t += fleetScrape {
+					if t > e.gap[0] && t < e.gap[1] {
+						continue
+					}
+					d, _, acc, _ := fleetValues(e, p, t)
+					fn(e, p, t, d, acc)
+				}
+			}
+		}
+	}
+	const itl = "vllm:inter_token_latency_seconds"
+	fmt.Fprintf(bw, "# TYPE %s histogram\n", itl)
+	each(func(e fleetEngine, p fleetProc, t, d, acc int64) {
+		for i, le := range fleetLatencyBounds {
+			// Cumulative in le and in time: a share of the drafts so far.
+			v := d * int64(i+1+e.idx%3) / int64(len(fleetLatencyBounds)+e.idx%3)
+			fmt.Fprintf(bw, "%s_bucket{%s,le=\"%s\"} %d %d\n", itl, lbl(e), le, v, t)
+		}
+		fmt.Fprintf(bw, "%s_count{%s} %d %d\n", itl, lbl(e), d, t)
+		fmt.Fprintf(bw, "%s_sum{%s} %.6f %d\n", itl, lbl(e), float64(d)*0.0213+float64(acc)*0.000137, t)
+		if !e.noCreated {
+			fmt.Fprintf(bw, "%s_created{%s} %s %d\n", itl, lbl(e), fmtSec(p.created), t)
+		}
+	})
+	const gen = "vllm:generation_tokens"
+	fmt.Fprintf(bw, "# TYPE %s counter\n", gen)
+	each(func(e fleetEngine, p fleetProc, t, d, acc int64) {
+		fmt.Fprintf(bw, "%s_total{%s} %d %d\n", gen, lbl(e), d+acc, t)
+		if !e.noCreated {
+			fmt.Fprintf(bw, "%s_created{%s} %s %d\n", gen, lbl(e), fmtSec(p.created), t)
+		}
+	})
+	const run = "vllm:num_requests_running"
+	fmt.Fprintf(bw, "# TYPE %s gauge\n", run)
+	each(func(e fleetEngine, p fleetProc, t, d, acc int64) {
+		fmt.Fprintf(bw, "%s{%s} %d %d\n", run, lbl(e), (int64(e.idx)+t/fleetScrape)%7, t)
+	})
+	return bw.Flush()
+}
+
+// fleetWithLatencyOM is the fleet's counters and latency families.
+func fleetWithLatencyOM(t *testing.T, engines []fleetEngine) string {
+	t.Helper()
+	var b strings.Builder
+	if err := writeFleetOM(&b, engines); err != nil {
+		t.Fatal(err)
+	}
+	om, ok := strings.CutSuffix(b.String(), "# EOF\n")
+	if !ok {
+		t.Fatal("writeFleetOM wrote no # EOF")
+	}
+	b.Reset()
+	b.WriteString(om)
+	if err := writeFleetLatencyOM(&b, engines); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("# EOF\n")
+	return b.String()
+}
+
+// latencyFleet is fleet(n) whose last two engines are of model "m-gap", the
+// last of them not scraped for 6.5 minutes (longer than the lookback)
+// inside the window without restarting: a gap the summed read's detection
+// does not name (the engine has values at both ends of the window).
+func latencyFleet(n int, gs int64) []fleetEngine {
+	engines := fleet(n, gs)
+	for i := n - 2; i < n; i++ {
+		engines[i].model = "m-gap"
+	}
+	engines[n-1].gap = [2]int64{gs + 60, gs + 450}
+	return engines
+}
+
+var summedRoles = []OptionalRole{InterTokenLatency, GenerationTokens, RequestsRunning}
+
+// sameOptional reports where the summed read's numbers differ from the raw
+// read's: the inter-token latency's per-bucket histograms (counts exact,
+// seconds to the rounding of the summed _sum), the output tokens per bucket
+// (exact) and the running requests' bucket averages.
+func sameOptional(t *testing.T, what string, g compute.Grid, got, want *OptionalFetch) {
+	t.Helper()
+	for _, r := range summedRoles {
+		_, g := got.Families[r]
+		_, w := want.Families[r]
+		if !g || !w {
+			t.Fatalf("%s: %s read summed %v, raw %v", what, r, g, w)
+		}
+	}
+	gh, wh := got.Families[InterTokenLatency].HistogramIncreases(g), want.Families[InterTokenLatency].HistogramIncreases(g)
+	observed := 0.0
+	for j := range wh {
+		a, b := gh[j], wh[j]
+		observed += b.Count
+		same := a.Count == b.Count && closeTo(a.Sum, b.Sum) && len(a.Buckets) == len(b.Buckets)
+		for i := 0; same && i < len(a.Buckets); i++ {
+			same = a.Buckets[i] == b.Buckets[i]
+		}
+		if !same {
+			t.Errorf("%s: latency bucket %d: summed %+v, raw %+v", what, j, a, b)
+		}
+	}
+	gt, wt := got.Families[GenerationTokens].BucketIncreases(g), want.Families[GenerationTokens].BucketIncreases(g)
+	if !reflect.DeepEqual(gt, wt) {
+		t.Errorf("%s: output tokens per bucket\nsummed %v\nraw    %v", what, gt, wt)
+	}
+	ga, wa := got.Families[RequestsRunning].BucketAverages(g), want.Families[RequestsRunning].BucketAverages(g)
+	for j := range wa {
+		if ga[j].Value.OK != wa[j].Value.OK || !closeTo(ga[j].Value.V, wa[j].Value.V) || ga[j].Samples != wa[j].Samples {
+			t.Errorf("%s: running requests bucket %d: summed %+v, raw %+v", what, j, ga[j], wa[j])
+		}
+	}
+	if observed == 0 || wt[0] == 0 || !wa[0].Value.OK {
+		t.Fatalf("%s: the raw read has no observations, output tokens or load: the comparison proves nothing", what)
+	}
+}
+
+// TestOptionalSummedFleet: against a real Prometheus, the latency, output
+// and load families of 128 engines with restarts (on a step point,
+// between two, with a higher first value, after an outage), an engine
+// joining and one leaving inside the window, engines without _created and
+// one with a gap longer than the lookback, read summed by the source
+// (FetchOptionalSummed), give per bucket the raw read's numbers
+// (FetchOptional, series by series): the same whole counts. The steady
+// series come as one summed series, each irregular engine's as its own;
+// the read costs a fraction of the raw read's bytes. A gap the detection
+// does not name sends the read to the raw path, which the warnings say.
+func TestOptionalSummedFleet(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := latencyFleet(128, gs)
+	dir := promtest.Backfill(t, fleetWithLatencyOM(t, engines))
+	srv := promtest.Start(t, promtest.Options{DataDir: dir, ScrapeInterval: fleetScrape * time.Second})
+	ct := &countingTransport{}
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second, RoundTripper: ct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	g := fleetGrid(gs)
+	steady := []Filter{{Name: "model_name", Values: []string{"m-a", "m-b"}}}
+	raw, err := c.FetchOptional(ctx, VLLMV1, g, steady, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawBytes, _ := ct.take()
+	sum, err := c.FetchOptionalSummed(ctx, nil, VLLMV1, g, steady, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumBytes, sumN := ct.take()
+	t.Logf("raw read %v bytes; summed %v bytes in %v requests; %d irregular", rawBytes, sumBytes, sumN, sum.Irregular)
+	if !sum.Summed {
+		t.Fatalf("not summed: warnings %q", sum.Warnings)
+	}
+	if !reflect.DeepEqual(sum.Warnings, raw.Warnings) {
+		t.Errorf("warnings: summed %q, raw %q", sum.Warnings, raw.Warnings)
+	}
+	// The restarted and joined engines (scJoinNoCreated starts between
+	// two step points without _created: absent at the start). scLeave's
+	// last sample lies within the lookback of the window's end: steady.
+	if want := 6; sum.Irregular != want {
+		t.Errorf("%d irregular engines, want %d", sum.Irregular, want)
+	}
+	itl := sum.Families[InterTokenLatency]
+	summed := 0
+	for _, hs := range itl.Histograms {
+		if len(hs.Labels) == 0 {
+			summed++
+		}
+	}
+	if len(itl.Histograms) != 1+sum.Irregular || summed != 1 {
+		t.Errorf("inter-token latency: %d series, %d summed; want the steady sum and %d irregular", len(itl.Histograms), summed, sum.Irregular)
+	}
+	if run := sum.Families[RequestsRunning]; len(run.Series) != 1 || len(run.GaugeCounts) != len(run.Series[0].Points) || run.GaugeCounts[0].V != 124 {
+		t.Errorf("running requests: %d series, counts %v", len(run.Series), run.GaugeCounts)
+	}
+	sameOptional(t, "128 engines", g, sum, raw)
+	if total, r := sumOf(sumBytes), sumOf(rawBytes); total == 0 || total*4 > r {
+		t.Errorf("the summed read took %d bytes, the raw read %d: want under a quarter", total, r)
+	}
+
+	// The engine with a gap: the raw path, said in a warning.
+	gap := []Filter{{Name: "model_name", Values: []string{"m-gap"}}}
+	raw, err = c.FetchOptional(ctx, VLLMV1, g, gap, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err = c.FetchOptionalSummed(ctx, nil, VLLMV1, g, gap, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Summed || len(sum.Warnings) == 0 || !strings.Contains(sum.Warnings[len(sum.Warnings)-1], "steady series at the window's start and 1 at") {
+		t.Errorf("gap: summed %v, warnings %q", sum.Summed, sum.Warnings)
+	}
+	if !reflect.DeepEqual(sum.Families, raw.Families) || len(raw.Warnings) != 0 {
+		t.Errorf("gap: the fallback differs from the raw read:\n%+v\n%+v\n%q\n%q", sum.Families, raw.Families, sum.Warnings, raw.Warnings)
+	}
+}
+
+// TestOptionalSummedVictoriaMetrics: the summed read of the same fleet's
+// latency families from a real VictoriaMetrics (whose lookback, rollups
+// and name-keeping differ from Prometheus') equals its raw read.
+func TestOptionalSummedVictoriaMetrics(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := latencyFleet(72, gs)
+	vm := vmtest.Start(t)
+	t.Logf("imported %d samples", vmtest.Import(t, vm, fleetWithLatencyOM(t, engines), nil))
+	c, err := New(Config{Address: vm, ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	g := fleetGrid(gs)
+	steady := []Filter{{Name: "model_name", Values: []string{"m-a", "m-b"}}}
+	var raw *OptionalFetch
+	var ferr error
+	// Imported data becomes searchable after a moment.
+	if !testwait.Until(2*time.Minute, func() bool {
+		raw, ferr = c.FetchOptional(ctx, VLLMV1, g, steady, summedRoles...)
+		return ferr == nil && len(raw.Families) == len(summedRoles) && len(raw.Families[RequestsRunning].Series) == 70
+	}) {
+		t.Fatalf("VictoriaMetrics has not all series 2 min after import: %v", ferr)
+	}
+	sum, err := c.FetchOptionalSummed(ctx, nil, VLLMV1, g, steady, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("summed %v, %d irregular, warnings %q", sum.Summed, sum.Irregular, sum.Warnings)
+	if !sum.Summed {
+		t.Errorf("VictoriaMetrics fell back to the raw read: %q", sum.Warnings)
+	}
+	sameOptional(t, "VictoriaMetrics", g, sum, raw)
+}
+
+func sumOf(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
