@@ -200,9 +200,10 @@ type optionalRaw struct {
 	classic, native model.Matrix
 	fellBack        bool
 	cacheable       bool
-	// sums is a FetchOptionalSummed read's answer of its sums and counts
-	// query (classic is then nil; roles starts with "summed:").
-	sums model.Matrix
+	// sums and counts are a FetchOptionalSummed read's answers of its
+	// sums and counts queries (classic is then nil; roles starts with
+	// "summed:").
+	sums, counts model.Matrix
 }
 
 // roleKey identifies a set of roles.

@@ -20,10 +20,6 @@ import (
 	"specdash/compute"
 )
 
-// aggLabel marks the counts of the summed read's answer (the sums carry
-// no such label).
-const aggLabel = "specdash_agg"
-
 // summable reports whether a role's series are only ever summed over the
 // selection (so that the source may sum them): the histograms, and the
 // counters and gauges that carry no label of their own (not TensorRT-LLM's
@@ -47,9 +43,10 @@ func summable(r OptionalRole) bool {
 //     histograms (from _count) and counters, as FetchShaped's detection
 //     does: a series that reset, whose _created changed, or that has no
 //     value at the grid's start or end;
-//   - concurrently, one range query sums and counts, per sample name and
-//     le, the last value in each step's lookback window (the raw read's
-//     values), and the native histograms are read as FetchOptionalSince
+//   - concurrently, one range query sums per sample name and le the last
+//     value in each step's lookback window (the raw read's values),
+//     another counts the series of each histogram's _count, counter and
+//     gauge, and the native histograms are read as FetchOptionalSince
 //     reads them;
 //   - the irregular label sets are then read series by series (values at
 //     the grid's points, with their _created) and taken out of the sums.
@@ -103,10 +100,6 @@ func (c *Client) FetchOptionalSummed(ctx context.Context, prev *Window, s Schema
 // its le ("" for all but a histogram's buckets).
 type summedKey struct{ name, le string }
 
-type summedVals struct {
-	sum, cnt []float64
-}
-
 // fetchSummed is FetchOptionalSummed's summed read. A non-empty reason
 // means: read the raw way.
 func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan, g compute.Grid, filters []Filter) (*OptionalFetch, string, error) {
@@ -114,19 +107,29 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	step := time.Duration(g.Step) * time.Millisecond
 	w := Lookback(step)
 	gauge := map[string]bool{}
-	var sumNames, detNames, detCreated, irrNames []string
+	// countOf is the sample name whose series are counted for each
+	// summed sample name: a histogram's _count stands for its buckets and
+	// _sum (one scrape exposes them together).
+	countOf := map[string]string{}
+	var sumNames, countNames, detNames, detCreated, irrNames []string
 	for _, r := range pl.roles {
 		for _, n := range s.Optional[r] {
 			switch r.Kind() {
 			case OptionalHistogram:
 				sumNames = append(sumNames, n+"_bucket", n+"_sum", n+"_count")
+				for _, sn := range []string{n + "_bucket", n + "_sum", n + "_count"} {
+					countOf[sn] = n + "_count"
+				}
+				countNames = append(countNames, n+"_count")
 				detNames, detCreated = append(detNames, n+"_count"), append(detCreated, n+"_created")
 				irrNames = append(irrNames, n+"_bucket", n+"_sum", n+"_count", n+"_created")
 			case OptionalGauge:
-				sumNames = append(sumNames, n)
+				sumNames, countNames = append(sumNames, n), append(countNames, n)
+				countOf[n] = n
 				gauge[n] = true
 			default:
-				sumNames = append(sumNames, n)
+				sumNames, countNames = append(sumNames, n), append(countNames, n)
+				countOf[n] = n
 				detNames, detCreated = append(detNames, n), append(detCreated, CreatedName(n))
 				irrNames = append(irrNames, n)
 				if cn := CreatedName(n); cn != "" {
@@ -145,29 +148,37 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	if cont {
 		read = compute.Grid{Start: from, End: g.End, Step: g.Step}
 	}
-	var terms []string
-	for _, n := range sumNames {
-		sel, err := Selector([]string{n}, filters)
-		if err != nil {
-			return nil, "", err
+	// The sums and the counts are two queries, which the source
+	// evaluates at once (the terms of one `or` query one after the other).
+	query := func(names []string, agg string) (string, error) {
+		var terms []string
+		for _, n := range names {
+			sel, err := Selector([]string{n}, filters)
+			if err != nil {
+				return "", err
+			}
+			terms = append(terms, fmt.Sprintf(`label_replace(%s (last_over_time(%s[%s])), %q, %q, "", "")`, agg, sel, dur(w), partLabel, n))
 		}
-		e := "last_over_time(" + sel + "[" + dur(w) + "])"
-		terms = append(terms,
-			fmt.Sprintf(`label_replace(sum by (le) (%s), %q, %q, "", "")`, e, partLabel, n),
-			fmt.Sprintf(`label_replace(label_replace(count by (le) (%s), %q, %q, "", ""), %q, "count", "", "")`, e, partLabel, n, aggLabel))
+		return strings.Join(terms, " or "), nil
 	}
-	sq := strings.Join(terms, " or ")
+	sq, err := query(sumNames, "sum by (le)")
+	if err != nil {
+		return nil, "", err
+	}
+	cq, err := query(countNames, "count")
+	if err != nil {
+		return nil, "", err
+	}
 	var dq string
 	if len(detNames) > 0 {
-		var err error
 		if dq, err = detectionQuery(g, filters, string(model.BucketLabel), detNames, detCreated); err != nil {
 			return nil, "", err
 		}
 	}
 	var (
-		sm          model.Matrix
+		sm, cm      model.Matrix
 		dv          model.Vector
-		warns       [3][]string
+		warns       [4][]string
 		nativeWarns []string
 	)
 	rng := v1.Range{Start: time.UnixMilli(read.Start), End: time.UnixMilli(read.End), Step: step}
@@ -175,6 +186,11 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	eg.Go(func() error {
 		var err error
 		sm, warns[0], err = c.queryMatrix(ectx, sq, rng)
+		return err
+	})
+	eg.Go(func() error {
+		var err error
+		cm, warns[3], err = c.queryMatrix(ectx, cq, rng)
 		return err
 	})
 	if dq != "" {
@@ -198,33 +214,43 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	out := &OptionalFetch{Families: map[OptionalRole]OptionalFamily{}, Summed: true}
 	if cont {
 		sm = MergeMatrix(p.sums, sm, g.Start, from)
+		cm = MergeMatrix(p.counts, cm, g.Start, from)
 		raw.native = MergeMatrix(p.native, raw.native, g.Start, from)
 		out.Incremental = true
 	}
-	raw.sums = sm
+	raw.sums, raw.counts = sm, cm
 
-	// Sums and counts per sample name and le.
+	// Sums per sample name and le; counts per counted name.
 	n := g.Buckets() + 1
-	vals := map[summedKey]*summedVals{}
-	for _, ss := range sm {
+	vals := map[summedKey][]float64{}
+	cnts := map[string][]float64{}
+	onGrid := func(m model.Matrix, at func(ss *model.SampleStream) []float64) bool {
+		for _, ss := range m {
+			v := at(ss)
+			for _, sp := range ss.Values {
+				t := int64(sp.Timestamp)
+				if t < g.Start || t > g.End || (t-g.Start)%g.Step != 0 {
+					return false
+				}
+				v[(t-g.Start)/g.Step] = float64(sp.Value)
+			}
+		}
+		return true
+	}
+	if !onGrid(sm, func(ss *model.SampleStream) []float64 {
 		k := summedKey{name: string(ss.Metric[partLabel]), le: string(ss.Metric[model.BucketLabel])}
-		v := vals[k]
-		if v == nil {
-			v = &summedVals{sum: make([]float64, n), cnt: make([]float64, n)}
-			vals[k] = v
+		if vals[k] == nil {
+			vals[k] = make([]float64, n)
 		}
-		isCount := ss.Metric[aggLabel] == "count"
-		for _, sp := range ss.Values {
-			t := int64(sp.Timestamp)
-			if t < g.Start || t > g.End || (t-g.Start)%g.Step != 0 {
-				return nil, "the source answered the summed query off the grid", nil
-			}
-			if i := (t - g.Start) / g.Step; isCount {
-				v.cnt[i] = float64(sp.Value)
-			} else {
-				v.sum[i] = float64(sp.Value)
-			}
+		return vals[k]
+	}) || !onGrid(cm, func(ss *model.SampleStream) []float64 {
+		k := string(ss.Metric[partLabel])
+		if cnts[k] == nil {
+			cnts[k] = make([]float64, n)
 		}
+		return cnts[k]
+	}) {
+		return nil, "the source answered the summed query off the grid", nil
 	}
 
 	// The irregular label sets, read series by series.
@@ -253,18 +279,34 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	raw.cacheable = len(out.Warnings) == 0
 	out.Irregular = len(irr)
 
+	at := func(i int) string { return time.UnixMilli(g.Start + int64(i)*g.Step).UTC().Format(time.RFC3339) }
 	// Take the irregular series out of the sums, as the source summed
 	// them; what is left must be steady.
 	for _, ss := range irrM {
 		k := summedKey{name: string(ss.Metric[model.MetricNameLabel]), le: string(ss.Metric[model.BucketLabel])}
-		v := vals[k]
-		if v == nil || gauge[k.name] {
+		sum, cnt := vals[k], cnts[k.name]
+		if sum == nil || gauge[k.name] {
 			continue
 		}
 		for _, sp := range ss.Values {
 			i := (int64(sp.Timestamp) - g.Start) / g.Step
-			v.sum[i] -= float64(sp.Value)
-			v.cnt[i]--
+			sum[i] -= float64(sp.Value)
+			if cnt != nil && countOf[k.name] == k.name {
+				cnt[i]--
+			}
+		}
+	}
+	// The steady series of each counted name are the same at every point.
+	for _, cn := range countNames {
+		cnt := cnts[cn]
+		if gauge[cn] || cnt == nil {
+			continue
+		}
+		for i := range n {
+			if cnt[i] != cnt[0] {
+				return nil, fmt.Sprintf("%s has %g steady series at the window's start and %g at %s (a gap longer than the lookback, or a restart the detection did not see)",
+					cn, cnt[0], cnt[i], at(i)), nil
+			}
 		}
 	}
 	keys := make([]summedKey, 0, len(vals))
@@ -277,38 +319,35 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 		return keys[i].le < keys[j].le
 	})
-	at := func(i int) string { return time.UnixMilli(g.Start + int64(i)*g.Step).UTC().Format(time.RFC3339) }
 	m := irrM
 	counts := map[string][]compute.Point{}
 	for _, k := range keys {
-		v := vals[k]
+		sum, cnt := vals[k], cnts[countOf[k.name]]
 		metric := model.Metric{model.MetricNameLabel: model.LabelValue(k.name)}
 		if k.le != "" {
 			metric[model.BucketLabel] = model.LabelValue(k.le)
 		}
 		ss := &model.SampleStream{Metric: metric}
-		if gauge[k.name] {
+		switch {
+		case cnt == nil:
+			return nil, fmt.Sprintf("the source summed %s but did not count %s", k.name, countOf[k.name]), nil
+		case gauge[k.name]:
 			for i := range n {
-				if v.cnt[i] > 0 {
+				if cnt[i] > 0 {
 					t := g.Start + int64(i)*g.Step
-					ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(t), Value: model.SampleValue(v.sum[i])})
-					counts[k.name] = append(counts[k.name], compute.Point{T: t, V: v.cnt[i]})
+					ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(t), Value: model.SampleValue(sum[i])})
+					counts[k.name] = append(counts[k.name], compute.Point{T: t, V: cnt[i]})
 				}
 			}
-		} else {
-			if v.cnt[0] == 0 && slices.Max(v.cnt) == 0 && slices.Min(v.cnt) == 0 {
-				continue // every series of it is irregular
-			}
+		case cnt[0] == 0:
+			continue // every series of it is irregular
+		default:
 			for i := range n {
-				if v.cnt[i] != v.cnt[0] {
-					return nil, fmt.Sprintf("%s%s has %g steady series at the window's start and %g at %s (a gap longer than the lookback, or a restart the detection did not see)",
-						k.name, leSuffix(k.le), v.cnt[0], v.cnt[i], at(i)), nil
-				}
-				if i > 0 && falls(v.sum[i-1], v.sum[i], strings.HasSuffix(k.name, "_sum")) {
+				if i > 0 && falls(sum[i-1], sum[i], strings.HasSuffix(k.name, "_sum")) {
 					return nil, fmt.Sprintf("the steady series' sum of %s%s falls at %s (a restart the detection did not see)", k.name, leSuffix(k.le), at(i)), nil
 				}
 				t := g.Start + int64(i)*g.Step
-				ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(t), Value: model.SampleValue(v.sum[i])})
+				ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(t), Value: model.SampleValue(sum[i])})
 			}
 		}
 		if len(ss.Values) > 0 {
