@@ -159,26 +159,10 @@ func caseLatency() bool { return os.Getenv("SPECDASH_BENCH_LATENCY") == "1" }
 // per draft plus the accepted ones) and vllm:num_requests_running.
 func latencyOpenMetrics(w io.Writer, vals [][]caseState, startS int64) {
 	bounds := simulate.InterTokenLatencyBoundsMs
-	// cum[e][b]: the share of engine e's drafts observed at most bounds[b];
-	// mean[e]: their mean latency in seconds.
 	cum := make([][]float64, len(vals))
 	mean := make([]float64, len(vals))
 	for e := range vals {
-		p := caseAcceptance(e)
-		cum[e] = make([]float64, len(bounds))
-		for n := 0; n <= caseK; n++ {
-			share := pow(p, n) * (1 - p)
-			if n == caseK {
-				share = pow(p, n)
-			}
-			ms := simulate.StepLatencyMs(n)
-			mean[e] += share * float64(ms) / 1000
-			for b, ub := range bounds {
-				if ms <= ub {
-					cum[e][b] += share
-				}
-			}
-		}
+		cum[e], mean[e] = latencyShape(caseAcceptance(e), caseK)
 	}
 	const itl = "vllm:inter_token_latency_seconds"
 	fmt.Fprintf(w, "# HELP %s Benchmark data.\n# TYPE %s histogram\n", itl, itl)
@@ -208,6 +192,30 @@ func latencyOpenMetrics(w io.Writer, vals [][]caseState, startS int64) {
 			fmt.Fprintf(w, "%s{engine=\"%d\",model_name=\"bench-model\"} %d %d\n", run, e, 8+(e+j)%5, startS+int64(j)*15)
 		}
 	}
+}
+
+// latencyShape is the inter-token latency of an engine whose drafts of k
+// tokens are accepted token by token with probability p: cum[b] the share
+// of its drafts observed at most simulate.InterTokenLatencyBoundsMs[b],
+// mean their mean latency in seconds (one observation per draft, at
+// simulate.StepLatencyMs of its accepted tokens).
+func latencyShape(p float64, k int) (cum []float64, mean float64) {
+	bounds := simulate.InterTokenLatencyBoundsMs
+	cum = make([]float64, len(bounds))
+	for n := 0; n <= k; n++ {
+		share := pow(p, n) * (1 - p)
+		if n == k {
+			share = pow(p, n)
+		}
+		ms := simulate.StepLatencyMs(n)
+		mean += share * float64(ms) / 1000
+		for b, ub := range bounds {
+			if ms <= ub {
+				cum[b] += share
+			}
+		}
+	}
+	return cum, mean
 }
 
 func pow(x float64, n int) float64 {

@@ -27,5 +27,6 @@
 //   - SPECDASH_BENCH_LATENCY=1: the data also holds vLLM's latency, output
 //     and load families (per engine 16 series: the inter-token latency
 //     histogram, generation tokens, running requests; caseLatency), as a
-//     vLLM server exports them, so every load and refresh reads them too.
+//     vLLM server exports them, so every load and refresh reads them too;
+//     the scale data sets too (scaleSet.latency, cached apart).
 package bench

@@ -360,7 +360,7 @@ func BenchmarkScale(b *testing.B) {
 	}
 	for _, window := range scaleWindows(b) {
 		for _, engines := range scaleSizes(b) {
-			s := scaleSet{engines: engines, window: window, scrape: scrapeFor(window)}
+			s := scaleSet{engines: engines, window: window, scrape: scrapeFor(window), latency: caseLatency()}
 			b.Run(fmt.Sprintf("%s/%d", fmtWindow(window), engines), func(b *testing.B) {
 				benchScale(b, s, bin)
 			})

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/prometheus/tsdb"
 
 	"specdash/internal/promtest"
+	"specdash/simulate"
 )
 
 // A fleet data set of BenchmarkScale: engines engines of one model, 8 per
@@ -36,6 +38,19 @@ type scaleSet struct {
 	engines int
 	window  time.Duration
 	scrape  time.Duration
+	// latency: vLLM's latency, output and load families too
+	// (SPECDASH_BENCH_LATENCY=1, as in the case data: latencyOpenMetrics).
+	latency bool
+}
+
+// perEngine is the number of series per engine: the spec-decode
+// counters, and with latency the inter-token latency histogram (its
+// buckets, +Inf, _sum and _count), the output tokens and running requests.
+func (s scaleSet) perEngine() int {
+	if s.latency {
+		return 3 + scaleK + len(simulate.InterTokenLatencyBoundsMs) + 3 + 2
+	}
+	return 3 + scaleK
 }
 
 // scaleEnginesPerInstance and scaleK shape the fleet: vLLM runs one engine
@@ -57,12 +72,16 @@ func scrapeFor(window time.Duration) time.Duration {
 }
 
 func (s scaleSet) String() string {
-	return fmt.Sprintf("%d engines, %s window, %s scrape", s.engines, fmtWindow(s.window), s.scrape)
+	l := ""
+	if s.latency {
+		l = ", with latency families"
+	}
+	return fmt.Sprintf("%d engines, %s window, %s scrape%s", s.engines, fmtWindow(s.window), s.scrape, l)
 }
 
 // samples is the number of samples the set holds.
 func (s scaleSet) samples(from, to time.Time) int64 {
-	return int64(s.engines) * (3 + scaleK) * (int64(to.Sub(from)/s.scrape) + 1)
+	return int64(s.engines) * int64(s.perEngine()) * (int64(to.Sub(from)/s.scrape) + 1)
 }
 
 // scaleCacheRoot holds the written data sets across runs (one directory per
@@ -71,11 +90,21 @@ func scaleCacheRoot() string {
 	return filepath.Join(os.TempDir(), "specdash-bench-scale")
 }
 
+// cachePrefix starts the name of a cached data set's directory (then
+// its first and last Unix second).
+func (s scaleSet) cachePrefix() string {
+	p := fmt.Sprintf("e%d-w%d-s%d-", s.engines, int64(s.window/time.Second), int64(s.scrape/time.Second))
+	if s.latency {
+		p += "l1-"
+	}
+	return p
+}
+
 // scaleCached returns the directory of a written data set that covers
 // [from, to], if any.
 func scaleCached(s scaleSet, from, to time.Time) string {
 	ents, _ := os.ReadDir(scaleCacheRoot())
-	prefix := fmt.Sprintf("e%d-w%d-s%d-", s.engines, int64(s.window/time.Second), int64(s.scrape/time.Second))
+	prefix := s.cachePrefix()
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok {
@@ -128,7 +157,7 @@ func scaleData(b *testing.B, s scaleSet) string {
 	base := now.Truncate(30 * time.Minute)
 	from := base.Add(-s.window - 15*time.Minute).Truncate(s.scrape)
 	to := base.Add(time.Hour)
-	dir := filepath.Join(root, fmt.Sprintf("e%d-w%d-s%d-%d-%d", s.engines, int64(s.window/time.Second), int64(s.scrape/time.Second), from.Unix(), to.Unix()))
+	dir := filepath.Join(root, fmt.Sprintf("%s%d-%d", s.cachePrefix(), from.Unix(), to.Unix()))
 	os.RemoveAll(dir)
 	t0 := time.Now()
 	if err := writeScaleBlocks(dir, s, from, to); err != nil {
@@ -164,6 +193,8 @@ func writeScaleBlocks(dir string, s scaleSet, from, to time.Time) error {
 		drafts, draftTok, accTok float64
 		pos                      [scaleK]float64
 	}
+	bounds := simulate.InterTokenLatencyBoundsMs
+	per := s.perEngine()
 	// One seeded generator per engine: the next scrape's values.
 	gen := func(e int) func() state {
 		r := rand.New(rand.NewSource(int64(e) + 1))
@@ -207,12 +238,24 @@ func writeScaleBlocks(dir string, s scaleSet, from, to time.Time) error {
 		for i := range scaleK {
 			ls = append(ls, mk("vllm:spec_decode_num_accepted_tokens_per_pos_total", "position", strconv.Itoa(i)))
 		}
+		if s.latency {
+			const itl = "vllm:inter_token_latency_seconds"
+			for _, ub := range bounds {
+				ls = append(ls, mk(itl+"_bucket", "le", strconv.FormatFloat(float64(ub)/1000, 'g', -1, 64)))
+			}
+			ls = append(ls, mk(itl+"_bucket", "le", "+Inf"), mk(itl+"_sum"), mk(itl+"_count"),
+				mk("vllm:generation_tokens_total"), mk("vllm:num_requests_running"))
+		}
 		return ls
 	}
 	lss := make([][]labels.Labels, s.engines)
+	cum := make([][]float64, s.engines)
+	mean := make([]float64, s.engines)
 	for e := range lss {
 		lss[e] = series(e)
+		cum[e], mean[e] = latencyShape(0.75+0.1*float64(e%4)/4, scaleK)
 	}
+	vals := make([]float64, per)
 	j := 0
 	for j < n {
 		ts := t0 + int64(j)*step
@@ -222,7 +265,10 @@ func writeScaleBlocks(dir string, s scaleSet, from, to time.Time) error {
 			return err
 		}
 		jEnd := j
-		refs := make([][3 + scaleK]storage.SeriesRef, s.engines) // per head
+		refs := make([][]storage.SeriesRef, s.engines) // per head
+		for e := range refs {
+			refs[e] = make([]storage.SeriesRef, per)
+		}
 		for jEnd < n && t0+int64(jEnd)*step < end {
 			jEnd++
 		}
@@ -233,8 +279,14 @@ func writeScaleBlocks(dir string, s scaleSet, from, to time.Time) error {
 			app := w.Appender(ctx)
 			for e := range s.engines {
 				st := gens[e]()
-				vals := [3 + scaleK]float64{st.drafts, st.draftTok, st.accTok}
-				copy(vals[3:], st.pos[:])
+				vals = append(vals[:0], st.drafts, st.draftTok, st.accTok)
+				vals = append(vals, st.pos[:]...)
+				if s.latency {
+					for b := range bounds {
+						vals = append(vals, math.Floor(st.drafts*cum[e][b]))
+					}
+					vals = append(vals, st.drafts, st.drafts*mean[e], st.drafts, st.drafts+st.accTok, float64(8+(e+jj)%5))
+				}
 				for i, ls := range lss[e] {
 					ref, err := app.Append(refs[e][i], ls, t, vals[i])
 					if err != nil {

@@ -46,8 +46,8 @@ func summable(r OptionalRole) bool {
 //   - concurrently, one range query sums per sample name and le the last
 //     value in each step's lookback window (the raw read's values),
 //     another counts the series of each histogram's _count, counter and
-//     gauge, and the native histograms are read as FetchOptionalSince
-//     reads them;
+//     gauge, and reads the native histograms as FetchOptionalSince reads
+//     them;
 //   - the irregular label sets are then read series by series (values at
 //     the grid's points, with their _created) and taken out of the sums.
 //
@@ -169,6 +169,23 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	if err != nil {
 		return nil, "", err
 	}
+	// The native histograms are read with the counts (the plain names of
+	// the histogram roles, as nativeMatrix reads them; their series carry
+	// no part label): one request fewer for the browser, which runs at
+	// most six at once.
+	var natives []string
+	for _, r := range pl.roles {
+		if r.Kind() == OptionalHistogram {
+			natives = append(natives, s.Optional[r]...)
+		}
+	}
+	if len(natives) > 0 {
+		sel, err := Selector(natives, filters)
+		if err != nil {
+			return nil, "", err
+		}
+		cq += " or " + sel
+	}
 	var dq string
 	if len(detNames) > 0 {
 		if dq, err = detectionQuery(g, filters, string(model.BucketLabel), detNames, detCreated); err != nil {
@@ -176,10 +193,9 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 	}
 	var (
-		sm, cm      model.Matrix
-		dv          model.Vector
-		warns       [4][]string
-		nativeWarns []string
+		sm, cm model.Matrix
+		dv     model.Vector
+		warns  [4][]string
 	)
 	rng := v1.Range{Start: time.UnixMilli(read.Start), End: time.UnixMilli(read.End), Step: step}
 	eg, ectx := errgroup.WithContext(ctx)
@@ -200,11 +216,6 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 			return err
 		})
 	}
-	eg.Go(func() error {
-		var err error
-		raw.native, nativeWarns, err = c.nativeMatrix(ectx, s, read, filters, pl.roles)
-		return err
-	})
 	if err := eg.Wait(); err != nil {
 		if ctx.Err() == nil && unsupported(err) {
 			return nil, "the source could not answer the summed queries: " + err.Error(), nil
@@ -215,10 +226,17 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	if cont {
 		sm = MergeMatrix(p.sums, sm, g.Start, from)
 		cm = MergeMatrix(p.counts, cm, g.Start, from)
-		raw.native = MergeMatrix(p.native, raw.native, g.Start, from)
 		out.Incremental = true
 	}
 	raw.sums, raw.counts = sm, cm
+	var nm model.Matrix
+	cm = slices.DeleteFunc(slices.Clone(cm), func(ss *model.SampleStream) bool {
+		if _, ok := ss.Metric[partLabel]; !ok {
+			nm = append(nm, ss)
+			return true
+		}
+		return false
+	})
 
 	// Sums per sample name and le; counts per counted name.
 	n := g.Buckets() + 1
@@ -275,7 +293,6 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	for _, ws := range warns {
 		out.Warnings = append(out.Warnings, ws...)
 	}
-	out.Warnings = append(out.Warnings, nativeWarns...)
 	raw.cacheable = len(out.Warnings) == 0
 	out.Irregular = len(irr)
 
@@ -355,7 +372,7 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 	}
 
-	native, bad := nativeFromMatrix(raw.native)
+	native, bad := nativeFromMatrix(nm)
 	for _, err := range bad {
 		out.Warnings = append(out.Warnings, "not read: "+err.Error())
 	}
