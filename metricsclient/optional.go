@@ -204,6 +204,12 @@ type optionalRaw struct {
 	// sums and counts queries (classic is then nil; roles starts with
 	// "summed:").
 	sums, counts model.Matrix
+	// irregular are the label sets a FetchOptionalSummed read took out of
+	// its sums; detectedAt the grid end of its last detection over a whole
+	// window (a continued read detects over the new points only:
+	// summedDetectMaxAge).
+	irregular  map[string]map[string]string
+	detectedAt int64
 }
 
 // roleKey identifies a set of roles.

@@ -66,8 +66,10 @@ func summable(r OptionalRole) bool {
 // label sets are compared series by series). OptionalFetch.Summed says
 // which it was. A live window that slid forward (prev, as for
 // FetchOptionalSince) reads the sums only from one step before prev's last
-// final point on; the detection and the irregular series are read over
-// the whole window each time.
+// final point on, and detects over the new points only (with prev's
+// irregular label sets; over the whole window again a minute of data
+// later: summedDetectMaxAge); the irregular series are read over the
+// whole window each time.
 func (c *Client) FetchOptionalSummed(ctx context.Context, prev *Window, s Schema, g compute.Grid, filters []Filter, roles ...OptionalRole) (*OptionalFetch, error) {
 	pl, err := newOptionalPlan(s, g, roles)
 	if err != nil {
@@ -186,9 +188,22 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 		cq += " or " + sel
 	}
+	// A continued read detects over the points it reads (from the
+	// continuation point on: samples newer than prev's read come after
+	// it) and keeps prev's irregular label sets: a series that is
+	// irregular in the new window reset, restarted, started or stopped
+	// either there or inside prev's window (prev's steady series had a
+	// value at every one of prev's grid points, the new start among
+	// them). Label sets that became steady stay irregular (read series by
+	// series, which is exact) until the next whole-window detection,
+	// summedDetectMaxAge later.
+	detG, whole := g, true
+	if cont && p.irregular != nil && g.End-p.detectedAt < summedDetectMaxAge.Milliseconds() {
+		detG, whole = compute.Grid{Start: from, End: g.End, Step: g.Step}, false
+	}
 	var dq string
 	if len(detNames) > 0 {
-		if dq, err = detectionQuery(g, filters, string(model.BucketLabel), detNames, detCreated); err != nil {
+		if dq, err = detectionQuery(detG, filters, string(model.BucketLabel), detNames, detCreated); err != nil {
 			return nil, "", err
 		}
 	}
@@ -273,6 +288,14 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 
 	// The irregular label sets, read series by series.
 	irr := map[string]map[string]string{}
+	raw.detectedAt = g.End
+	if !whole {
+		for k, l := range p.irregular {
+			irr[k] = l
+		}
+		raw.detectedAt = p.detectedAt
+	}
+	raw.irregular = irr
 	for _, smp := range dv {
 		l := plainLabels(smp.Metric, string(model.BucketLabel))
 		irr[compute.LabelString(l)] = l
@@ -396,6 +419,13 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	out.raw = raw
 	return out, "", nil
 }
+
+// summedDetectMaxAge is how far (in the data's time) a continued summed
+// read may be from the last detection over a whole window
+// (FetchOptionalSummed): a whole-window detection reads every sample of
+// the window (a day's at 24 h) on every refresh; the continued one only
+// the new points', but keeps label sets that became steady.
+const summedDetectMaxAge = time.Minute
 
 // leSuffix prints a bucket's le for a message.
 func leSuffix(le string) string {

@@ -277,3 +277,68 @@ func sumOf(m map[string]int64) int64 {
 	}
 	return n
 }
+
+// TestOptionalSummedContinued: a live window of the fleet's restarted,
+// joining and leaving engines slides over their restarts; each summed
+// read that continues the previous one (the sums' newest points, and the
+// detection over them only, with the previous irregular label sets)
+// equals a full summed read and the raw read, and then a whole-window
+// detection once the last one is a minute of data old.
+func TestOptionalSummedContinued(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := latencyFleet(80, gs)
+	dir := promtest.Backfill(t, fleetWithLatencyOM(t, engines))
+	srv := promtest.Start(t, promtest.Options{DataDir: dir, ScrapeInterval: fleetScrape * time.Second})
+	const scrape = fleetScrape * time.Second
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	f := []Filter{fleetInstances(engines, scRestartAligned, scRestartBetween, scRestartHigher, scJoin, scLeave, scNoCreated, scOutageRestart, scJoinNoCreated)}
+	var prev *Window
+	continued, whole := 0, 0
+	for i, now := range []int64{gs + 200, gs + 223, gs + 223, gs + 262, gs + 290, gs + 311, gs + 340, gs + 371, gs + 420, gs + 455, gs + 490, gs + 521, gs + 560, gs + 600} {
+		at := time.Unix(now, 0)
+		g := AlignGrid(at, 5*time.Minute, scrape)
+		what := fmt.Sprintf("load %d (now gs+%d s)", i, now-gs)
+		_, w, err := c.Fetch(ctx, FetchRequest{Grid: g, Filters: f, Prev: prev, Settled: at.Add(-scrape - 5*time.Second), Now: at})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		inc, err := c.FetchOptionalSummed(ctx, prev, VLLMV1, g, f, summedRoles...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		full, err := c.FetchOptionalSummed(ctx, nil, VLLMV1, g, f, summedRoles...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		raw, err := c.FetchOptional(ctx, VLLMV1, g, f, summedRoles...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !inc.Summed || !full.Summed {
+			t.Fatalf("%s: not summed: %q %q", what, inc.Warnings, full.Warnings)
+		}
+		if i > 0 != inc.Incremental {
+			t.Fatalf("%s: incremental %v", what, inc.Incremental)
+		}
+		switch {
+		case inc.raw.detectedAt == g.End:
+			whole++
+		case i > 0:
+			continued++
+		}
+		if inc.Irregular < full.Irregular {
+			t.Errorf("%s: %d irregular label sets continued, %d in full: the continued detection missed some", what, inc.Irregular, full.Irregular)
+		}
+		sameOptional(t, what+", continued vs raw", g, inc, raw)
+		sameOptional(t, what+", full vs raw", g, full, raw)
+		t.Logf("%s: %d irregular (full read %d), detected over the whole window %v", what, inc.Irregular, full.Irregular, inc.raw.detectedAt == g.End)
+		prev = w.WithReads(nil, inc)
+	}
+	if continued < 8 || whole < 3 {
+		t.Errorf("%d reads detected over the new points, %d over the whole window: the test proves little", continued, whole)
+	}
+}

@@ -425,9 +425,13 @@ func detectionQuery(g compute.Grid, filters []Filter, without string, names, cre
 		if err != nil {
 			return "", err
 		}
+		atStart := "last_over_time(" + sel + "[" + ws + "] offset " + off + ")"
+		if span == 0 {
+			atStart = "last_over_time(" + sel + "[" + ws + "])"
+		}
 		terms = append(terms,
 			"(resets("+sel+"["+d+"]) > 0)",
-			"(last_over_time("+sel+"["+d+"]) unless (last_over_time("+sel+"["+ws+"] offset "+off+") and last_over_time("+sel+"["+ws+"])))")
+			"(last_over_time("+sel+"["+d+"]) unless ("+atStart+" and last_over_time("+sel+"["+ws+"])))")
 		if cn := created[i]; cn != "" {
 			csel, err := Selector([]string{cn}, filters)
 			if err != nil {
