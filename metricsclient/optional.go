@@ -210,6 +210,9 @@ type optionalRaw struct {
 	// summedDetectMaxAge).
 	irregular  map[string]map[string]string
 	detectedAt int64
+	// irrM is the irregular label sets' series as read (named by their
+	// sample name), for the next read to continue.
+	irrM model.Matrix
 }
 
 // roleKey identifies a set of roles.

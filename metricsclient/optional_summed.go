@@ -50,6 +50,8 @@ func summable(r OptionalRole) bool {
 //     them;
 //   - the irregular label sets are then read series by series (values at
 //     the grid's points, with their _created) and taken out of the sums.
+//     A live window's refresh reads those it read before only from its
+//     continuation point on.
 //
 // A histogram's or counter's summed series is therefore the sum of the
 // series that neither reset, restarted, started nor stopped inside the
@@ -300,19 +302,58 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		l := plainLabels(smp.Metric, string(model.BucketLabel))
 		irr[compute.LabelString(l)] = l
 	}
+	// The irregular series: those prev read too continue prev's read
+	// (from the continuation point on), the others are read over the
+	// whole window.
 	var irrM model.Matrix
 	if len(irr) > 0 {
-		var more []string
-		var err error
-		irrM, more, err = c.readOptionalIrregular(ctx, g, filters, irrNames, irr)
-		warns[2] = more
-		if err != nil {
+		again, fresh := map[string]map[string]string{}, map[string]map[string]string{}
+		for k, l := range irr {
+			if cont && p.irrM != nil && p.irregular[k] != nil {
+				again[k] = l
+			} else {
+				fresh[k] = l
+			}
+		}
+		var (
+			am, fm        model.Matrix
+			awarn, fwarns []string
+		)
+		ig, ictx := errgroup.WithContext(ctx)
+		if len(again) > 0 {
+			ig.Go(func() error {
+				var err error
+				am, awarn, err = c.readOptionalIrregular(ictx, read, filters, irrNames, again)
+				return err
+			})
+		}
+		if len(fresh) > 0 {
+			ig.Go(func() error {
+				var err error
+				fm, fwarns, err = c.readOptionalIrregular(ictx, g, filters, irrNames, fresh)
+				return err
+			})
+		}
+		if err := ig.Wait(); err != nil {
 			if ctx.Err() == nil && unsupported(err) {
 				return nil, "the source could not answer the queries of the series that restarted, started or stopped: " + err.Error(), nil
 			}
 			return nil, "", err
 		}
+		warns[2] = append(awarn, fwarns...)
+		if len(again) > 0 {
+			var old model.Matrix
+			for _, ss := range p.irrM {
+				if again[compute.LabelString(plainLabels(ss.Metric, string(model.BucketLabel)))] != nil {
+					old = append(old, ss)
+				}
+			}
+			am = MergeMatrix(old, am, g.Start, from)
+		}
+		irrM = append(am, fm...)
+		sort.Slice(irrM, func(i, j int) bool { return irrM[i].Metric.String() < irrM[j].Metric.String() })
 	}
+	raw.irrM = irrM
 	for _, ws := range warns {
 		out.Warnings = append(out.Warnings, ws...)
 	}
@@ -359,7 +400,7 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 		return keys[i].le < keys[j].le
 	})
-	m := irrM
+	m := slices.Clone(irrM)
 	counts := map[string][]compute.Point{}
 	for _, k := range keys {
 		sum, cnt := vals[k], cnts[countOf[k.name]]
