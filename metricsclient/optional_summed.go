@@ -353,6 +353,15 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		irrM = append(am, fm...)
 		sort.Slice(irrM, func(i, j int) bool { return irrM[i].Metric.String() < irrM[j].Metric.String() })
 	}
+	// The irregular series are subtracted point by point: a hostile or
+	// broken source's point off the grid would index outside the sums.
+	for _, ss := range irrM {
+		for _, sp := range ss.Values {
+			if t := int64(sp.Timestamp); t < g.Start || t > g.End || (t-g.Start)%g.Step != 0 {
+				return nil, "the source answered the irregular series' query off the grid", nil
+			}
+		}
+	}
 	raw.irrM = irrM
 	for _, ws := range warns {
 		out.Warnings = append(out.Warnings, ws...)

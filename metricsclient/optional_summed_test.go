@@ -2,9 +2,15 @@ package metricsclient
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,7 +217,7 @@ func TestOptionalSummedFleet(t *testing.T) {
 	if run := sum.Families[RequestsRunning]; len(run.Series) != 1 || len(run.GaugeCounts) != len(run.Series[0].Points) || run.GaugeCounts[0].V != n-4 {
 		t.Errorf("running requests: %d series, counts %v", len(run.Series), run.GaugeCounts)
 	}
-	sameOptional(t, "128 engines", g, sum, raw)
+	sameOptional(t, "1,024 engines", g, sum, raw)
 	if total, r := sumOf(sumBytes), sumOf(rawBytes); total == 0 || total*4 > r {
 		t.Errorf("the summed read took %d bytes, the raw read %d: want under a quarter", total, r)
 	}
@@ -341,4 +347,99 @@ func TestOptionalSummedContinued(t *testing.T) {
 	if continued < 8 || whole < 3 {
 		t.Errorf("%d reads detected over the new points, %d over the whole window: the test proves little", continued, whole)
 	}
+}
+
+// TestOptionalSummedOffGrid: a source that answers the irregular series'
+// query with a point off the grid (a fault a real Prometheus does not
+// make: a proxy in front of one moves each series' last point one step
+// past the grid's end) sends the summed read to the raw
+// read, with a warning that says so, instead of indexing outside its sums
+// (a panic that would end the page).
+func TestOptionalSummedOffGrid(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := latencyFleet(32, gs)
+	dir := promtest.Backfill(t, fleetWithLatencyOM(t, engines))
+	srv := promtest.Start(t, promtest.Options{DataDir: dir, ScrapeInterval: fleetScrape * time.Second})
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		q := resp.Request.URL.Query().Get("query") + resp.Request.Form.Get("query")
+		if !strings.HasPrefix(q, "label_replace(last_over_time(") {
+			return nil
+		}
+		var body struct {
+			Status string `json:"status"`
+			Data   struct {
+				ResultType string `json:"resultType"`
+				Result     []struct {
+					Metric map[string]string `json:"metric"`
+					Values [][2]any          `json:"values"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &body); err != nil {
+			return err
+		}
+		for i := range body.Data.Result {
+			if v := body.Data.Result[i].Values; len(v) > 0 {
+				last := v[len(v)-1][0].(float64)
+				v[len(v)-1][0] = last + fleetStep // one step past the grid's end
+				moved++
+			}
+		}
+		b, err = json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.ContentLength = int64(len(b))
+		resp.Header.Set("Content-Length", fmt.Sprint(len(b)))
+		return nil
+	}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("Accept-Encoding") // answers the proxy can read
+		if err := r.ParseForm(); err != nil {
+			t.Error(err)
+		}
+		// ParseForm consumed a POST body: send the form again.
+		r.Body = io.NopCloser(strings.NewReader(r.PostForm.Encode()))
+		r.ContentLength = int64(len(r.PostForm.Encode()))
+		rp.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	c, err := New(Config{Address: front.URL, ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g := fleetGrid(gs)
+	steady := []Filter{{Name: "model_name", Values: []string{"m-a", "m-b"}}}
+	sum, err := c.FetchOptionalSummed(ctx, nil, VLLMV1, g, steady, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved == 0 {
+		t.Fatal("no irregular series was read: the test proves nothing")
+	}
+	if sum.Summed || len(sum.Warnings) == 0 || !strings.Contains(sum.Warnings[len(sum.Warnings)-1], "irregular series' query off the grid") {
+		t.Fatalf("summed %v, warnings %q: want the raw read and a warning naming the points off the grid", sum.Summed, sum.Warnings)
+	}
+	direct, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := direct.FetchOptional(ctx, VLLMV1, g, steady, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameOptional(t, "off the grid", g, sum, raw)
 }
