@@ -251,15 +251,7 @@ func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema,
 		return nil, err
 	}
 	raw := &optionalRaw{schemaID: s.ID, roles: roleKey(pl.roles), grid: g}
-	read := g
-	p := prev.optionalFor(s, raw.roles)
-	from, cont := int64(0), false
-	if p != nil {
-		from, cont = prev.ContinuesAt(c, g, filters)
-	}
-	if cont {
-		read = compute.Grid{Start: from, End: g.End, Step: g.Step}
-	}
+	p, read, from, cont := prev.continueOptional(c, raw, g, filters)
 	// The native histograms are read while the classic series are (one
 	// round trip, not two); their warnings follow the classic ones'.
 	var (

@@ -143,15 +143,7 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 	}
 	raw := &optionalRaw{schemaID: s.ID, roles: "summed:" + roleKey(pl.roles), grid: g}
-	read := g
-	p := prev.optionalFor(s, raw.roles)
-	from, cont := int64(0), false
-	if p != nil {
-		from, cont = prev.ContinuesAt(c, g, filters)
-	}
-	if cont {
-		read = compute.Grid{Start: from, End: g.End, Step: g.Step}
-	}
+	p, read, from, cont := prev.continueOptional(c, raw, g, filters)
 	// The sums and the counts are two queries, which the source
 	// evaluates at once (the terms of one `or` query one after the other).
 	query := func(names []string, agg string) (string, error) {

@@ -386,15 +386,12 @@ func TestShapedUnsupportedFallsBack(t *testing.T) {
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err == nil && strings.Contains(r.Form.Get("query"), "resets(") {
+		if err := parseFormAgain(r); err == nil && strings.Contains(r.Form.Get("query"), "resets(") {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"1:1: parse error: unknown function with name \"resets\""}`)
 			return
 		}
-		// ParseForm consumed a POST body: send the form again.
-		r.Body = io.NopCloser(strings.NewReader(r.PostForm.Encode()))
-		r.ContentLength = int64(len(r.PostForm.Encode()))
 		rp.ServeHTTP(w, r)
 	}))
 	defer front.Close()
@@ -465,6 +462,19 @@ func TestFetchShapedAuto(t *testing.T) {
 		t.Errorf("%d summed series standing for %d source series, want %d source series", len(sh.Series), sh.SourceSeries, len(raw))
 	}
 	sameGroups(t, "FetchShapedAuto", sh.Groups(g), compute.Aggregate(fleetTruthSeries(engines, gs), groupBy, g))
+}
+
+// parseFormAgain parses r's form (the query of a GET or a POST) for a
+// test's proxy and puts the POST body back, which ParseForm consumed, so
+// that the proxy can send the request on.
+func parseFormAgain(r *http.Request) error {
+	if err := r.ParseForm(); err != nil {
+		return err
+	}
+	body := r.PostForm.Encode()
+	r.Body = io.NopCloser(strings.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return nil
 }
 
 // holdUntil serves, on a test server, a reverse proxy to target in which

@@ -338,6 +338,20 @@ func (w *Window) optionalFor(s Schema, key string) *optionalRaw {
 	return w.optional.raw
 }
 
+// continueOptional is where an optional read of the window g (for the
+// schema and key of raw) continues w's: w's read p and the grid to read
+// (from one step before w's last final point on) when it continues
+// (ContinuesAt), else nil and g.
+func (w *Window) continueOptional(c *Client, raw *optionalRaw, g compute.Grid, filters []Filter) (p *optionalRaw, read compute.Grid, from int64, cont bool) {
+	if p = w.optionalFor(Schema{ID: raw.schemaID}, raw.roles); p == nil {
+		return nil, g, 0, false
+	}
+	if from, cont = w.ContinuesAt(c, g, filters); !cont {
+		return p, g, 0, false
+	}
+	return p, compute.Grid{Start: from, End: g.End, Step: g.Step}, from, true
+}
+
 // Schema is the schema whose series the window holds.
 func (w *Window) Schema() Schema { return w.det.Schema }
 
