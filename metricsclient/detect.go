@@ -3,6 +3,7 @@ package metricsclient
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,10 @@ type Detection struct {
 	// contains "spec", "draft" or "accept" (any case), sorted: Present and
 	// names no schema knows.
 	SpecLike []string
+	// Ended are the human names of the Others none of whose series has
+	// a value at the window's end (their engines stopped), when another
+	// schema's series have: Detect prefers the schemas still exported.
+	Ended []string
 }
 
 // OtherNames returns the human names of Others.
@@ -46,8 +51,15 @@ func (d Detection) Warnings() []string {
 	if len(d.Others) == 0 {
 		return nil
 	}
-	w := []string{fmt.Sprintf("series of %s are present too; showing %s (specdash prefers %s)",
-		strings.Join(d.OtherNames(), ", "), d.Schema.Name, preferenceOrder())}
+	var w []string
+	if others := slices.DeleteFunc(d.OtherNames(), func(n string) bool { return slices.Contains(d.Ended, n) }); len(others) > 0 {
+		w = append(w, fmt.Sprintf("series of %s are present too; showing %s (specdash prefers %s)",
+			strings.Join(others, ", "), d.Schema.Name, preferenceOrder()))
+	}
+	if len(d.Ended) > 0 {
+		w = append(w, fmt.Sprintf("series of %s are present too, but none has a value at the window's end (their engines stopped); showing %s, whose series have",
+			strings.Join(d.Ended, ", "), d.Schema.Name))
+	}
 	if d.Schema.ID == VLLMV1.ID {
 		for _, o := range d.Others {
 			if o.ID == VLLMV0.ID {
@@ -159,10 +171,66 @@ func (c *Client) Detect(ctx context.Context, filters []Filter, start, end time.T
 		return Detection{}, err
 	}
 	found, present, spec := detectIn(names)
-	if len(found) > 0 {
-		return Detection{Schema: found[0], Others: found[1:], Present: present, SpecLike: spec}, nil
+	if len(found) == 0 {
+		return Detection{}, c.diagnoseNoSchema(ctx, sel, filters, start, end)
 	}
-	return Detection{}, c.diagnoseNoSchema(ctx, sel, filters, start, end)
+	var ended []string
+	if len(found) > 1 {
+		if found, ended, err = c.preferExported(ctx, found, filters, end); err != nil {
+			return Detection{}, err
+		}
+	}
+	return Detection{Schema: found[0], Others: found[1:], Present: present, SpecLike: spec, Ended: ended}, nil
+}
+
+// preferExported orders the schemas found (in order of preference) so
+// that those with a series that has a value at end (within the source's
+// lookback) come first, and returns the names of
+// the others (none when no schema has such a series): the label values
+// API lists every name the source holds in the range, and Prometheus'
+// head block keeps a stopped engine's names for hours, so without this a
+// vLLM fleet that stopped would stay chosen while an SGLang one runs. One
+// instant query. A source that cannot answer it leaves the order as it is.
+func (c *Client) preferExported(ctx context.Context, found []Schema, filters []Filter, end time.Time) ([]Schema, []string, error) {
+	var names []string
+	for _, s := range found {
+		names = append(names, s.Signature...)
+	}
+	sel, err := Selector(names, filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A plain selector: every source keeps its metric names (some drop
+	// them from last_over_time's results).
+	q := "count by (" + model.MetricNameLabel + ") (" + sel + ")"
+	vec, _, err := c.queryVector(ctx, q, end)
+	if err != nil {
+		if ctx.Err() == nil && unsupported(err) {
+			return found, nil, nil
+		}
+		return nil, nil, err
+	}
+	live := map[string]bool{}
+	for _, s := range vec {
+		live[string(s.Metric[model.MetricNameLabel])] = true
+	}
+	exported := func(s Schema) bool { return slices.ContainsFunc(s.Signature, func(n string) bool { return live[n] }) }
+	var first, rest []Schema
+	for _, s := range found {
+		if exported(s) {
+			first = append(first, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(first) == 0 {
+		return found, nil, nil
+	}
+	var ended []string
+	for _, s := range rest {
+		ended = append(ended, s.Name)
+	}
+	return append(first, rest...), ended, nil
 }
 
 // diagnoseNoSchema builds the *MissingMetricsError when Detect found no

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -335,6 +336,48 @@ func TestDetectSeveralSchemas(t *testing.T) {
 	}
 	if det.Schema.ID != VLLMV0.ID || !reflect.DeepEqual(det.OtherNames(), []string{"SGLang"}) {
 		t.Errorf("V0+SGLang: %s, others %v", det.Schema.Name, det.OtherNames())
+	}
+}
+
+// TestDetectPrefersExported: a schema whose series all end inside the
+// window (its engines stopped; Prometheus still lists its names) gives way
+// to one still exported at the window's end, and the warning says why; a
+// window that ends while both are exported keeps the order of preference.
+func TestDetectPrefersExported(t *testing.T) {
+	ctx := t.Context()
+	const stop = fixtures.SchemaStartUnix + 150 // vLLM's last sample: t_10
+	var v1 strings.Builder
+	for line := range strings.Lines(fixtures.SchemaVLLMV1().Body) {
+		f := strings.Fields(line)
+		if ts, err := strconv.ParseInt(f[len(f)-1], 10, 64); !strings.HasPrefix(line, "#") && err == nil && ts > stop {
+			continue
+		}
+		v1.WriteString(line)
+	}
+	c := startSchemas(t, fixtures.SchemaOpenMetrics(fixtures.SchemaSGLang(), fixtures.SchemaFixture{Body: v1.String()}))
+
+	start := time.Unix(fixtures.SchemaStartUnix, 0)
+	det, err := c.Detect(ctx, nil, start, time.Unix(fixtures.SchemaEndUnix, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if det.Schema.ID != SGLang.ID || !reflect.DeepEqual(det.OtherNames(), []string{"vLLM V1"}) || !reflect.DeepEqual(det.Ended, []string{"vLLM V1"}) {
+		t.Errorf("vLLM stopped: %s, others %v, ended %v; want SGLang, then vLLM V1 (ended)", det.Schema.Name, det.OtherNames(), det.Ended)
+	}
+	if w := det.Warnings(); len(w) != 1 || w[0] != "series of vLLM V1 are present too, but none has a value at the window's end (their engines stopped); showing SGLang, whose series have" {
+		t.Errorf("warnings %q", w)
+	}
+
+	// Both exported at the window's end: vLLM V1 first, as preferred.
+	det, err = c.Detect(ctx, nil, start, time.Unix(stop, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if det.Schema.ID != VLLMV1.ID || !reflect.DeepEqual(det.OtherNames(), []string{"SGLang"}) || len(det.Ended) != 0 {
+		t.Errorf("both exported: %s, others %v, ended %v; want vLLM V1, then SGLang", det.Schema.Name, det.OtherNames(), det.Ended)
+	}
+	if w := det.Warnings(); len(w) != 1 || !strings.HasPrefix(w[0], "series of SGLang are present too; showing vLLM V1 (specdash prefers") {
+		t.Errorf("warnings %q", w)
 	}
 }
 

@@ -44,10 +44,10 @@ type FetchRequest struct {
 	// LabelsMaxAge lets an incremental fetch reuse Prev's labels, and
 	// Prev's schema detection (the metric names of the window), when they
 	// were read less than LabelsMaxAge before Now (0: never reuse): a
-	// schema that appears then shows at most that much later. (One that
-	// leaves is not dropped sooner either way: Prometheus' label values
-	// API lists the names its head block holds, whatever the range.) A
-	// full fetch always reads them (the labels when Labels is set).
+	// schema that appears, or whose engines stop while another's run
+	// (Detect prefers the schemas still exported), shows at most that much
+	// later. A full fetch always reads them (the labels when Labels is
+	// set).
 	LabelsMaxAge time.Duration
 	// Now is when the request is made (the age of reused labels is counted
 	// from it; the zero time means time.Now()).
