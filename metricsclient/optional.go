@@ -296,6 +296,13 @@ func (c *Client) FetchOptionalSince(ctx context.Context, prev *Window, s Schema,
 	}
 	raw.classic = m
 	out.raw = raw
+	// The counters count as the counters' shaped read does across
+	// restarts (their samples around them).
+	m, more, err := c.samplesAroundRestarts(ctx, g, filters, pl.createdOf(), m)
+	if err != nil {
+		return nil, err
+	}
+	warns = append(warns, more...)
 	out.Warnings = append(out.Warnings, warns...)
 	if raw.fellBack {
 		out.Warnings = append(out.Warnings, fallbackWarning(step))
@@ -350,6 +357,26 @@ func newOptionalPlan(s Schema, g compute.Grid, roles []OptionalRole) (*optionalP
 		}
 	}
 	return pl, nil
+}
+
+// createdOf maps the sample name of each counter of the plan (a
+// histogram's buckets, sum and count; a counter) to its _created gauge's
+// name ("" for none), for samplesAroundRestarts.
+func (pl *optionalPlan) createdOf() map[string]string {
+	out := map[string]string{}
+	for _, r := range pl.roles {
+		for _, n := range pl.s.Optional[r] {
+			switch r.Kind() {
+			case OptionalHistogram:
+				for _, sn := range []string{n + "_bucket", n + "_sum", n + "_count"} {
+					out[sn] = n + "_created"
+				}
+			case OptionalCounter:
+				out[n] = CreatedName(n)
+			}
+		}
+	}
+	return out
 }
 
 // convert turns the classic answer m (each sample name's series at the

@@ -401,7 +401,17 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		}
 		return keys[i].le < keys[j].le
 	})
-	m := slices.Clone(irrM)
+	// The irregular series count as the counters' shaped read does
+	// across restarts (their samples around them).
+	exact, ws, err := c.samplesAroundRestarts(ctx, g, filters, pl.createdOf(), irrM)
+	if err != nil {
+		if ctx.Err() == nil && unsupported(err) {
+			return nil, "the source could not answer the samples around restarts: " + err.Error(), nil
+		}
+		return nil, "", err
+	}
+	out.Warnings = append(out.Warnings, ws...)
+	m := slices.Clone(exact)
 	counts := map[string][]compute.Point{}
 	for _, k := range keys {
 		sum, cnt := vals[k], cnts[countOf[k.name]]

@@ -440,3 +440,51 @@ func TestOptionalSummedOffGrid(t *testing.T) {
 	}
 	sameOptional(t, "off the grid", g, sum, raw)
 }
+
+// TestOptionalSummedRestartsExact: the fleet's inter-token latency
+// histogram observes once per draft and its output tokens are drafts plus
+// accepted tokens, so per bucket the summed read's observations and output
+// tokens must equal the exact counters' (FetchShaped, exact against the
+// generator's truth in TestShapedFleetPrometheus) for engines that restart
+// between step points (the grid's step is two scrapes), on one, with a
+// first value above the old one (only _created says so), after an outage,
+// or start and stop inside the window.
+func TestOptionalSummedRestartsExact(t *testing.T) {
+	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
+	engines := latencyFleet(80, gs)
+	dir := promtest.Backfill(t, fleetWithLatencyOM(t, engines))
+	srv := promtest.Start(t, promtest.Options{DataDir: dir, ScrapeInterval: fleetScrape * time.Second})
+	c, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	g := fleetGrid(gs)
+	for _, sc := range []int{scRestartAligned, scRestartBetween, scRestartHigher, scJoin, scLeave, scNoCreated, scOutageRestart, scJoinNoCreated} {
+		f := []Filter{fleetInstances(engines, sc)}
+		what := fmt.Sprintf("instance %s (engine %d)", engines[sc].inst, sc)
+		sh, err := c.FetchShaped(ctx, g, f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups := sh.Groups(g)
+		if len(groups) != 1 {
+			t.Fatalf("%s: %d groups", what, len(groups))
+		}
+		sum, err := c.FetchOptionalSummed(ctx, nil, VLLMV1, g, f, summedRoles...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Summed {
+			t.Fatalf("%s: not summed: %q", what, sum.Warnings)
+		}
+		itl := sum.Families[InterTokenLatency].HistogramIncreases(g)
+		out := sum.Families[GenerationTokens].BucketIncreases(g)
+		for j, b := range groups[0].Buckets {
+			if itl[j].Count != b.Drafts || out[j] != b.Drafts+b.AcceptedTokens {
+				t.Errorf("%s, bucket %d: %g observations and %g output tokens; the counters say %g drafts and %g output tokens",
+					what, j, itl[j].Count, out[j], b.Drafts, b.Drafts+b.AcceptedTokens)
+			}
+		}
+	}
+}
