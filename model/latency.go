@@ -47,6 +47,10 @@ type OptionalSource interface {
 	FetchOptionalSummed(ctx context.Context, prev *metricsclient.Window, s metricsclient.Schema, g compute.Grid, filters []metricsclient.Filter, roles ...metricsclient.OptionalRole) (*metricsclient.OptionalFetch, error)
 }
 
+// LatencyNotRead is the reason of every latency number when the read of
+// the optional families failed (Latency.Err says why).
+const LatencyNotRead = "not read: the source did not answer (see the message below)"
+
 // latencyRoles are the optional families Compute reads.
 var latencyRoles = []metricsclient.OptionalRole{metricsclient.InterTokenLatency, metricsclient.GenerationTokens, metricsclient.RequestsRunning}
 
@@ -181,6 +185,11 @@ func (m *Model) addLatency(src Source, s metricsclient.Schema, read *pending[*me
 	if err != nil {
 		l.Err = err
 		m.Notes = append(m.Notes, "latency: "+err.Error())
+		// Each number says it was not read, not that the window had no
+		// drafts (the counters may have come before the source failed).
+		for _, k := range []string{"itl", "output_share", "output_per_second", "load"} {
+			l.Reasons[k] = LatencyNotRead
+		}
 		return
 	}
 	m.Notes = append(m.Notes, f.Warnings...)

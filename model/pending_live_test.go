@@ -116,6 +116,8 @@ func TestComputeReadsAlongside(t *testing.T) {
 	}
 	if m.Latency == nil || m.Latency.Err == nil || !strings.Contains(m.Latency.Err.Error(), "latency read failed badly") {
 		t.Errorf("latency %+v: want the panic as its error", m.Latency)
+	} else if want := map[string]string{"itl": LatencyNotRead, "output_share": LatencyNotRead, "output_per_second": LatencyNotRead, "load": LatencyNotRead}; !reflect.DeepEqual(m.Latency.Reasons, want) {
+		t.Errorf("latency reasons %q: want each number to say it was not read", m.Latency.Reasons)
 	}
 	if !reflect.DeepEqual(m.Stats, plain.Stats) || len(m.samples) != len(plain.samples) {
 		t.Errorf("stats %+v, samples %v: want the plain client's %+v, %v", m.Stats, m.samples, plain.Stats, plain.samples)

@@ -403,9 +403,13 @@ func BestKNote(b compute.BestK) string {
 }
 
 // ITLSub is the line under the latency panel's p50: the histogram read and
-// its number of steps, or "no histogram".
+// its number of steps, "not read" when the read failed, or "no
+// histogram".
 func ITLSub(l *model.Latency) string {
-	if l.ITLMetric == "" {
+	switch {
+	case l.Err != nil:
+		return "not read"
+	case l.ITLMetric == "":
 		return "no histogram"
 	}
 	return l.ITLMetric + " (" + l.ITLKind() + " histogram), " + compute.FormatCount(l.ITL.Observations, "") + " steps in the window"

@@ -207,3 +207,21 @@ func TestInsightTexts(t *testing.T) {
 		t.Errorf("scrape: %q %q", sub, why)
 	}
 }
+
+// TestITLSub: the line under the latency panel's p50 says whether the
+// histogram was read, is absent, or how many steps it holds.
+func TestITLSub(t *testing.T) {
+	cases := []struct {
+		l    model.Latency
+		want string
+	}{
+		{model.Latency{Err: errors.New("unreachable")}, "not read"},
+		{model.Latency{}, "no histogram"},
+		{model.Latency{ITLMetric: "vllm:inter_token_latency_seconds", ITL: compute.LatencySummary{Observations: 1234}}, "vllm:inter_token_latency_seconds (classic histogram), 1234 steps in the window"},
+	}
+	for _, c := range cases {
+		if got := ITLSub(&c.l); got != c.want {
+			t.Errorf("ITLSub(%+v) = %q, want %q", c.l, got, c.want)
+		}
+	}
+}
