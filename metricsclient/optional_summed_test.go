@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -364,7 +365,7 @@ func TestOptionalSummedOffGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	moved := 0
+	var moved atomic.Int64 // the proxy's handlers run concurrently
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.ModifyResponse = func(resp *http.Response) error {
 		q := resp.Request.URL.Query().Get("query") + resp.Request.Form.Get("query")
@@ -392,7 +393,7 @@ func TestOptionalSummedOffGrid(t *testing.T) {
 			if v := body.Data.Result[i].Values; len(v) > 0 {
 				last := v[len(v)-1][0].(float64)
 				v[len(v)-1][0] = last + fleetStep // one step past the grid's end
-				moved++
+				moved.Add(1)
 			}
 		}
 		b, err = json.Marshal(body)
@@ -424,7 +425,7 @@ func TestOptionalSummedOffGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved == 0 {
+	if moved.Load() == 0 {
 		t.Fatal("no irregular series was read: the test proves nothing")
 	}
 	if sum.Summed || len(sum.Warnings) == 0 || !strings.Contains(sum.Warnings[len(sum.Warnings)-1], "irregular series' query off the grid") {
