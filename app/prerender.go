@@ -92,9 +92,15 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	if !ok || c == nil || budget <= 0 {
 		return
 	}
+	// The load reads as the browser's first load of the page does
+	// (DeferWindow: a small live selection shaped, without the raw read
+	// that only refreshes need), so its queries are the browser's: the
+	// proxy's cache and its requests in flight hand their answers to the
+	// browser's first load (a query the proxy sent goes on after the
+	// budget ran out).
 	lctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	res := view.Load(lctx, c, d.q, d.scrape, time.Now())
+	res := view.LoadWith(lctx, c, d.q, d.scrape, time.Now(), nil, view.LoadOptions{DeferWindow: true})
 	if res.Err != nil || lctx.Err() != nil {
 		return
 	}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"html"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +19,9 @@ import (
 
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
+	"specdash/metricsclient"
+	"specdash/model"
+	"specdash/simulate"
 	"specdash/view"
 )
 
@@ -283,5 +288,90 @@ func TestPreRenderUpstreamDownOrHung(t *testing.T) {
 				t.Errorf("page without numbers should have the cards and no chart options")
 			}
 		})
+	}
+}
+
+// The pre-render reads what the browser's first load of the page reads (a
+// small live selection shaped, view.LoadOptions.DeferWindow), so with the
+// proxy's cache on, that first load finds every answer there and sends
+// nothing upstream; its numbers are the pre-rendered ones. (The pre-render
+// used to read such a selection raw: 1.4 MB at 16 engines x 6 h, none of
+// it the browser's.)
+func TestPreRenderReadsAsFirstLoad(t *testing.T) {
+	sim, err := simulate.New(simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go sim.Run(ctx)
+	simSrv := serveLoopback(t, sim)
+	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv, "http://")}, ScrapeInterval: time.Second})
+	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
+
+	const scrape = time.Second
+	up := &keyCounter{next: http.DefaultTransport, seen: map[string]int{}}
+	s := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: scrape, Transport: up, CacheTTL: time.Hour,
+		PreRenderTimeout: 20 * time.Second}) // numbers, however busy the machine
+	c, err := metricsclient.New(metricsclient.Config{Address: s.URL + ProxyPrefix, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := url.Values{"range": {"15m"}}
+	q := view.ParseQuery(v)
+	// Every engine's series (4 x (3 + k)) in the window, which ends at its
+	// last full step: a small selection, which a live view reads raw.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		n, err := c.SelectionSize(t.Context(), q.Grid(scrape, time.Now()), nil)
+		if err == nil && n == 4*(3+4) {
+			if n > model.RawSeriesMax {
+				t.Fatalf("selection of %d series: want a small one", n)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("selection of %d series (%v), want 28", n, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The page and the load must fall on one grid (the window's end is
+	// rounded down to its step): a try that spans a step boundary is
+	// tried again.
+	for try := 1; ; try++ {
+		t0 := time.Now()
+		before := up.snapshot()
+		page := getPage(t, &http.Client{Timeout: 60 * time.Second}, s.URL+"/?"+v.Encode())
+		mid := up.snapshot()
+		got := view.LoadWith(t.Context(), c, q, scrape, time.Now(), nil, view.LoadOptions{DeferWindow: true})
+		if q.Grid(scrape, t0) != q.Grid(scrape, time.Now()) {
+			if try == 10 {
+				t.Fatal("no try within one step")
+			}
+			continue
+		}
+		if st := attrOf(tagWith(page, `data-dashboard="specdash"`), "data-state"); st != "preview" {
+			t.Fatalf("data-state %q, want preview (numbers pre-rendered)", st)
+		}
+		if got.Err != nil {
+			t.Fatalf("first load: %v", got.Err)
+		}
+		if maps.Equal(before, mid) {
+			t.Fatal("the pre-render sent nothing upstream")
+		}
+		if after := up.snapshot(); !maps.Equal(after, mid) {
+			for k, n := range after {
+				if n != mid[k] {
+					t.Errorf("the first load sent %q upstream: the pre-render did not read it", k)
+				}
+			}
+		}
+		// The first load's acceptance rate is the pre-rendered card's.
+		tag := tagWith(page, `data-metric="acceptance-rate"`)
+		pre, err := strconv.ParseFloat(attrOf(tag, "data-value"), 64)
+		if err != nil || !got.Stats.AcceptanceRate.OK || !near(pre, got.Stats.AcceptanceRate.V) || got.Total.Total.Drafts == 0 {
+			t.Errorf("pre-rendered card %q, first load %v over %v drafts", tag, got.Stats.AcceptanceRate, got.Total.Total.Drafts)
+		}
+		return
 	}
 }
