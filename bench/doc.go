@@ -22,6 +22,9 @@
 //   - SPECDASH_BENCH_SCALE and SPECDASH_BENCH_SCALE_WINDOWS: the fleet
 //     sizes and windows of BenchmarkScale (default 16,256,1024,4096 and
 //     6h,7d; its data sets are described in scaledata_test.go);
+//   - SPECDASH_BENCH_CACHE_TTL: the proxy cache's TTL in BenchmarkScale
+//     (a Go duration; default off, so that every load queries the source;
+//     "5s" is a server's default, as users run it);
 //   - SPECDASH_BENCH_WEB: a directory with dist/ and static/ to serve
 //     instead of the embedded web.FS (to compare two builds of the wasm);
 //   - SPECDASH_BENCH_LATENCY=1: the data also holds vLLM's latency, output

@@ -210,6 +210,32 @@ func scaleAddScript(b *testing.B, tab context.Context, src string) {
 // report transferSize 0 and the decoded size as the encoded one.
 type wireCount struct {
 	bytes, requests atomic.Int64
+	reg             *prometheus.Registry
+}
+
+// proxyResults are the proxy's requests so far by cache result ("miss":
+// went upstream, "coalesced": joined an identical one in flight, "hit"),
+// from specdash_proxy_cache_requests_total in reg.
+func proxyResults(b *testing.B, reg *prometheus.Registry) map[string]float64 {
+	b.Helper()
+	out := map[string]float64{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "specdash_proxy_cache_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == "result" {
+					out[lp.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
 }
 
 type countingWriter struct {
@@ -236,11 +262,12 @@ func (c *wireCount) wrap(h http.Handler) http.Handler {
 }
 
 // startScaleSpecdash serves specdash in process in front of promURL with
-// the data set's scrape interval and the proxy cache off; wc counts the
-// /prom answers' bytes.
+// the data set's scrape interval and the proxy cache off (benchCacheTTL); wc counts the
+// /prom answers' bytes and keeps the server's registry (proxyResults).
 func startScaleSpecdash(b *testing.B, promURL string, scrape time.Duration, wc *wireCount) string {
 	b.Helper()
-	cfg := server.Config{PrometheusURL: promURL, ScrapeInterval: scrape, CacheTTL: -1, Registry: prometheus.NewRegistry(), Version: "bench"}
+	wc.reg = prometheus.NewRegistry()
+	cfg := server.Config{PrometheusURL: promURL, ScrapeInterval: scrape, CacheTTL: benchCacheTTL(), Registry: wc.reg, Version: "bench"}
 	if dir := os.Getenv("SPECDASH_BENCH_WEB"); dir != "" {
 		cfg.Assets = os.DirFS(dir)
 	}
@@ -397,11 +424,14 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 			if (i+j)%2 == 0 {
 				wc.bytes.Store(0)
 				wc.requests.Store(0)
+				before := proxyResults(b, wc.reg)
 				l := coldLoad(b, specURL, scaleSpecdashDone, scaleSpecdashState, "/prom/", 10*time.Minute)
 				// Counted from navigation to the page's done state.
 				l.Transfer, l.Requests = float64(wc.bytes.Load()), float64(wc.requests.Load())
-				b.Logf("run %d specdash: %.0f ms, state %q, /prom %d requests, %.0f bytes sent (%.0f decoded), page %.0f bytes; query %.0f decode %.0f compute %.0f render %.0f ms",
-					i+1, l.Done, l.State, int(l.Requests), l.Transfer, l.Decoded, l.Doc, l.Query, l.Decode, l.Compute, l.Render)
+				after := proxyResults(b, wc.reg)
+				b.Logf("run %d specdash: %.0f ms, state %q, /prom %d requests, %.0f bytes sent (%.0f decoded), page %.0f bytes; query %.0f decode %.0f compute %.0f render %.0f ms; proxy (the pre-render's requests too): %.0f upstream, %.0f joined one in flight, %.0f cached",
+					i+1, l.Done, l.State, int(l.Requests), l.Transfer, l.Decoded, l.Doc, l.Query, l.Decode, l.Compute, l.Render,
+					after["miss"]-before["miss"], after["coalesced"]-before["coalesced"], after["hit"]-before["hit"])
 				if l.State != "ready" {
 					failed = true
 				}
@@ -442,4 +472,14 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 		b.ReportMetric(median(render), "render-ms")
 	}
 	b.ReportMetric(median(rep), "report-ms")
+}
+
+// benchCacheTTL is the proxy's cache TTL of the scale benchmark: off
+// (every load queries the source) unless SPECDASH_BENCH_CACHE_TTL sets
+// one (the server's default, 5 s, is how users run it).
+func benchCacheTTL() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("SPECDASH_BENCH_CACHE_TTL")); err == nil {
+		return d
+	}
+	return -1
 }
