@@ -42,8 +42,29 @@ const (
 	MarkStartLabel      = "not sampled yet"
 	MarkAfterStartLabel = "holds counts since start"
 	MarkRestartLabel    = "restart"
+	MarkRestartsLabel   = "restarts"
 	MarkBackwardsLabel  = "goes backwards"
 )
+
+// markRuns splits the buckets js (ascending) within 0..n-1 into runs whose
+// neighbours lie at most max(1, n/50) buckets apart: lines closer than
+// that overlap on a chart, so an engine in a restart loop would pile up a
+// dashed line and a label per restart.
+func markRuns(js []int, n int) [][2]int {
+	near := max(1, n/50)
+	var out [][2]int
+	for _, j := range js {
+		if j < 0 || j >= n {
+			continue
+		}
+		if k := len(out) - 1; k >= 0 && j-out[k][1] <= near {
+			out[k][1] = j
+			continue
+		}
+		out = append(out, [2]int{j, j})
+	}
+	return out
+}
 
 // markColors are the colours of the marks in palette p: gap band, band of
 // the bucket after a gap, restart line, backwards line.
@@ -52,6 +73,15 @@ func markColors(p Palette) (gap, after, restart, backwards string) {
 		return "rgba(148,163,184,0.22)", "rgba(251,191,36,0.22)", "#fb923c", "#f87171"
 	}
 	return "rgba(107,114,128,0.18)", "rgba(217,119,6,0.16)", "#ea580c", "#dc2626"
+}
+
+// markBandColors are the colours of the bands of runs of restarts and of
+// backwards buckets in palette p (markRuns): the lines' colours, faint.
+func markBandColors(p Palette) (restart, backwards string) {
+	if p.Name == ThemeDark {
+		return "rgba(251,146,60,0.18)", "rgba(248,113,113,0.18)"
+	}
+	return "rgba(234,88,12,0.12)", "rgba(220,38,38,0.12)"
 }
 
 // MarkLine is a series' mark lines: ECharts' markLine with its silent and
@@ -78,13 +108,16 @@ type MarkLineAt struct {
 // "holds the gap's counts", each start gap (engines counted before
 // their first sample) the same way, labelled "not sampled yet" and
 // "holds counts since start", and each restart and backwards bucket as a
-// labelled vertical line at its point. Marks outside 0..n-1 are left
+// labelled vertical line at its point; restart (or backwards) buckets
+// close together (markRuns) are one band from the first to the last,
+// labelled "restarts" (or "goes backwards"). Marks outside 0..n-1 are left
 // out. Nothing on a nil option or one without series.
 func (o *Option) Mark(mk Marks, n int, p Palette) {
 	if o == nil || len(o.Series) == 0 || n == 0 {
 		return
 	}
 	gapC, afterC, restartC, backC := markColors(p)
+	restartBand, backBand := markBandColors(p)
 	band := func(a, z int, color, label string) []opts.MarkAreaData {
 		return []opts.MarkAreaData{{Name: label, XAxis: a, MarkAreaStyle: opts.MarkAreaStyle{
 			ItemStyle: &opts.ItemStyle{Color: color},
@@ -104,6 +137,23 @@ func (o *Option) Mark(mk Marks, n int, p Palette) {
 		}
 		areas = append(areas, band(max(gp.From-1, 0), gp.To-1, gapC, MarkStartLabel), band(gp.To-1, gp.To, afterC, MarkAfterStartLabel))
 	}
+	var lines []MarkLineAt
+	line := func(js []int, color, band, label, runLabel string) {
+		for _, r := range markRuns(js, n) {
+			if r[0] < r[1] {
+				areas = append(areas, []opts.MarkAreaData{{Name: runLabel, XAxis: r[0], MarkAreaStyle: opts.MarkAreaStyle{
+					ItemStyle: &opts.ItemStyle{Color: band},
+					Label:     &opts.Label{Show: opts.Bool(true), Position: "insideTop", Color: color, FontSize: 10, Formatter: types.FuncStr(runLabel)},
+				}}, {XAxis: r[1]}})
+				continue
+			}
+			lines = append(lines, MarkLineAt{Name: label, XAxis: r[0],
+				LineStyle: &opts.LineStyle{Color: color, Width: 1.5, Type: "dashed"},
+				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Color: color, FontSize: 10, Formatter: types.FuncStr(label)}})
+		}
+	}
+	line(mk.Restarts, restartC, restartBand, MarkRestartLabel, MarkRestartsLabel)
+	line(mk.Backwards, backC, backBand, MarkBackwardsLabel, MarkBackwardsLabel)
 	if len(areas) > 0 {
 		s := &o.Series[0]
 		if s.MarkArea == nil {
@@ -111,19 +161,6 @@ func (o *Option) Mark(mk Marks, n int, p Palette) {
 		}
 		s.MarkArea.Data = append(s.MarkArea.Data, areas...)
 	}
-	var lines []MarkLineAt
-	line := func(js []int, color, label string) {
-		for _, j := range js {
-			if j < 0 || j >= n {
-				continue
-			}
-			lines = append(lines, MarkLineAt{Name: label, XAxis: j,
-				LineStyle: &opts.LineStyle{Color: color, Width: 1.5, Type: "dashed"},
-				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Color: color, FontSize: 10, Formatter: types.FuncStr(label)}})
-		}
-	}
-	line(mk.Restarts, restartC, MarkRestartLabel)
-	line(mk.Backwards, backC, MarkBackwardsLabel)
 	if len(lines) > 0 {
 		s := &o.Series[0]
 		if s.MarkLine == nil {

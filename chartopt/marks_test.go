@@ -2,6 +2,7 @@ package chartopt
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -88,4 +89,58 @@ func TestMarks(t *testing.T) {
 	}
 	var nilOpt *Option
 	nilOpt.Mark(Marks{Restarts: []int{1}}, 10, PaletteFor(ThemeLight)) // no panic
+}
+
+// TestMarkRestartRuns: restarts close together (a restart loop) are one
+// band labelled "restarts" from the first to the last, not a dashed line
+// and a label each; a restart on its own stays a line; backwards buckets
+// likewise. Over 100 buckets "close" is at most 2 buckets apart.
+func TestMarkRestartRuns(t *testing.T) {
+	g := compute.Grid{Start: 0, End: 1_000_000, Step: 10_000}
+	vals := make([]compute.Value, 100)
+	for i := range vals {
+		vals[i] = compute.Defined(0.5)
+	}
+	o := Lines(g, []model.Line{{Name: "a", Values: vals}}, 100, 100, 1, "%", 0, 100, time.UTC, PaletteFor(ThemeLight))
+	o.Mark(Marks{Restarts: []int{10, 11, 13, 40, 70, 72, 99, 100}, Backwards: []int{50, 51}}, 100, PaletteFor(ThemeLight))
+	var got struct {
+		Series []struct {
+			MarkArea struct {
+				Data [][]struct {
+					XAxis     int
+					ItemStyle struct{ Color string }
+					Label     struct{ Formatter string }
+				}
+			}
+			MarkLine struct {
+				Data []struct {
+					XAxis int
+					Label struct{ Formatter string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(o.JSON()), &got); err != nil {
+		t.Fatal(err)
+	}
+	s := got.Series[0]
+	type mark struct {
+		from, to int
+		label    string
+	}
+	var bands, lines []mark
+	for _, d := range s.MarkArea.Data {
+		if len(d) != 2 || d[0].ItemStyle.Color == "" {
+			t.Fatalf("mark area %+v", d)
+		}
+		bands = append(bands, mark{d[0].XAxis, d[1].XAxis, d[0].Label.Formatter})
+	}
+	for _, d := range s.MarkLine.Data {
+		lines = append(lines, mark{d.XAxis, d.XAxis, d.Label.Formatter})
+	}
+	wantBands := []mark{{10, 13, MarkRestartsLabel}, {70, 72, MarkRestartsLabel}, {50, 51, MarkBackwardsLabel}}
+	wantLines := []mark{{40, 40, MarkRestartLabel}, {99, 99, MarkRestartLabel}}
+	if !reflect.DeepEqual(bands, wantBands) || !reflect.DeepEqual(lines, wantLines) {
+		t.Errorf("bands %v, lines %v; want %v, %v", bands, lines, wantBands, wantLines)
+	}
 }
