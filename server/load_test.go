@@ -52,16 +52,7 @@ func TestManyViewers(t *testing.T) {
 		dur = time.Duration(n) * time.Second
 	}
 
-	sim, err := simulate.New(simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sim.Run(ctx)
-	simSrv := serveLoopback(t, sim)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv, "http://")}, ScrapeInterval: time.Second})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
+	prom := simulatedProm(t, 5)
 	step := metricsclient.ChooseStep(rng, scrape)
 	// Every series has a sample at or before ready; windows ending two
 	// steps later have numbers at two step points (Prometheus' lookback
@@ -85,6 +76,7 @@ func TestManyViewers(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	clients := make([]*metricsclient.Client, viewers)
 	for v := range clients {
+		var err error
 		if clients[v], err = metricsclient.New(metricsclient.Config{Address: base.URL + ProxyPrefix, RoundTripper: tr, ScrapeInterval: scrape}); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +112,7 @@ func TestManyViewers(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				rctx, rcancel := context.WithTimeout(ctx, 2*time.Minute)
+				rctx, rcancel := context.WithTimeout(t.Context(), 2*time.Minute)
 				defer rcancel()
 				_, _, err1 := c.FetchSeries(rctx, g, nil)
 				_, err2 := c.LabelValues(rctx, "model_name", nil, time.UnixMilli(g.Start), time.UnixMilli(g.End))
@@ -211,4 +203,22 @@ func serveLoopback(t *testing.T, h http.Handler) string {
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// simulatedProm starts the simulator (models m1 and m2, 2 engines each,
+// k = 4, 20 drafts/s, seeded) and a real Prometheus scraping it every
+// second, and returns that Prometheus once it holds all four engines.
+func simulatedProm(t *testing.T, seed int64) *promtest.Server {
+	t.Helper()
+	sim, err := simulate.New(simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go sim.Run(ctx)
+	simSrv := serveLoopback(t, sim)
+	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv, "http://")}, ScrapeInterval: time.Second})
+	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
+	return prom
 }

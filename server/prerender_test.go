@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"html"
@@ -21,7 +20,6 @@ import (
 	"specdash/internal/promtest"
 	"specdash/metricsclient"
 	"specdash/model"
-	"specdash/simulate"
 	"specdash/view"
 )
 
@@ -298,16 +296,7 @@ func TestPreRenderUpstreamDownOrHung(t *testing.T) {
 // used to read such a selection raw: 1.4 MB at 16 engines x 6 h, none of
 // it the browser's.)
 func TestPreRenderReadsAsFirstLoad(t *testing.T) {
-	sim, err := simulate.New(simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go sim.Run(ctx)
-	simSrv := serveLoopback(t, sim)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv, "http://")}, ScrapeInterval: time.Second})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
+	prom := simulatedProm(t, 7)
 
 	const scrape = time.Second
 	up := &keyCounter{next: http.DefaultTransport, seen: map[string]int{}}
