@@ -20,10 +20,18 @@ import (
 //     bucket after it, which then reads as a spike.
 
 // MaxPlausibleResets is the number of decreases of one series in one window
-// above which specdash calls the series "not a counter": a process restart
-// resets a counter once, and even a crash loop seldom restarts an engine
-// more than a few times in one window of the dashboard.
+// up to which specdash takes them for restarts whatever else it knows: a
+// process restart resets a counter once. Above it, a series is called "not
+// a counter" (Reset.Backwards) only when it also falls at more than a
+// quarter of its steps (MaxRestartShare): an engine in a crash loop
+// restarts many times in a window, but between restarts its counters only
+// grow, where a gauge exported under a counter's name, or two processes
+// sharing one label set, fall about every other step.
 const MaxPlausibleResets = 3
+
+// MaxRestartShare is the share of a series' steps at which it may fall and
+// still be taken for a counter that restarts (see MaxPlausibleResets).
+const MaxRestartShare = 0.25
 
 // Reset is a decrease of one counter series: a restart, or a value that is
 // not a counter's.
@@ -37,11 +45,23 @@ type Reset struct {
 	// buckets holding them (ascending, one entry per decrease).
 	Count   int
 	Buckets []int
+	// Steps is how many steps of the series lie in the grid (pairs of
+	// consecutive usable values, the later one in (Start, End]): the
+	// chances it had to fall; 0 when unknown.
+	Steps int
+	// Explained is how many of the Count a changed _created shows to be
+	// restarts of the process (the shaped read's samples; 0 when unknown).
+	Explained int
 }
 
-// Backwards reports whether the series went down more often than a restart
-// explains (Count > MaxPlausibleResets).
-func (r Reset) Backwards() bool { return r.Count > MaxPlausibleResets }
+// Backwards reports whether the series went down more often than restarts
+// explain: more than MaxPlausibleResets decreases that no changed _created
+// explains, at more than MaxRestartShare of its steps (when they are
+// known).
+func (r Reset) Backwards() bool {
+	u := r.Count - r.Explained
+	return u > MaxPlausibleResets && (r.Steps <= 0 || float64(u) > MaxRestartShare*float64(r.Steps))
+}
 
 // Resets returns the series of series that decrease inside g (a usable
 // point in (g.Start, g.End] lower than the previous usable point), sorted by
@@ -51,20 +71,26 @@ func Resets(series []Series, g Grid) []Reset {
 	var out []Reset
 	for _, s := range series {
 		var r *Reset
-		prev, have := 0.0, false
+		prev, have, steps := 0.0, false, 0
 		for _, p := range s.Points {
 			if !usable(p.V) {
 				continue
 			}
-			if have && p.V < prev && p.T > g.Start && p.T <= g.End {
-				if r == nil {
-					out = append(out, Reset{Labels: s.Labels, Family: s.Family, Position: s.Position})
-					r = &out[len(out)-1]
+			if have && p.T > g.Start && p.T <= g.End {
+				steps++
+				if p.V < prev {
+					if r == nil {
+						out = append(out, Reset{Labels: s.Labels, Family: s.Family, Position: s.Position})
+						r = &out[len(out)-1]
+					}
+					r.Count++
+					r.Buckets = append(r.Buckets, g.BucketAt(p.T))
 				}
-				r.Count++
-				r.Buckets = append(r.Buckets, g.BucketAt(p.T))
 			}
 			prev, have = p.V, true
+		}
+		if r != nil {
+			r.Steps = steps
 		}
 	}
 	SortResets(out)

@@ -23,8 +23,8 @@ func TestResets(t *testing.T) {
 	}
 	got := Resets(series, g)
 	want := []Reset{
-		{Labels: map[string]string{"engine": "2"}, Family: AcceptedPerPosition, Position: 2, Count: 5, Buckets: []int{0, 1, 2, 3, 4}},
-		{Labels: map[string]string{"engine": "1"}, Family: Drafts, Position: -1, Count: 1, Buckets: []int{2}},
+		{Labels: map[string]string{"engine": "2"}, Family: AcceptedPerPosition, Position: 2, Count: 5, Buckets: []int{0, 1, 2, 3, 4}, Steps: 5},
+		{Labels: map[string]string{"engine": "1"}, Family: Drafts, Position: -1, Count: 1, Buckets: []int{2}, Steps: 3},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Resets = %+v, want %+v", got, want)
@@ -45,6 +45,48 @@ func TestResets(t *testing.T) {
 	}
 	if n := ResetNotes(nil, 5); n != nil {
 		t.Errorf("no resets: notes %q", n)
+	}
+}
+
+// TestResetsCrashLoop: an engine that restarts every 5 steps (8 times in 40
+// steps, its counters growing in between) is a counter that restarts, not
+// "not a counter", and its restarts are counted in the note; a series that
+// falls at every other step is not a counter however long the window; the
+// restarts a changed _created explains (the shaped read) never make a
+// series "not a counter".
+func TestResetsCrashLoop(t *testing.T) {
+	g := Grid{Start: 0, End: 400_000, Step: 10_000}
+	var loop, flip []Point
+	for i := int64(0); i <= 40; i++ {
+		loop = append(loop, Point{T: i * 10_000, V: float64(10 * (i%5 + 1))})
+		flip = append(flip, Point{T: i * 10_000, V: float64(100*i + 5000*(i%2))})
+	}
+	got := Resets([]Series{
+		{Family: Drafts, Labels: map[string]string{"engine": "loop"}, Position: -1, Points: loop},
+		{Family: Drafts, Labels: map[string]string{"engine": "flip"}, Position: -1, Points: flip},
+	}, g)
+	if len(got) != 2 || got[0].Count != 20 || got[0].Steps != 40 || got[1].Count != 8 || got[1].Steps != 40 {
+		t.Fatalf("Resets = %+v", got)
+	}
+	if !got[0].Backwards() || got[1].Backwards() {
+		t.Errorf("Backwards: flip %v, loop %v; want true, false", got[0].Backwards(), got[1].Backwards())
+	}
+	notes := ResetNotes(got, 5)
+	if len(notes) != 2 || !strings.Contains(notes[0], `{engine="flip"}`) || !strings.Contains(notes[0], "probably not a counter") ||
+		!strings.HasPrefix(notes[1], "8 counter restart(s) in 1 engine(s)") {
+		t.Errorf("notes = %q", notes)
+	}
+	// Shaped: 20 decreases at samples, 16 of them with a new _created.
+	r := Reset{Count: 20, Steps: 40, Explained: 16}
+	if r.Backwards() {
+		t.Errorf("%+v: backwards, want restarts", r)
+	}
+	if r.Explained = 0; !r.Backwards() {
+		t.Errorf("%+v: restarts, want backwards", r)
+	}
+	// Steps unknown: the count alone decides, as before.
+	if r := (Reset{Count: 4}); !r.Backwards() {
+		t.Errorf("%+v: restarts, want backwards", r)
 	}
 }
 

@@ -503,6 +503,7 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) ([]compute.Series,
 		last := (st.Points[len(st.Points)-1].T - g.Start) / g.Step
 		inc := make([]float64, n)
 		var restarts []int
+		explained := 0 // restarts a changed _created shows
 		// prev: the last value seen (a grid value or a sample), with its
 		// _created value when known.
 		var prev, prevC float64
@@ -538,6 +539,9 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) ([]compute.Series,
 					if v < prev || (hc && haveC && c != prevC) {
 						dv = v
 						restarts = append(restarts, j)
+						if hc && haveC && c != prevC {
+							explained++
+						}
 					}
 					inc[j] += dv
 				}
@@ -575,7 +579,8 @@ func (d *irregularData) exactSeries(s Schema, g compute.Grid) ([]compute.Series,
 		}
 		out = append(out, cs)
 		if len(restarts) > 0 {
-			resets = append(resets, compute.Reset{Labels: st.Labels, Family: st.Family, Position: st.Position, Count: len(restarts), Buckets: restarts})
+			resets = append(resets, compute.Reset{Labels: st.Labels, Family: st.Family, Position: st.Position, Count: len(restarts), Buckets: restarts,
+				Steps: int(last - first), Explained: explained})
 		}
 	}
 	compute.SortResets(resets)
