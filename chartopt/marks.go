@@ -47,11 +47,11 @@ const (
 )
 
 // markRuns splits the buckets js (ascending) within 0..n-1 into runs whose
-// neighbours lie at most max(1, n/50) buckets apart: lines closer than
-// that overlap on a chart, so an engine in a restart loop would pile up a
-// dashed line and a label per restart.
+// neighbours lie at most max(1, n/12) buckets apart: the labels of lines
+// closer than that (about 25 px on a phone's chart) overlap, so an engine
+// in a restart loop would pile up a dashed line and a label per restart.
 func markRuns(js []int, n int) [][2]int {
-	near := max(1, n/50)
+	near := max(1, n/12)
 	var out [][2]int
 	for _, j := range js {
 		if j < 0 || j >= n {

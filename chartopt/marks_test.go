@@ -94,7 +94,7 @@ func TestMarks(t *testing.T) {
 // TestMarkRestartRuns: restarts close together (a restart loop) are one
 // band labelled "restarts" from the first to the last, not a dashed line
 // and a label each; a restart on its own stays a line; backwards buckets
-// likewise. Over 100 buckets "close" is at most 2 buckets apart.
+// likewise. Over 100 buckets "close" is at most 8 buckets apart.
 func TestMarkRestartRuns(t *testing.T) {
 	g := compute.Grid{Start: 0, End: 1_000_000, Step: 10_000}
 	vals := make([]compute.Value, 100)
@@ -102,7 +102,7 @@ func TestMarkRestartRuns(t *testing.T) {
 		vals[i] = compute.Defined(0.5)
 	}
 	o := Lines(g, []model.Line{{Name: "a", Values: vals}}, 100, 100, 1, "%", 0, 100, time.UTC, PaletteFor(ThemeLight))
-	o.Mark(Marks{Restarts: []int{10, 11, 13, 40, 70, 72, 99, 100}, Backwards: []int{50, 51}}, 100, PaletteFor(ThemeLight))
+	o.Mark(Marks{Restarts: []int{10, 11, 18, 40, 70, 72, 99, 100}, Backwards: []int{50, 51}}, 100, PaletteFor(ThemeLight))
 	var got struct {
 		Series []struct {
 			MarkArea struct {
@@ -138,7 +138,7 @@ func TestMarkRestartRuns(t *testing.T) {
 	for _, d := range s.MarkLine.Data {
 		lines = append(lines, mark{d.XAxis, d.XAxis, d.Label.Formatter})
 	}
-	wantBands := []mark{{10, 13, MarkRestartsLabel}, {70, 72, MarkRestartsLabel}, {50, 51, MarkBackwardsLabel}}
+	wantBands := []mark{{10, 18, MarkRestartsLabel}, {70, 72, MarkRestartsLabel}, {50, 51, MarkBackwardsLabel}}
 	wantLines := []mark{{40, 40, MarkRestartLabel}, {99, 99, MarkRestartLabel}}
 	if !reflect.DeepEqual(bands, wantBands) || !reflect.DeepEqual(lines, wantLines) {
 		t.Errorf("bands %v, lines %v; want %v, %v", bands, lines, wantBands, wantLines)
