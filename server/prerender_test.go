@@ -300,17 +300,22 @@ func TestPreRenderReadsAsFirstLoad(t *testing.T) {
 
 	const scrape = time.Second
 	up := &keyCounter{next: http.DefaultTransport, seen: map[string]int{}}
-	s := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: scrape, Transport: up, CacheTTL: time.Hour,
-		PreRenderTimeout: 20 * time.Second}) // numbers, however busy the machine
-	c, err := metricsclient.New(metricsclient.Config{Address: s.URL + ProxyPrefix, ScrapeInterval: scrape})
-	if err != nil {
-		t.Fatal(err)
+	// A server (with an empty cache) and a client of its proxy.
+	serve := func() (*httptest.Server, *metricsclient.Client) {
+		s := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: scrape, Transport: up, CacheTTL: time.Hour,
+			PreRenderTimeout: 20 * time.Second}) // numbers, however busy the machine
+		c, err := metricsclient.New(metricsclient.Config{Address: s.URL + ProxyPrefix, ScrapeInterval: scrape})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, c
 	}
-	v := url.Values{"range": {"15m"}}
+	_, c := serve()
+	v := url.Values{"range": {"1h"}} // 10 s steps: a page and its load mostly fall in one
 	q := view.ParseQuery(v)
 	// Every engine's series (4 x (3 + k)) in the window, which ends at its
 	// last full step: a small selection, which a live view reads raw.
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		n, err := c.SelectionSize(t.Context(), q.Grid(scrape, time.Now()), nil)
 		if err == nil && n == 4*(3+4) {
@@ -326,17 +331,20 @@ func TestPreRenderReadsAsFirstLoad(t *testing.T) {
 	}
 	// The page and the load must fall on one grid (the window's end is
 	// rounded down to its step): a try that spans a step boundary is
-	// tried again.
+	// tried again, on a server of its own (the last one's cache holds the
+	// answers of its load).
 	for try := 1; ; try++ {
+		s, c := serve()
 		t0 := time.Now()
 		before := up.snapshot()
 		page := getPage(t, &http.Client{Timeout: 60 * time.Second}, s.URL+"/?"+v.Encode())
 		mid := up.snapshot()
 		got := view.LoadWith(t.Context(), c, q, scrape, time.Now(), nil, view.LoadOptions{DeferWindow: true})
 		if q.Grid(scrape, t0) != q.Grid(scrape, time.Now()) {
-			if try == 10 {
+			if try == 20 {
 				t.Fatal("no try within one step")
 			}
+			t.Logf("try %d spanned a step boundary", try)
 			continue
 		}
 		if st := attrOf(tagWith(page, `data-dashboard="specdash"`), "data-state"); st != "preview" {
