@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"specdash/internal/simtest"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -82,7 +83,7 @@ func checkAxe(t *testing.T, tab context.Context, name, axe string) {
 func TestAccessibility(t *testing.T) {
 	axe := axeSource(t)
 	tab := newTab(t)
-	prom := startSimProm(t, simulate.Config{Models: []string{"m1", "m2"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 11}, 2)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m1", "m2"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 11}, 2)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)

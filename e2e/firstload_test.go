@@ -3,17 +3,15 @@
 package e2e
 
 import (
-	"context"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/promtest"
+	"specdash/internal/simtest"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -29,18 +27,8 @@ import (
 // below it; data-loads proves the numbers come from the first load (no
 // refresh has run).
 func TestFirstLoadNotDelayedByRefresh(t *testing.T) {
-	sim, err := simulate.New(simulate.Config{Models: []string{modelA, modelB}, Engines: 2, K: 4,
-		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	go sim.Run(ctx)
-	s := httptest.NewServer(sim)
-	t.Cleanup(s.Close)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(s.URL, "http://")}, ScrapeInterval: scrapeInterval})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA, modelB}, Engines: 2, K: 4,
+		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3}, 4)
 	start := time.Now()
 	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(10*time.Second).Unix(), 10), promtest.NonEmpty, 60*time.Second)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})

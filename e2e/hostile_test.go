@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/promtest"
+	"specdash/internal/simtest"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -25,28 +25,11 @@ import (
 // hostileModel is a model_name with markup, script and both quotes.
 const hostileModel = `<img src=x onerror="window.__xss=1"> it's "8B" <script>window.__xss=2</script>`
 
-// startSimProm runs the simulator (models with their k) and a real
-// Prometheus scraping it every second, waiting for every series.
-func startSimProm(t *testing.T, cfg simulate.Config, series int) *promtest.Server {
-	t.Helper()
-	sim, err := simulate.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go sim.Run(ctx)
-	simURL := serve(t, sim)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simURL, "http://")}, ScrapeInterval: time.Second})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == `+strconv.Itoa(series), promtest.NonEmpty, 60*time.Second)
-	return prom
-}
-
 // TestHostileModelName: a model name holding HTML, script and quotes runs
 // nothing, shows as typed, and as a filter selects exactly that model.
 func TestHostileModelName(t *testing.T) {
 	tab := newTab(t)
-	prom := startSimProm(t, simulate.Config{
+	prom := simtest.Prometheus(t, simulate.Config{
 		Models: []string{hostileModel, "plain"}, K: 4, Acceptance: []float64{0.8},
 		PerModel:        map[string]simulate.ModelOptions{hostileModel: {K: 3, Acceptance: []float64{0.6}}},
 		DraftsPerSecond: 20, Seed: 11,
@@ -214,7 +197,7 @@ func checkNoScript(t *testing.T, tab context.Context) {
 // the last numbers (stale) and recovers by itself on the next refresh.
 func TestPrometheusFaults(t *testing.T) {
 	tab := newTab(t)
-	prom := startSimProm(t, simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 2}, 1)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 2}, 1)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)

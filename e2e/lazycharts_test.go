@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/app"
-	"specdash/internal/promtest"
+	"specdash/internal/simtest"
 	"specdash/server"
 	"specdash/simulate"
 	"specdash/view"
@@ -91,18 +90,8 @@ const lazyChartJS = `((name) => {
 // second; the browser's idle callbacks are held (holdIdleJS), so only
 // coming into view and exports draw a pending chart here.
 func TestLazyCharts(t *testing.T) {
-	sim, err := simulate.New(simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
-		Acceptance: []float64{0.85, 0.8, 0.75, 0.7}, DraftsPerSecond: 15, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stopSim := context.WithCancel(context.Background())
-	t.Cleanup(stopSim)
-	go sim.Run(simCtx)
-	target := httptest.NewServer(sim)
-	t.Cleanup(target.Close)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(target.URL, "http://")}, ScrapeInterval: time.Second})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 2`, promtest.NonEmpty, 60*time.Second)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
+		Acceptance: []float64{0.85, 0.8, 0.75, 0.7}, DraftsPerSecond: 15, Seed: 11}, 2)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"specdash/internal/simtest"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -50,7 +51,7 @@ func cspViolations(t *testing.T, tab context.Context) []string {
 func TestPageSecurityPolicy(t *testing.T) {
 	tab := newTab(t)
 	watchCSP(t, tab)
-	prom := startSimProm(t, simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 5}, 1)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 5}, 1)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ new Image().src = '%[1]s/script';</script></body></html>`, canary.URL)
 		fmt.Fprint(w, evil)
 	}))
 	t.Cleanup(hostile.Close)
-	prom := startSimProm(t, simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 6}, 1)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m"}, K: 3, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 6}, 1)
 	h, err := server.New(server.Config{
 		Sources: []server.Source{
 			{Name: "good", URL: prom.URL, ScrapeInterval: time.Second},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"specdash/internal/simtest"
 	"specdash/server"
 	"specdash/simulate"
 )
@@ -29,7 +30,7 @@ const workerEntriesJS = `performance.getEntriesByType('resource').filter(e => e.
 // installed (whose pre-rendered numbers preview.js would refuse as stale).
 func TestWorkerLeavesDataPath(t *testing.T) {
 	skipShort(t)
-	prom := startSimProm(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
 		Acceptance: []float64{0.85, 0.8, 0.75, 0.7}, DraftsPerSecond: 15, Seed: 5}, 2)
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"specdash/compute"
-	"specdash/internal/promtest"
+	"specdash/internal/simtest"
 	"specdash/metricsclient"
 	"specdash/simulate"
 )
@@ -52,7 +51,7 @@ func TestManyViewers(t *testing.T) {
 		dur = time.Duration(n) * time.Second
 	}
 
-	prom := simulatedProm(t, 5)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 5}, 4)
 	step := metricsclient.ChooseStep(rng, scrape)
 	// Every series has a sample at or before ready; windows ending two
 	// steps later have numbers at two step points (Prometheus' lookback
@@ -203,22 +202,4 @@ func serveLoopback(t *testing.T, h http.Handler) string {
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Close() })
 	return "http://" + ln.Addr().String()
-}
-
-// simulatedProm starts the simulator (models m1 and m2, 2 engines each,
-// k = 4, 20 drafts/s, seeded) and a real Prometheus scraping it every
-// second, and returns that Prometheus once it holds all four engines.
-func simulatedProm(t *testing.T, seed int64) *promtest.Server {
-	t.Helper()
-	sim, err := simulate.New(simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go sim.Run(ctx)
-	simSrv := serveLoopback(t, sim)
-	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(simSrv, "http://")}, ScrapeInterval: time.Second})
-	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == 4`, promtest.NonEmpty, 60*time.Second)
-	return prom
 }

@@ -18,8 +18,11 @@ import (
 
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
+	"specdash/internal/simtest"
+	"specdash/internal/testwait"
 	"specdash/metricsclient"
 	"specdash/model"
+	"specdash/simulate"
 	"specdash/view"
 )
 
@@ -296,7 +299,7 @@ func TestPreRenderUpstreamDownOrHung(t *testing.T) {
 // used to read such a selection raw: 1.4 MB at 16 engines x 6 h, none of
 // it the browser's.)
 func TestPreRenderReadsAsFirstLoad(t *testing.T) {
-	prom := simulatedProm(t, 7)
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m1", "m2"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 7}, 4)
 
 	const scrape = time.Second
 	up := &keyCounter{next: http.DefaultTransport, seen: map[string]int{}}
@@ -315,19 +318,14 @@ func TestPreRenderReadsAsFirstLoad(t *testing.T) {
 	q := view.ParseQuery(v)
 	// Every engine's series (4 x (3 + k)) in the window, which ends at its
 	// last full step: a small selection, which a live view reads raw.
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		n, err := c.SelectionSize(t.Context(), q.Grid(scrape, time.Now()), nil)
-		if err == nil && n == 4*(3+4) {
-			if n > model.RawSeriesMax {
-				t.Fatalf("selection of %d series: want a small one", n)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("selection of %d series (%v), want 28", n, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var n int
+	testwait.For(t, "every engine's series in the window", 2*time.Minute, func() bool {
+		var err error
+		n, err = c.SelectionSize(t.Context(), q.Grid(scrape, time.Now()), nil)
+		return err == nil && n == 4*(3+4)
+	})
+	if n > model.RawSeriesMax {
+		t.Fatalf("selection of %d series: want a small one", n)
 	}
 	// The page and the load must fall on one grid (the window's end is
 	// rounded down to its step): a try that spans a step boundary is

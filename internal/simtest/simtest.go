@@ -1,14 +1,41 @@
 // Package simtest compares specdash's numbers with the simulator's true
-// counts: the check shared by the live tests of report/ and embedded/.
+// counts: the check shared by the live tests of report/ and embedded/; and
+// it starts the simulator behind a real Prometheus (Prometheus) for the
+// server's and the browser's tests.
 package simtest
 
 import (
+	"context"
 	"math"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"specdash/compute"
+	"specdash/internal/promtest"
 	"specdash/simulate"
 )
+
+// Prometheus runs the simulator with cfg and a real Prometheus scraping it
+// every second, and returns that Prometheus once it holds series drafts
+// series (one per engine).
+func Prometheus(t *testing.T, cfg simulate.Config, series int) *promtest.Server {
+	t.Helper()
+	sim, err := simulate.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go sim.Run(ctx)
+	hs := httptest.NewServer(sim)
+	t.Cleanup(hs.Close)
+	prom := promtest.Start(t, promtest.Options{Targets: []string{strings.TrimPrefix(hs.URL, "http://")}, ScrapeInterval: time.Second})
+	prom.WaitFor(t, `count(vllm:spec_decode_num_drafts_total) == `+strconv.Itoa(series), promtest.NonEmpty, 60*time.Second)
+	return prom
+}
 
 // CheckCounts compares stats computed over a window of window seconds with
 // true counts c: drafts, draft tokens, accepted tokens, k and accepted per
