@@ -173,6 +173,7 @@ func TestOptionalSummedFleet(t *testing.T) {
 	dir := promtest.Backfill(t, fleetWithLatencyOM(t, engines))
 	srv := promtest.Start(t, promtest.Options{DataDir: dir, ScrapeInterval: fleetScrape * time.Second})
 	ct := &countingTransport{}
+	defer ct.checkStepLocal(t)
 	c, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second, RoundTripper: ct})
 	if err != nil {
 		t.Fatal(err)

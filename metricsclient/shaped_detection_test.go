@@ -52,6 +52,7 @@ func TestShapedLatePositions(t *testing.T) {
 	}
 	srv := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, kept.String()), ScrapeInterval: fleetScrape * time.Second})
 	ct := &countingTransport{}
+	defer ct.checkStepLocal(t)
 	c, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second, RoundTripper: ct})
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,23 @@ type countingTransport struct {
 	mu    sync.Mutex
 	bytes map[string]int64
 	n     map[string]int
+	// nonLocal are the range queries that are not StepLocal (the
+	// server's range cache cannot keep their answers).
+	nonLocal []string
+}
+
+// stepLocal is StepLocal on the host (steplocal_test.go); the PromQL
+// parser is not built for js/wasm.
+var stepLocal = func(string) bool { return true }
+
+// checkStepLocal fails t if a range query the client sent is not step-local.
+func (c *countingTransport) checkStepLocal(t *testing.T) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, q := range c.nonLocal {
+		t.Errorf("range query not step-local (the server's range cache cannot keep it): %s", q)
+	}
 }
 
 func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -42,6 +59,11 @@ func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		if v, err := url.ParseQuery(string(b)); err == nil && v.Get("query") != "" {
 			q = v.Get("query")
 		}
+	}
+	if strings.HasSuffix(req.URL.Path, "/query_range") && !stepLocal(q) {
+		c.mu.Lock()
+		c.nonLocal = append(c.nonLocal, q)
+		c.mu.Unlock()
 	}
 	kind := "raw"
 	switch {
@@ -168,6 +190,7 @@ func TestShapedFleetPrometheus(t *testing.T) {
 	engines := fleet(1024, gs)
 	srv := startFleet(t, engines)
 	ct := &countingTransport{}
+	defer ct.checkStepLocal(t)
 	c, err := New(Config{Address: srv.URL, ScrapeInterval: fleetScrape * time.Second, RoundTripper: ct})
 	if err != nil {
 		t.Fatal(err)
