@@ -18,6 +18,11 @@ import (
 //	specdash_proxy_cache_requests_total{result}             counter;
 //	    result: "hit" (answered from the cache), "coalesced" (shared an
 //	    identical request in flight), "miss" (went upstream)
+//	specdash_proxy_range_cache_requests_total{result}       counter;
+//	    query_range requests the range cache took (rangecache.go),
+//	    result: "cached" (every point kept), "extended" (kept points and
+//	    an upstream request for the others), "whole" (the whole range
+//	    upstream)
 //	specdash_panics_total{where}                            counter;
 //	    where: "http" (a request handler), "proxy" (an upstream fetch);
 //	    internal/panics.Total, shared with other parts of the process
@@ -30,6 +35,7 @@ type metrics struct {
 	upstream     *prometheus.CounterVec
 	upstreamTime *prometheus.HistogramVec
 	cache        *prometheus.CounterVec
+	rangeCache   *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry) *metrics {
@@ -57,8 +63,15 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "specdash_proxy_cache_requests_total",
 			Help: "Proxy requests by cache result: hit (cached answer), coalesced (joined an identical request in flight), miss (went upstream).",
 		}, []string{"result"}),
+		rangeCache: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "specdash_proxy_range_cache_requests_total",
+			Help: "Range queries the proxy's range cache took, by result: cached (every point kept), extended (kept points and an upstream request for the others), whole (the whole range upstream).",
+		}, []string{"result"}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.upstream, m.upstreamTime, m.cache)
+	reg.MustRegister(m.requests, m.duration, m.upstream, m.upstreamTime, m.cache, m.rangeCache)
+	for _, r := range []string{"cached", "extended", "whole"} {
+		m.rangeCache.WithLabelValues(r)
+	}
 	for _, r := range []string{"hit", "coalesced", "miss"} {
 		m.cache.WithLabelValues(r)
 	}

@@ -91,9 +91,18 @@ type proxy struct {
 	// defAnswered is set once the default source answered a request with
 	// a 2xx status (readiness, ready.go).
 	defAnswered atomic.Bool
+	// ranges keeps the settled points of range answers (rangecache.go;
+	// nil: off, with the cache); rangeFresh is the least age of a kept
+	// point.
+	ranges     *rangeCache
+	rangeFresh time.Duration
 }
 
 func newProxy(sources map[string]*upstream, def *upstream, cfg Config, m *metrics) *proxy {
+	var ranges *rangeCache
+	if cfg.CacheTTL > 0 {
+		ranges = newRangeCache()
+	}
 	return &proxy{
 		sources:  sources,
 		def:      def,
@@ -104,6 +113,9 @@ func newProxy(sources map[string]*upstream, def *upstream, cfg Config, m *metric
 		metrics:  m,
 		now:      time.Now,
 		maxBytes: humanBytes(cfg.MaxResponseBytes),
+
+		ranges:     ranges,
+		rangeFresh: max(rangeFreshness, 3*cfg.ScrapeInterval),
 	}
 }
 
@@ -181,9 +193,16 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	key := r.Method + " " + cacheKey(src.Name, api, params)
 
-	a, err := p.answer(r.Context(), key, func() (*answer, error) {
+	fetch := func() (*answer, error) {
 		return p.fetch(src, api, r.Method, r.URL.RawQuery, body, ctype)
-	})
+	}
+	if api == "query_range" && p.ranges != nil {
+		if rr, ok := parseRangeRequest(src.Name, params); ok {
+			whole := fetch
+			fetch = func() (*answer, error) { return p.rangeFetch(src, r.Method, rr, whole) }
+		}
+	}
+	a, err := p.answer(r.Context(), key, fetch)
 	if err != nil {
 		p.fail(w, r, src, err)
 		return

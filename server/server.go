@@ -60,8 +60,8 @@ type Config struct {
 	// larger one becomes a 502 that says so.
 	MaxResponseBytes int64
 	// CacheTTL is how long identical proxy requests are answered from the
-	// cache (default 5 s; negative: no cache, identical requests in flight
-	// are still coalesced).
+	// cache (default 5 s; negative: no cache and no range cache,
+	// rangecache.go; identical requests in flight are still coalesced).
 	CacheTTL time.Duration
 	// PreRenderTimeout bounds the server-side load of the pre-rendered
 	// dashboard page (default DefaultPreRenderTimeout, 400 ms; negative: no

@@ -124,7 +124,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) *serveF
 	cmd.Flag("query.timeout", "Embedded mode: longest a query may take, its wait for a slot included (keep it below --web.upstream-timeout so that the query's own error reaches the page).").Default(embedded.DefaultQueryTimeout.String()).DurationVar(&l.queryTimeout)
 	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default web.listen_address of the config file, else :$SPECDASH_PORT when set, else :8080).").StringVar(&f.listen)
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
-	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
+	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off, with the range cache of settled points (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	cmd.Flag("log.format", "Log format: text or json.").Default("text").EnumVar(&f.logFormat, "text", "json")
 	cmds[cmd.FullCommand()] = func() error {

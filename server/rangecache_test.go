@@ -1,0 +1,261 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
+
+	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
+	"specdash/internal/testwait"
+	"specdash/internal/vmtest"
+)
+
+// rangeRecorder records the grids of the query_range requests that reach
+// the upstream.
+type rangeRecorder struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	seen []upstreamRange
+}
+
+type upstreamRange struct {
+	query      string
+	start, end int64 // Unix seconds
+}
+
+func (r *rangeRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if path := req.URL.Path; len(path) >= len("query_range") && path[len(path)-len("query_range"):] == "query_range" {
+		v := req.URL.Query()
+		if req.GetBody != nil {
+			if b, err := req.GetBody(); err == nil {
+				body, _ := io.ReadAll(b)
+				b.Close()
+				form, _ := url.ParseQuery(string(body))
+				for k, vs := range form {
+					v[k] = append(v[k], vs...)
+				}
+			}
+		}
+		s, _ := strconv.ParseFloat(v.Get("start"), 64)
+		e, _ := strconv.ParseFloat(v.Get("end"), 64)
+		r.mu.Lock()
+		r.seen = append(r.seen, upstreamRange{v.Get("query"), int64(s), int64(e)})
+		r.mu.Unlock()
+	}
+	return r.next.RoundTrip(req)
+}
+
+func (r *rangeRecorder) take() []upstreamRange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.seen
+	r.seen = nil
+	return out
+}
+
+// sameMatrix compares two range answers series by series, values bit for
+// bit (NaN equal to NaN).
+func sameMatrix(t *testing.T, what string, got, want model.Value) {
+	t.Helper()
+	gm, ok1 := got.(model.Matrix)
+	wm, ok2 := want.(model.Matrix)
+	if !ok1 || !ok2 {
+		t.Fatalf("%s: answers %T and %T, want matrices", what, got, want)
+	}
+	index := func(m model.Matrix) map[string][]model.SamplePair {
+		out := map[string][]model.SamplePair{}
+		for _, s := range m {
+			out[s.Metric.String()] = s.Values
+		}
+		return out
+	}
+	g, w := index(gm), index(wm)
+	if len(w) == 0 {
+		t.Fatalf("%s: the source answered no series: the test checks nothing", what)
+	}
+	for k, wv := range w {
+		gv, ok := g[k]
+		if !ok {
+			t.Errorf("%s: series %s missing from the proxy's answer", what, k)
+			continue
+		}
+		eq := slices.EqualFunc(gv, wv, func(a, b model.SamplePair) bool {
+			return a.Timestamp == b.Timestamp && math.Float64bits(float64(a.Value)) == math.Float64bits(float64(b.Value))
+		})
+		if !eq {
+			t.Errorf("%s: series %s\n got %v\nwant %v", what, k, gv, wv)
+		}
+	}
+	for k := range g {
+		if _, ok := w[k]; !ok {
+			t.Errorf("%s: series %s in the proxy's answer, not in the source's", what, k)
+		}
+	}
+}
+
+// TestRangeCacheMovedWindows asks a real Prometheus (the outage fixture:
+// a gap longer than the lookback, a reset, a restart) the dashboard's kinds
+// of range queries through the proxy over windows that move later,
+// earlier, wider and inside what was read: every answer equals the
+// source's own answer for the same grid, and the source is asked only for
+// the grid points not read before (none for a window inside them). A query
+// with `@ end()` is not step-local: it goes upstream whole each time.
+func TestRangeCacheMovedWindows(t *testing.T) {
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	checkMovedWindows(t, prom.URL, prom.API(t))
+}
+
+// The same through VictoriaMetrics, whose lookback and rollups differ from
+// Prometheus': its answers over the parts of a grid are its answer over
+// the grid.
+func TestRangeCacheMovedWindowsVictoriaMetrics(t *testing.T) {
+	vm := vmtest.Start(t)
+	// The counters, not their _created gauges (the raw read's part).
+	vmtest.Import(t, vm, fixtures.Outage(), func(name string) bool { return !strings.Contains(name, "_created") })
+	direct := proxyAPI(t, vm+"/prometheus")
+	q := `count(` + fixtures.FamilyDrafts + `_total)`
+	at := time.Unix(fixtures.OutageStartUnix+600, 0)
+	if !testwait.Until(0, func() bool {
+		v, _, _, err := direct.Query(t.Context(), q, at)
+		vec, _ := v.(model.Vector)
+		return err == nil && len(vec) == 1 && vec[0].Value == 2
+	}) {
+		t.Fatalf("VictoriaMetrics has no searchable data %s after the import", testwait.Timeout)
+	}
+	checkMovedWindows(t, vm+"/prometheus", direct)
+}
+
+func checkMovedWindows(t *testing.T, source string, direct v1.API) {
+	const s0 = fixtures.OutageStartUnix
+	const step = 60
+	// Every point of the fixture is settled.
+	clock := time.Unix(s0+2400, 0).Add(time.Hour)
+	rec := &rangeRecorder{next: http.DefaultTransport}
+	reg := prometheus.NewRegistry()
+	base := newServer(t, Config{PrometheusURL: source, Transport: rec, Registry: reg, CacheTTL: time.Second,
+		now: func() time.Time { return clock }})
+	proxied := proxyAPI(t, base.URL+ProxyPrefix)
+
+	drafts := fixtures.FamilyDrafts + "_total"
+	queries := []string{
+		`last_over_time({__name__=~"` + drafts + `|` + fixtures.FamilyDrafts + `_created"}[5m])`,
+		`sum by (model_name) (last_over_time({__name__="` + drafts + `"}[5m]))`,
+		`count by (model_name) (last_over_time({__name__="` + drafts + `"}[5m]))`,
+		`sum(count_over_time({__name__="` + drafts + `"}[59s999ms]))`,
+	}
+	type win struct {
+		name       string
+		start, end int64
+		want       [][2]int64 // upstream grids (Unix seconds)
+		result     string     // the range cache's result
+	}
+	windows := []win{
+		{"first", s0 + 600, s0 + 1800, [][2]int64{{s0 + 600, s0 + 1800}}, "whole"},
+		{"later", s0 + 900, s0 + 2100, [][2]int64{{s0 + 1860, s0 + 2100}}, "extended"},
+		{"earlier", s0 + 300, s0 + 1500, [][2]int64{{s0 + 300, s0 + 540}}, "extended"},
+		{"wider", s0, s0 + 2400, [][2]int64{{s0, s0 + 240}, {s0 + 2160, s0 + 2400}}, "extended"},
+		{"inside", s0 + 900, s0 + 1500, nil, "cached"},
+		{"one point", s0 + 1440, s0 + 1440, nil, "cached"},
+	}
+	for _, q := range queries {
+		for _, w := range windows {
+			what := fmt.Sprintf("%s over the %s window", q, w.name)
+			before := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": w.result})
+			r := v1.Range{Start: time.Unix(w.start, 0), End: time.Unix(w.end, 0), Step: step * time.Second}
+			got, _, _, err := proxied.QueryRange(t.Context(), q, r)
+			if err != nil {
+				t.Fatalf("%s: through the proxy: %v", what, err)
+			}
+			want, _, _, err := direct.QueryRange(t.Context(), q, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameMatrix(t, what, got, want)
+			var grids [][2]int64
+			for _, u := range rec.take() {
+				if u.query != q {
+					t.Errorf("%s: upstream query %q", what, u.query)
+				}
+				grids = append(grids, [2]int64{u.start, u.end})
+			}
+			if !slices.Equal(grids, w.want) {
+				t.Errorf("%s: upstream grids %v, want %v", what, grids, w.want)
+			}
+			if after := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": w.result}); after != before+1 {
+				t.Errorf("%s: range cache result %q counted %v -> %v, want one more", what, w.result, before, after)
+			}
+			clock = clock.Add(2 * time.Second) // past the answer cache's TTL
+		}
+	}
+
+	// Not step-local: each window goes upstream as it came.
+	q := `last_over_time(` + drafts + `[5m] @ end())`
+	for _, w := range windows[:2] {
+		r := v1.Range{Start: time.Unix(w.start, 0), End: time.Unix(w.end, 0), Step: step * time.Second}
+		got, _, _, err := proxied.QueryRange(t.Context(), q, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, _, _ := direct.QueryRange(t.Context(), q, r)
+		sameMatrix(t, q+" over the "+w.name+" window", got, want)
+		if grids := rec.take(); len(grids) != 1 || grids[0].start != w.start || grids[0].end != w.end {
+			t.Errorf("%s over the %s window: upstream %v, want the whole window", q, w.name, grids)
+		}
+	}
+}
+
+// TestRangeCacheKeepsOnlySettledPoints: points newer than the freshness
+// margin are asked again on every request (their samples may still be on
+// their way); the older ones are not.
+func TestRangeCacheKeepsOnlySettledPoints(t *testing.T) {
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	const s0 = fixtures.OutageStartUnix
+	const step = 60
+	// 2 minutes after the window's end: the points up to 3 minutes before
+	// it are settled (rangeFreshness 5 m).
+	clock := time.Unix(s0+2400+120, 0)
+	rec := &rangeRecorder{next: http.DefaultTransport}
+	base := newServer(t, Config{PrometheusURL: prom.URL, Transport: rec, CacheTTL: time.Second,
+		now: func() time.Time { return clock }})
+	proxied := proxyAPI(t, base.URL+ProxyPrefix)
+	q := `sum by (model_name) (last_over_time({__name__="` + fixtures.FamilyDrafts + `_total"}[5m]))`
+	r := v1.Range{Start: time.Unix(s0+1200, 0), End: time.Unix(s0+2400, 0), Step: step * time.Second}
+	want, _, _, err := prom.API(t).QueryRange(t.Context(), q, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wantGrid := range [][2]int64{{s0 + 1200, s0 + 2400}, {s0 + 2280, s0 + 2400}, {s0 + 2280, s0 + 2400}} {
+		got, _, _, err := proxied.QueryRange(t.Context(), q, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameMatrix(t, fmt.Sprintf("request %d", i), got, want)
+		if grids := rec.take(); len(grids) != 1 || grids[0].start != wantGrid[0] || grids[0].end != wantGrid[1] {
+			t.Errorf("request %d: upstream %v, want the grid %v", i, grids, wantGrid)
+		}
+		clock = clock.Add(2 * time.Second)
+	}
+}
+
+func proxyAPI(t *testing.T, addr string) v1.API {
+	t.Helper()
+	c, err := api.NewClient(api.Config{Address: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v1.NewAPI(c)
+}
