@@ -215,7 +215,9 @@ type wireCount struct {
 
 // proxyResults are the proxy's requests so far by cache result ("miss":
 // went upstream, "coalesced": joined an identical one in flight, "hit"),
-// from specdash_proxy_cache_requests_total in reg.
+// from specdash_proxy_cache_requests_total in reg, and the range cache's
+// ("range cached": every point kept, "range extended": kept points and an
+// upstream request for the others, "range whole").
 func proxyResults(b *testing.B, reg *prometheus.Registry) map[string]float64 {
 	b.Helper()
 	out := map[string]float64{}
@@ -224,13 +226,18 @@ func proxyResults(b *testing.B, reg *prometheus.Registry) map[string]float64 {
 		b.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() != "specdash_proxy_cache_requests_total" {
+		prefix := ""
+		switch mf.GetName() {
+		case "specdash_proxy_cache_requests_total":
+		case "specdash_proxy_range_cache_requests_total":
+			prefix = "range "
+		default:
 			continue
 		}
 		for _, m := range mf.GetMetric() {
 			for _, lp := range m.GetLabel() {
 				if lp.GetName() == "result" {
-					out[lp.GetValue()] += m.GetCounter().GetValue()
+					out[prefix+lp.GetValue()] += m.GetCounter().GetValue()
 				}
 			}
 		}
@@ -429,9 +436,10 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 				// Counted from navigation to the page's done state.
 				l.Transfer, l.Requests = float64(wc.bytes.Load()), float64(wc.requests.Load())
 				after := proxyResults(b, wc.reg)
-				b.Logf("run %d specdash: %.0f ms, state %q, /prom %d requests, %.0f bytes sent (%.0f decoded), page %.0f bytes; query %.0f decode %.0f compute %.0f render %.0f ms; proxy (the pre-render's requests too): %.0f upstream, %.0f joined one in flight, %.0f cached",
+				b.Logf("run %d specdash: %.0f ms, state %q, /prom %d requests, %.0f bytes sent (%.0f decoded), page %.0f bytes; query %.0f decode %.0f compute %.0f render %.0f ms; proxy (the pre-render's requests too): %.0f upstream, %.0f joined one in flight, %.0f cached; range cache: %.0f whole, %.0f extended, %.0f cached",
 					i+1, l.Done, l.State, int(l.Requests), l.Transfer, l.Decoded, l.Doc, l.Query, l.Decode, l.Compute, l.Render,
-					after["miss"]-before["miss"], after["coalesced"]-before["coalesced"], after["hit"]-before["hit"])
+					after["miss"]-before["miss"], after["coalesced"]-before["coalesced"], after["hit"]-before["hit"],
+					after["range whole"]-before["range whole"], after["range extended"]-before["range extended"], after["range cached"]-before["range cached"])
 				if l.State != "ready" {
 					failed = true
 				}

@@ -33,15 +33,17 @@ import (
 // its parts. Answers with warnings, infos or native histograms, and
 // requests with parameters other than query, start, end and step, pass as
 // before. An entry is rebuilt after rangeMaxAge (data backfilled into the
-// past since shows up then) and dropped after rangeMaxIdle unused.
+// past since, or deleted, shows then) and dropped after rangeMaxIdle
+// unused: a dashboard opened at least hourly finds its window's settled
+// points kept.
 
 const (
 	// rangeFreshness is the least age of a kept point (VictoriaMetrics'
 	// -search.cacheTimestampOffset is 5 m too; Mimir's
 	// max_cache_freshness 10 m). At least 3 scrape intervals.
 	rangeFreshness = 5 * time.Minute
-	rangeMaxAge    = time.Hour
-	rangeMaxIdle   = 10 * time.Minute
+	rangeMaxAge    = 24 * time.Hour
+	rangeMaxIdle   = time.Hour
 	rangeMaxBytes  = 64 << 20
 	// rangeMaxPoints is Prometheus' own bound on the points of a range
 	// query's series (11,000): a longer one goes upstream to be refused

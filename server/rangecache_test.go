@@ -259,3 +259,45 @@ func proxyAPI(t *testing.T, addr string) v1.API {
 	}
 	return v1.NewAPI(c)
 }
+
+// TestRangeCacheBounds: the kept points stay within rangeMaxBytes (the
+// least recently used entry goes first), an entry over a quarter of it is
+// not kept, and entries go after an hour unused or a day old.
+func TestRangeCacheBounds(t *testing.T) {
+	t0 := time.Unix(1796205600, 0)
+	c := newRangeCache()
+	mk := func(size int, at time.Time) *extent { return &extent{size: size, made: at, used: at} }
+	c.put("a", mk(15<<20, t0))
+	c.put("b", mk(15<<20, t0.Add(time.Second)))
+	c.put("c", mk(15<<20, t0.Add(2*time.Second)))
+	c.put("d", mk(15<<20, t0.Add(3*time.Second)))
+	if c.get("a", t0.Add(4*time.Second)) == nil { // a is now the most recently used
+		t.Fatal("a dropped before the cache was full")
+	}
+	c.put("e", mk(15<<20, t0.Add(5*time.Second))) // 75 MiB: b goes
+	if c.get("b", t0.Add(6*time.Second)) != nil {
+		t.Error("b (least recently used) kept past 64 MiB")
+	}
+	for _, k := range []string{"a", "c", "d", "e"} {
+		if c.get(k, t0.Add(7*time.Second)) == nil {
+			t.Errorf("%s dropped, want only b gone", k)
+		}
+	}
+	if c.bytes != 60<<20 {
+		t.Errorf("bytes %d, want %d", c.bytes, 60<<20)
+	}
+	c.put("big", mk(17<<20, t0))
+	if c.get("big", t0) != nil {
+		t.Error("an entry over a quarter of the bound was kept")
+	}
+	if c.get("a", t0.Add(7*time.Second+time.Hour)) != nil {
+		t.Error("a kept after an hour unused")
+	}
+	c.put("old", mk(1<<20, t0))
+	for i := 1; i <= 29; i++ { // used every 50 minutes, rebuilt after a day
+		at := time.Duration(i) * 50 * time.Minute
+		if got := c.get("old", t0.Add(at)); (got != nil) != (at < 24*time.Hour) {
+			t.Errorf("after %s: kept %v", at, got != nil)
+		}
+	}
+}
