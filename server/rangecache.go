@@ -346,7 +346,7 @@ func (p *proxy) rangeFetch(src *upstream, method string, rr rangeRequest, whole 
 	}
 
 	var before, after []rangeSeries
-	for _, part := range [][2]int64{{rr.start, e.from - rr.step}, {e.to + rr.step, rr.end}} {
+	for i, part := range [][2]int64{{rr.start, e.from - rr.step}, {e.to + rr.step, rr.end}} {
 		if part[0] > part[1] {
 			continue
 		}
@@ -367,7 +367,7 @@ func (p *proxy) rangeFetch(src *upstream, method string, rr rangeRequest, whole 
 			p.metrics.rangeCache.WithLabelValues("whole").Inc()
 			return whole()
 		}
-		if part[0] == rr.start {
+		if i == 0 {
 			before = seriesOf(m)
 		} else {
 			after = seriesOf(m)

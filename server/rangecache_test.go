@@ -171,8 +171,25 @@ func checkMovedWindows(t *testing.T, source string, direct v1.API) {
 		{"inside", s0 + 900, s0 + 1500, nil, "cached"},
 		{"one point", s0 + 1440, s0 + 1440, nil, "cached"},
 	}
+	// A window that starts right after the kept points (its one upstream
+	// request is the later part), then one across both.
+	adjacent := []win{
+		{"first", s0 + 600, s0 + 1200, [][2]int64{{s0 + 600, s0 + 1200}}, "whole"},
+		{"adjacent after", s0 + 1260, s0 + 1800, [][2]int64{{s0 + 1260, s0 + 1800}}, "extended"},
+		{"across both", s0 + 900, s0 + 1500, nil, "cached"},
+	}
+	type run struct {
+		q       string
+		windows []win
+	}
+	var runs []run
 	for _, q := range queries {
-		for _, w := range windows {
+		runs = append(runs, run{q, windows})
+	}
+	runs = append(runs, run{`count_over_time({__name__="` + drafts + `"}[5m])`, adjacent})
+	for _, r := range runs {
+		q := r.q
+		for _, w := range r.windows {
 			what := fmt.Sprintf("%s over the %s window", q, w.name)
 			before := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": w.result})
 			r := v1.Range{Start: time.Unix(w.start, 0), End: time.Unix(w.end, 0), Step: step * time.Second}
