@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -317,4 +318,54 @@ func TestRangeCacheBounds(t *testing.T) {
 			t.Errorf("after %s: kept %v", at, got != nil)
 		}
 	}
+}
+
+// TestRangeCacheRandomWindows asks random grids (steps of 15 s to 2 min,
+// windows from one point to an hour, some reaching past the data) at a
+// clock that moves on through the data, so that some points are settled
+// and some not: every answer through the proxy equals the source's own.
+func TestRangeCacheRandomWindows(t *testing.T) {
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	const s0 = fixtures.OutageStartUnix
+	clock := time.Unix(s0, 0)
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	reg := prometheus.NewRegistry()
+	base := newServer(t, Config{PrometheusURL: prom.URL, Registry: reg, CacheTTL: time.Second, now: now})
+	proxied := proxyAPI(t, base.URL+ProxyPrefix)
+	direct := prom.API(t)
+	drafts := fixtures.FamilyDrafts + "_total"
+	queries := []string{
+		`last_over_time({__name__=~"` + drafts + `|` + fixtures.FamilyDrafts + `_created"}[5m])`,
+		`sum by (model_name) (last_over_time({__name__="` + drafts + `"}[5m]))`,
+		`resets({__name__="` + drafts + `"}[2m])`,
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 150 {
+		step := []int64{15, 60, 120}[rng.IntN(3)]
+		start := s0 - 600 + rng.Int64N(3600/step)*step
+		end := start + rng.Int64N(3600/step)*step
+		q := queries[rng.IntN(len(queries))]
+		mu.Lock()
+		clock = clock.Add(time.Duration(rng.IntN(90)) * time.Second)
+		mu.Unlock()
+		r := v1.Range{Start: time.Unix(start, 0), End: time.Unix(end, 0), Step: time.Duration(step) * time.Second}
+		got, _, _, err := proxied.QueryRange(t.Context(), q, r)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		want, _, _, err := direct.QueryRange(t.Context(), q, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gm, wm := got.(model.Matrix), want.(model.Matrix); len(wm) > 0 || len(gm) > 0 {
+			sameMatrix(t, fmt.Sprintf("request %d: %s over %d..%d step %d at %d", i, q, start-s0, end-s0, step, now().Unix()-s0), got, want)
+		}
+	}
+	kept := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "extended"}) +
+		counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "cached"})
+	if kept < 20 {
+		t.Errorf("%v of 150 answers used kept points: the test hardly exercises the cache", kept)
+	}
+	t.Logf("%v of 150 answers used kept points", kept)
 }
