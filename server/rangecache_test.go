@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 
+	"specdash/embedded"
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
 	"specdash/internal/testwait"
@@ -39,25 +42,42 @@ type upstreamRange struct {
 }
 
 func (r *rangeRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if path := req.URL.Path; len(path) >= len("query_range") && path[len(path)-len("query_range"):] == "query_range" {
-		v := req.URL.Query()
-		if req.GetBody != nil {
-			if b, err := req.GetBody(); err == nil {
-				body, _ := io.ReadAll(b)
-				b.Close()
-				form, _ := url.ParseQuery(string(body))
-				for k, vs := range form {
-					v[k] = append(v[k], vs...)
-				}
-			}
+	var body []byte
+	if req.GetBody != nil {
+		if b, err := req.GetBody(); err == nil {
+			body, _ = io.ReadAll(b)
+			b.Close()
 		}
-		s, _ := strconv.ParseFloat(v.Get("start"), 64)
-		e, _ := strconv.ParseFloat(v.Get("end"), 64)
-		r.mu.Lock()
-		r.seen = append(r.seen, upstreamRange{v.Get("query"), int64(s), int64(e)})
-		r.mu.Unlock()
 	}
+	r.record(req, body)
 	return r.next.RoundTrip(req)
+}
+
+// handler records the requests of an in-process source (the embedded
+// engine) and passes them to h.
+func (r *rangeRecorder) handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		r.record(req, body)
+		h.ServeHTTP(w, req)
+	})
+}
+
+func (r *rangeRecorder) record(req *http.Request, body []byte) {
+	if !strings.HasSuffix(req.URL.Path, "/query_range") {
+		return
+	}
+	v := req.URL.Query()
+	form, _ := url.ParseQuery(string(body))
+	for k, vs := range form {
+		v[k] = append(v[k], vs...)
+	}
+	s, _ := strconv.ParseFloat(v.Get("start"), 64)
+	e, _ := strconv.ParseFloat(v.Get("end"), 64)
+	r.mu.Lock()
+	r.seen = append(r.seen, upstreamRange{v.Get("query"), int64(s), int64(e)})
+	r.mu.Unlock()
 }
 
 func (r *rangeRecorder) take() []upstreamRange {
@@ -117,7 +137,25 @@ func sameMatrix(t *testing.T, what string, got, want model.Value) {
 // with `@ end()` is not step-local: it goes upstream whole each time.
 func TestRangeCacheMovedWindows(t *testing.T) {
 	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
-	checkMovedWindows(t, prom.URL, prom.API(t))
+	checkMovedWindows(t, func(rec *rangeRecorder) Config { return Config{PrometheusURL: prom.URL, Transport: rec} }, prom.API(t))
+}
+
+// The same through the embedded engine (an in-process source).
+func TestRangeCacheMovedWindowsEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedded.BackfillOpenMetrics(dir, []byte(fixtures.Outage()), nil); err != nil {
+		t.Fatal(err)
+	}
+	e, err := embedded.New(embedded.Config{StoragePath: dir, Retention: 100 * 365 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	direct := httptest.NewServer(e.Handler())
+	t.Cleanup(direct.Close)
+	checkMovedWindows(t, func(rec *rangeRecorder) Config {
+		return Config{Sources: []Source{{Name: "embedded", Handler: rec.handler(e.Handler()), ScrapeInterval: e.ScrapeInterval()}}}
+	}, proxyAPI(t, direct.URL))
 }
 
 // The same through VictoriaMetrics, whose lookback and rollups differ from
@@ -137,18 +175,19 @@ func TestRangeCacheMovedWindowsVictoriaMetrics(t *testing.T) {
 	}) {
 		t.Fatalf("VictoriaMetrics has no searchable data %s after the import", testwait.Timeout)
 	}
-	checkMovedWindows(t, vm+"/prometheus", direct)
+	checkMovedWindows(t, func(rec *rangeRecorder) Config { return Config{PrometheusURL: vm + "/prometheus", Transport: rec} }, direct)
 }
 
-func checkMovedWindows(t *testing.T, source string, direct v1.API) {
+func checkMovedWindows(t *testing.T, source func(*rangeRecorder) Config, direct v1.API) {
 	const s0 = fixtures.OutageStartUnix
 	const step = 60
 	// Every point of the fixture is settled.
 	clock := time.Unix(s0+2400, 0).Add(time.Hour)
 	rec := &rangeRecorder{next: http.DefaultTransport}
 	reg := prometheus.NewRegistry()
-	base := newServer(t, Config{PrometheusURL: source, Transport: rec, Registry: reg, CacheTTL: time.Second,
-		now: func() time.Time { return clock }})
+	cfg := source(rec)
+	cfg.Registry, cfg.CacheTTL, cfg.now = reg, time.Second, func() time.Time { return clock }
+	base := newServer(t, cfg)
 	proxied := proxyAPI(t, base.URL+ProxyPrefix)
 
 	drafts := fixtures.FamilyDrafts + "_total"
