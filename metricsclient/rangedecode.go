@@ -98,8 +98,21 @@ func queryRangeMatrix(ctx context.Context, c api.Client, q string, r v1.Range) (
 type rangeAnswer struct {
 	status, errorType, errMsg string
 	warnings                  []string
+	infos                     bool // the answer has infos (annotations)
 	matrix                    bool // result held a matrix, decoded into result
 	result                    model.Matrix
+}
+
+// DecodeRangeMatrix reads a query_range answer body in one pass, as the
+// client does, and returns its matrix when the answer is a success
+// without warnings or infos. The server's proxy keeps such answers'
+// settled points (server/rangecache.go).
+func DecodeRangeMatrix(body []byte) (model.Matrix, bool) {
+	a, err := decodeRangeAnswer(body)
+	if err != nil || a.status != "success" || !a.matrix || len(a.warnings) > 0 || a.infos {
+		return nil, false
+	}
+	return a.result, true
 }
 
 // decodeRangeAnswer reads a query_range answer in one pass. Prometheus
@@ -124,6 +137,10 @@ func decodeRangeAnswer(body []byte) (*rangeAnswer, error) {
 			a.errMsg = it.ReadString()
 		case "warnings":
 			it.ReadVal(&a.warnings)
+		case "infos":
+			var infos []string
+			it.ReadVal(&infos)
+			a.infos = len(infos) > 0
 		case "data":
 			if it.WhatIsNext() != jsoniter.ObjectValue {
 				it.Skip()

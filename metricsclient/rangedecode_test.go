@@ -134,3 +134,26 @@ func TestDecodeRangeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// DecodeRangeMatrix gives the matrix of a success answer only when it has
+// no warnings and no infos (what the server's range cache may keep).
+func TestDecodeRangeMatrix(t *testing.T) {
+	matrix := `[{"metric":{"__name__":"a"},"values":[[1700000000,"1"],[1700000060,"NaN"]]}]`
+	for _, c := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"status":"success","data":{"resultType":"matrix","result":` + matrix + `}}`, true},
+		{`{"status":"success","infos":[],"data":{"resultType":"matrix","result":` + matrix + `}}`, true},
+		{`{"status":"success","warnings":["w"],"data":{"resultType":"matrix","result":` + matrix + `}}`, false},
+		{`{"status":"success","infos":["i"],"data":{"resultType":"matrix","result":` + matrix + `}}`, false},
+		{`{"status":"success","data":{"resultType":"vector","result":[]}}`, false},
+		{`{"status":"error","errorType":"execution","error":"boom"}`, false},
+		{`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"x"]]}]}}`, false},
+	} {
+		m, ok := DecodeRangeMatrix([]byte(c.body))
+		if ok != c.ok || (ok && (len(m) != 1 || len(m[0].Values) != 2 || m[0].Values[1].Timestamp != 1700000060000)) {
+			t.Errorf("%s: %v, %v; want ok %v", c.body, m, ok, c.ok)
+		}
+	}
+}

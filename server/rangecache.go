@@ -207,31 +207,20 @@ func (c *rangeCache) put(key string, e *extent) {
 	}
 }
 
-// rangeBody is a query_range answer as the range cache reads it.
-type rangeBody struct {
-	Status string `json:"status"`
-	Data   struct {
-		ResultType string       `json:"resultType"`
-		Result     model.Matrix `json:"result"`
-	} `json:"data"`
-	Warnings []string `json:"warnings"`
-	Infos    []string `json:"infos"`
-}
-
 // decodeRange returns an answer's series when the range cache can keep
-// them: a matrix of float samples without warnings or infos.
+// them: a matrix of float samples without warnings or infos, read as the
+// dashboard's client reads it (metricsclient.DecodeRangeMatrix).
 func decodeRange(body []byte) (model.Matrix, bool) {
-	var b rangeBody
-	if err := json.Unmarshal(body, &b); err != nil || b.Status != "success" || b.Data.ResultType != "matrix" ||
-		len(b.Warnings) > 0 || len(b.Infos) > 0 {
+	m, ok := metricsclient.DecodeRangeMatrix(body)
+	if !ok {
 		return nil, false
 	}
-	for _, s := range b.Data.Result {
+	for _, s := range m {
 		if len(s.Histograms) > 0 {
 			return nil, false
 		}
 	}
-	return b.Data.Result, true
+	return m, true
 }
 
 // mergeRange joins the points of ms (in time order of their ranges, which
