@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,8 @@ import (
 	"specdash/internal/promtest"
 	"specdash/internal/testwait"
 	"specdash/internal/vmtest"
+	"specdash/metricsclient"
+	"specdash/view"
 )
 
 // rangeRecorder records the grids of the query_range requests that reach
@@ -407,4 +410,70 @@ func TestRangeCacheRandomWindows(t *testing.T) {
 		t.Errorf("%v of 150 answers used kept points: the test hardly exercises the cache", kept)
 	}
 	t.Logf("%v of 150 answers used kept points", kept)
+}
+
+// TestRangeCacheDashboardLoads runs the dashboard's loads (view.LoadWith:
+// the shaped read with its detection and irregular series, and the raw
+// read of a small live view) through a proxy with the range cache, at a
+// clock moving through the outage fixture (a gap, a reset, a restart, the
+// data's end), and through one without any cache: every number, bucket
+// and group is the same.
+func TestRangeCacheDashboardLoads(t *testing.T) {
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	const s0 = fixtures.OutageStartUnix
+	const scrape = 15 * time.Second
+	var mu sync.Mutex
+	clock := time.Unix(s0, 0)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	reg := prometheus.NewRegistry()
+	cached := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: scrape, Registry: reg, CacheTTL: time.Second, now: now})
+	plain := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: scrape, CacheTTL: -1})
+	client := func(base string) *metricsclient.Client {
+		c, err := metricsclient.New(metricsclient.Config{Address: base + ProxyPrefix, ScrapeInterval: scrape})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cc, pc := client(cached.URL), client(plain.URL)
+	// The numbers (a pointer's address is not one).
+	addr := regexp.MustCompile(`0x[0-9a-f]+`)
+	numbers := func(r view.Result) string {
+		return addr.ReplaceAllString(fmt.Sprint(r.Grid, r.Stats, r.Buckets, r.Total, r.Groups, r.Complete, r.Series, r.FirstBucket, r.DataFrom, r.LastPoint, r.Notes), "0x")
+	}
+	loads := 0
+	for _, c := range []struct {
+		v      url.Values
+		shaped bool
+	}{
+		{url.Values{"range": {"15m"}}, true},
+		{url.Values{"range": {"30m"}, "group": {"engine"}}, true},
+		{url.Values{"range": {"15m"}, "group": {"engine"}}, false},
+	} {
+		q := view.ParseQuery(c.v)
+		for at := int64(s0 + 600); at <= s0+2700; at += 100 {
+			mu.Lock()
+			clock = time.Unix(at, 0)
+			mu.Unlock()
+			o := view.LoadOptions{DeferWindow: c.shaped}
+			got := view.LoadWith(t.Context(), cc, q, scrape, time.Unix(at, 0), nil, o)
+			want := view.LoadWith(t.Context(), pc, q, scrape, time.Unix(at, 0), nil, o)
+			what := fmt.Sprintf("%s (shaped %v) at +%d s", c.v.Encode(), c.shaped, at-s0)
+			if got.Err != nil || want.Err != nil {
+				t.Fatalf("%s: %v / %v", what, got.Err, want.Err)
+			}
+			if g, w := numbers(got), numbers(want); g != w {
+				t.Errorf("%s: through the range cache\n%s\nwithout it\n%s", what, g, w)
+			}
+			if want.Total.Total.Drafts > 0 {
+				loads++
+			}
+		}
+	}
+	kept := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "extended"}) +
+		counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "cached"})
+	t.Logf("%d loads with drafts; %v range answers used kept points", loads, kept)
+	if loads < 30 || kept < 30 {
+		t.Errorf("%d loads with drafts, %v range answers with kept points: the test hardly exercises the cache", loads, kept)
+	}
 }
