@@ -223,7 +223,7 @@ func decodeRange(body []byte) (model.Matrix, bool) {
 	return m, true
 }
 
-// mergeRange joins the points of ms (in time order of their ranges, which
+// mergeRange joins the points of parts (in time order of their ranges, which
 // do not overlap) within from..to, by series.
 func mergeRange(from, to int64, parts ...[]rangeSeries) []rangeSeries {
 	idx := map[string]int{}
