@@ -177,7 +177,9 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusBadRequest, "bad_data", "malformed query string")
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(ctype); mt == "application/x-www-form-urlencoded" && len(body) > 0 {
+	// Prometheus reads a form body's parameters on POST only (Go's
+	// ParseForm); on GET the body is kept verbatim in the key.
+	if mt, _, _ := mime.ParseMediaType(ctype); mt == "application/x-www-form-urlencoded" && len(body) > 0 && r.Method == http.MethodPost {
 		form, err := url.ParseQuery(string(body))
 		if err != nil {
 			writeAPIError(w, http.StatusBadRequest, "bad_data", "malformed form body")

@@ -6,11 +6,11 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 
 	"specdash/metricsclient"
 )
@@ -90,33 +90,36 @@ func parseRangeRequest(source string, params url.Values) (rangeRequest, bool) {
 }
 
 // parseAPITime reads a time parameter as the Prometheus API does (Unix
-// seconds, or RFC 3339), in milliseconds.
+// seconds, or RFC 3339), in milliseconds, when it is a whole second (the
+// dashboard's grids are): Prometheus rounds fractions of a millisecond
+// its own way, which the range cache does not redo.
 func parseAPITime(s string) (int64, bool) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e13 {
+		if math.IsNaN(f) || math.Abs(f) > 1e11 || f != math.Trunc(f) {
 			return 0, false
 		}
-		return int64(math.Round(f * 1000)), true
+		return int64(f) * 1000, true
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	if err != nil || t.Nanosecond() != 0 {
 		return 0, false
 	}
-	return t.UnixMilli(), t.Equal(time.UnixMilli(t.UnixMilli()))
+	return t.Unix() * 1000, true
 }
 
 // parseAPIStep reads a step parameter as the Prometheus API does (seconds,
-// or a Prometheus duration), in whole milliseconds.
+// or a Prometheus duration), in milliseconds, when it is whole seconds
+// (Prometheus truncates a fractional step to nanoseconds first, then to
+// milliseconds: 1.025 s is 1024 ms to it).
 func parseAPIStep(s string) (int64, bool) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		ms := f * 1000
-		if math.IsNaN(ms) || ms <= 0 || ms > 1e13 || ms != math.Trunc(ms) {
+		if math.IsNaN(f) || f < 1 || f > 1e9 || f != math.Trunc(f) {
 			return 0, false
 		}
-		return int64(ms), true
+		return int64(f) * 1000, true
 	}
 	d, err := model.ParseDuration(s)
-	if err != nil || time.Duration(d)%time.Millisecond != 0 {
+	if err != nil || d <= 0 || time.Duration(d)%time.Second != 0 {
 		return 0, false
 	}
 	return time.Duration(d).Milliseconds(), true
@@ -149,7 +152,12 @@ type extent struct {
 }
 
 type rangeSeries struct {
+	// key is the label set's text (labels.Labels.String: every value
+	// quoted, so that two label sets never share it, where
+	// model.Metric.String writes a metric name's braces unquoted); lbls
+	// orders the series as Prometheus does (labels.Compare).
 	key    string
+	lbls   labels.Labels
 	metric model.Metric
 	points []model.SamplePair // ascending
 }
@@ -239,12 +247,12 @@ func mergeRange(from, to int64, parts ...[]rangeSeries) []rangeSeries {
 			if !ok {
 				i = len(out)
 				idx[s.key] = i
-				out = append(out, rangeSeries{key: s.key, metric: s.metric})
+				out = append(out, rangeSeries{key: s.key, lbls: s.lbls, metric: s.metric})
 			}
 			out[i].points = append(out[i].points, s.points[lo:hi]...)
 		}
 	}
-	slices.SortFunc(out, func(a, b rangeSeries) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(out, func(a, b rangeSeries) int { return labels.Compare(a.lbls, b.lbls) })
 	return out
 }
 
@@ -262,7 +270,12 @@ func cmpInt(a, b int64) int {
 func seriesOf(m model.Matrix) []rangeSeries {
 	out := make([]rangeSeries, len(m))
 	for i, s := range m {
-		out[i] = rangeSeries{key: s.Metric.String(), metric: s.Metric, points: s.Values}
+		l := make(map[string]string, len(s.Metric))
+		for k, v := range s.Metric {
+			l[string(k)] = string(v)
+		}
+		ls := labels.FromMap(l)
+		out[i] = rangeSeries{key: ls.String(), lbls: ls, metric: s.Metric, points: s.Values}
 	}
 	return out
 }

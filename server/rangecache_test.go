@@ -129,6 +129,17 @@ func sameMatrix(t *testing.T, what string, got, want model.Value) {
 			t.Errorf("%s: series %s in the proxy's answer, not in the source's", what, k)
 		}
 	}
+	// In the source's order (labels.Compare).
+	order := func(m model.Matrix) []string {
+		var out []string
+		for _, s := range m {
+			out = append(out, s.Metric.String())
+		}
+		return out
+	}
+	if len(gm) == len(wm) && !slices.Equal(order(gm), order(wm)) {
+		t.Errorf("%s: series in the order\n%q, want\n%q", what, order(gm), order(wm))
+	}
 }
 
 // TestRangeCacheMovedWindows asks a real Prometheus (the outage fixture:
@@ -475,5 +486,92 @@ func TestRangeCacheDashboardLoads(t *testing.T) {
 	t.Logf("%d loads with drafts; %v range answers used kept points", loads, kept)
 	if loads < 30 || kept < 30 {
 		t.Errorf("%d loads with drafts, %v range answers with kept points: the test hardly exercises the cache", loads, kept)
+	}
+}
+
+// TestRangeCacheAsPrometheus: what a fresh helper found trying to break
+// the range cache, each against a real Prometheus. Series come in
+// Prometheus' order (labels.Compare, not the label text's); two label sets
+// whose model.Metric texts are the same stay two series; fractional
+// seconds and steps (which Prometheus rounds its own way) pass through;
+// a GET's form body is not read as parameters (Prometheus ignores it).
+func TestRangeCacheAsPrometheus(t *testing.T) {
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fixtures.Outage())})
+	const s0 = fixtures.OutageStartUnix
+	clock := time.Unix(s0+2400, 0).Add(time.Hour)
+	rec := &rangeRecorder{next: http.DefaultTransport}
+	base := newServer(t, Config{PrometheusURL: prom.URL, Transport: rec, CacheTTL: time.Second,
+		now: func() time.Time { return clock }})
+	proxied := proxyAPI(t, base.URL+ProxyPrefix)
+	direct := prom.API(t)
+	for _, q := range []string{
+		// {a="x"} before {a="x",b="y"}, where the text order is the other way.
+		`label_replace(vector(1),"a","x","","") or label_replace(label_replace(vector(2),"a","x","",""),"b","y","","")`,
+		// x{a="1"} as a name, and x with a="1".
+		`label_replace(vector(1),"__name__","x{a=\"1\"}","","") or label_replace(label_replace(vector(2),"__name__","x","",""),"a","1","","")`,
+	} {
+		for _, w := range [][2]int64{{s0 + 600, s0 + 1800}, {s0 + 900, s0 + 2100}, {s0 + 300, s0 + 2400}} {
+			r := v1.Range{Start: time.Unix(w[0], 0), End: time.Unix(w[1], 0), Step: time.Minute}
+			got, _, _, err := proxied.QueryRange(t.Context(), q, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _, err := direct.QueryRange(t.Context(), q, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameMatrix(t, fmt.Sprintf("%s over %d..%d", q, w[0]-s0, w[1]-s0), got, want)
+			clock = clock.Add(2 * time.Second)
+		}
+	}
+	if n := len(rec.take()); n != 8 {
+		t.Errorf("%d upstream requests for two queries over three windows, want 8 (the first whole, one later part, then an earlier and a later part)", n)
+	}
+
+	// Fractions of a second: passed as they came, twice.
+	q := `sum(last_over_time({__name__="` + fixtures.FamilyDrafts + `_total"}[5m]))`
+	get := func(srv string, v url.Values, body string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, srv+"/api/v1/query_range?"+v.Encode(), strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []url.Values{
+		{"query": {q}, "start": {"1748736600.0005"}, "end": {"1748737800.0005"}, "step": {"60"}},
+		{"query": {q}, "start": {"1748736600"}, "end": {"1748737010"}, "step": {"1.025"}},
+		{"query": {q}, "start": {"1748736702.5"}, "end": {"1748737112.5"}, "step": {"1.025"}},
+	} {
+		for range 2 {
+			_, want := get(prom.URL, c, "")
+			_, got := get(base.URL+ProxyPrefix, c, "")
+			if got != want {
+				t.Errorf("%s: through the proxy\n%.300s\nfrom Prometheus\n%.300s", c.Encode(), got, want)
+			}
+			clock = clock.Add(2 * time.Second)
+		}
+	}
+	if up := rec.take(); len(up) != 6 {
+		t.Errorf("%d upstream requests for 6 requests with fractions of a second, want each passed: %v", len(up), up)
+	}
+
+	// A GET's form body: Prometheus reads only the URL's parameters.
+	seed := url.Values{"query": {q}, "start": {"1748736600"}, "end": {"1748737800"}, "step": {"60"}}
+	get(base.URL+ProxyPrefix, seed, "")
+	clock = clock.Add(2 * time.Second)
+	noStep := url.Values{"query": {q}, "start": {"1748736900"}, "end": {"1748738100"}}
+	wantCode, want := get(prom.URL, noStep, "step=60")
+	gotCode, got := get(base.URL+ProxyPrefix, noStep, "step=60")
+	if wantCode != http.StatusBadRequest || gotCode != wantCode || !strings.Contains(got, `"bad_data"`) {
+		t.Errorf("GET with the step in a form body: %d %.200s; Prometheus %d %.200s", gotCode, got, wantCode, want)
 	}
 }
