@@ -173,17 +173,28 @@ type keyCounter struct {
 
 func (k *keyCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	key := r.Method + " " + r.URL.String()
-	if r.GetBody != nil {
-		if b, err := r.GetBody(); err == nil {
-			body, _ := io.ReadAll(b)
-			b.Close()
-			key += " " + string(body)
-		}
+	if body := requestBody(r); body != nil {
+		key += " " + string(body)
 	}
 	k.mu.Lock()
 	k.seen[key]++
 	k.mu.Unlock()
 	return k.next.RoundTrip(r)
+}
+
+// requestBody is an outgoing request's body (nil without one), read
+// from a copy (GetBody) so that the request still sends it.
+func requestBody(r *http.Request) []byte {
+	if r.GetBody == nil {
+		return nil
+	}
+	b, err := r.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer b.Close()
+	body, _ := io.ReadAll(b)
+	return body
 }
 
 func (k *keyCounter) snapshot() map[string]int {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"net/url"
@@ -238,8 +239,8 @@ func mergeRange(from, to int64, parts ...[]rangeSeries) []rangeSeries {
 	var out []rangeSeries
 	for _, part := range parts {
 		for _, s := range part {
-			lo, _ := slices.BinarySearchFunc(s.points, from, func(p model.SamplePair, t int64) int { return cmpInt(int64(p.Timestamp), t) })
-			hi, _ := slices.BinarySearchFunc(s.points, to+1, func(p model.SamplePair, t int64) int { return cmpInt(int64(p.Timestamp), t) })
+			lo, _ := slices.BinarySearchFunc(s.points, from, func(p model.SamplePair, t int64) int { return cmp.Compare(int64(p.Timestamp), t) })
+			hi, _ := slices.BinarySearchFunc(s.points, to+1, func(p model.SamplePair, t int64) int { return cmp.Compare(int64(p.Timestamp), t) })
 			if lo >= hi {
 				continue
 			}
@@ -254,16 +255,6 @@ func mergeRange(from, to int64, parts ...[]rangeSeries) []rangeSeries {
 	}
 	slices.SortFunc(out, func(a, b rangeSeries) int { return labels.Compare(a.lbls, b.lbls) })
 	return out
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // seriesOf keys a decoded matrix' series.

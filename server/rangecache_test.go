@@ -45,14 +45,7 @@ type upstreamRange struct {
 }
 
 func (r *rangeRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.GetBody != nil {
-		if b, err := req.GetBody(); err == nil {
-			body, _ = io.ReadAll(b)
-			b.Close()
-		}
-	}
-	r.record(req, body)
+	r.record(req, requestBody(req))
 	return r.next.RoundTrip(req)
 }
 
@@ -140,6 +133,29 @@ func sameMatrix(t *testing.T, what string, got, want model.Value) {
 	if len(gm) == len(wm) && !slices.Equal(order(gm), order(wm)) {
 		t.Errorf("%s: series in the order\n%q, want\n%q", what, order(gm), order(wm))
 	}
+}
+
+// sameAsSource asks q over the grid start..end (Unix seconds) through the
+// proxy and straight from the source, and compares the answers.
+func sameAsSource(t *testing.T, what string, proxied, direct v1.API, q string, start, end int64, step time.Duration) {
+	t.Helper()
+	r := v1.Range{Start: time.Unix(start, 0), End: time.Unix(end, 0), Step: step}
+	got, _, _, err := proxied.QueryRange(t.Context(), q, r)
+	if err != nil {
+		t.Fatalf("%s: through the proxy: %v", what, err)
+	}
+	want, _, _, err := direct.QueryRange(t.Context(), q, r)
+	if err != nil {
+		t.Fatalf("%s: from the source: %v", what, err)
+	}
+	sameMatrix(t, what, got, want)
+}
+
+// keptAnswers is how many range answers were built from kept points.
+func keptAnswers(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	return counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "extended"}) +
+		counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "cached"})
 }
 
 // TestRangeCacheMovedWindows asks a real Prometheus (the outage fixture:
@@ -246,16 +262,7 @@ func checkMovedWindows(t *testing.T, source func(*rangeRecorder) Config, direct 
 		for _, w := range r.windows {
 			what := fmt.Sprintf("%s over the %s window", q, w.name)
 			before := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": w.result})
-			r := v1.Range{Start: time.Unix(w.start, 0), End: time.Unix(w.end, 0), Step: step * time.Second}
-			got, _, _, err := proxied.QueryRange(t.Context(), q, r)
-			if err != nil {
-				t.Fatalf("%s: through the proxy: %v", what, err)
-			}
-			want, _, _, err := direct.QueryRange(t.Context(), q, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameMatrix(t, what, got, want)
+			sameAsSource(t, what, proxied, direct, q, w.start, w.end, step*time.Second)
 			var grids [][2]int64
 			for _, u := range rec.take() {
 				if u.query != q {
@@ -276,13 +283,7 @@ func checkMovedWindows(t *testing.T, source func(*rangeRecorder) Config, direct 
 	// Not step-local: each window goes upstream as it came.
 	q := `last_over_time(` + drafts + `[5m] @ end())`
 	for _, w := range windows[:2] {
-		r := v1.Range{Start: time.Unix(w.start, 0), End: time.Unix(w.end, 0), Step: step * time.Second}
-		got, _, _, err := proxied.QueryRange(t.Context(), q, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, _, _, _ := direct.QueryRange(t.Context(), q, r)
-		sameMatrix(t, q+" over the "+w.name+" window", got, want)
+		sameAsSource(t, q+" over the "+w.name+" window", proxied, direct, q, w.start, w.end, step*time.Second)
 		if grids := rec.take(); len(grids) != 1 || grids[0].start != w.start || grids[0].end != w.end {
 			t.Errorf("%s over the %s window: upstream %v, want the whole window", q, w.name, grids)
 		}
@@ -415,8 +416,7 @@ func TestRangeCacheRandomWindows(t *testing.T) {
 			sameMatrix(t, fmt.Sprintf("request %d: %s over %d..%d step %d at %d", i, q, start-s0, end-s0, step, now().Unix()-s0), got, want)
 		}
 	}
-	kept := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "extended"}) +
-		counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "cached"})
+	kept := keptAnswers(t, reg)
 	if kept < 20 {
 		t.Errorf("%v of 150 answers used kept points: the test hardly exercises the cache", kept)
 	}
@@ -481,8 +481,7 @@ func TestRangeCacheDashboardLoads(t *testing.T) {
 			}
 		}
 	}
-	kept := counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "extended"}) +
-		counterValue(t, reg, "specdash_proxy_range_cache_requests_total", map[string]string{"result": "cached"})
+	kept := keptAnswers(t, reg)
 	t.Logf("%d loads with drafts; %v range answers used kept points", loads, kept)
 	if loads < 30 || kept < 30 {
 		t.Errorf("%d loads with drafts, %v range answers with kept points: the test hardly exercises the cache", loads, kept)
@@ -511,16 +510,7 @@ func TestRangeCacheAsPrometheus(t *testing.T) {
 		`label_replace(vector(1),"__name__","x{a=\"1\"}","","") or label_replace(label_replace(vector(2),"__name__","x","",""),"a","1","","")`,
 	} {
 		for _, w := range [][2]int64{{s0 + 600, s0 + 1800}, {s0 + 900, s0 + 2100}, {s0 + 300, s0 + 2400}} {
-			r := v1.Range{Start: time.Unix(w[0], 0), End: time.Unix(w[1], 0), Step: time.Minute}
-			got, _, _, err := proxied.QueryRange(t.Context(), q, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _, _, err := direct.QueryRange(t.Context(), q, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameMatrix(t, fmt.Sprintf("%s over %d..%d", q, w[0]-s0, w[1]-s0), got, want)
+			sameAsSource(t, fmt.Sprintf("%s over %d..%d", q, w[0]-s0, w[1]-s0), proxied, direct, q, w[0], w[1], time.Minute)
 			clock = clock.Add(2 * time.Second)
 		}
 	}
