@@ -22,7 +22,8 @@ import (
 //
 // Test hooks: [data-insights] holds [data-metric] elements with
 // data-value (plain decimals) or data-undefined="true": speedup (ratio),
-// best-k, best-k-speedup, current-k-speedup (ratios), fit-alpha (ratio
+// best-k, best-k-speedup, current-k-speedup (ratios), best-k-gain (ratio:
+// best / current - 1; only when the best k is not the current), fit-alpha (ratio
 // 0..1), fit-chi-square, fit-p-value, acceptance-rate-lower and -upper
 // (ratio 0..1), per-position-lower and -upper with data-position (1-based);
 // best-k carries data-extrapolated="true" when it lies beyond the observed
@@ -218,6 +219,9 @@ func (p *InsightsPanel) renderCards(d model.Estimates) app.UI {
 		bestSub = app.Span().Body(
 			app.Text("est. "),
 			insightMetric("best-k-speedup", b.Best, view.Times(b.Best)),
+			app.If(b.FormatGain() != "", func() app.UI {
+				return app.Span().Body(app.Text(" ("), insightMetric("best-k-gain", b.Gain(), b.FormatGain()), app.Text(")"))
+			}),
 			app.Text(fmt.Sprintf(" vs current k = %d: ", b.CurrentK)),
 			insightMetric("current-k-speedup", b.Current, view.Times(b.Current)),
 		)

@@ -223,6 +223,34 @@ func FindBestK(c Counts, cost float64, maxK int) BestK {
 	return b
 }
 
+// Gain is how much the best k's estimated speedup exceeds the current k's,
+// as a ratio: Best / Current - 1 (0 when BestK is the current k;
+// undefined when either speedup is).
+func (b BestK) Gain() Value {
+	if !b.Best.OK || !b.Current.OK || b.Current.V <= 0 {
+		return Value{}
+	}
+	if b.BestK == b.CurrentK {
+		return Defined(0)
+	}
+	return Defined(b.Best.V/b.Current.V - 1)
+}
+
+// FormatGain prints b.Gain() for the line that compares the best and the
+// current k's speedups: "+3.2 %", "+<0.1 %" when it would round to
+// "+0.0 %", "" when the best k is the current k or either speedup is
+// undefined.
+func (b BestK) FormatGain() string {
+	g := b.Gain()
+	switch {
+	case !g.OK || b.BestK == b.CurrentK:
+		return ""
+	case g.V < 0.0005:
+		return "+<0.1 %"
+	}
+	return "+" + FormatPercent(g, 1)
+}
+
 func sumRates(vs []Value) float64 {
 	var s float64
 	for _, v := range vs {

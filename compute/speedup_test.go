@@ -87,6 +87,10 @@ func TestFindBestKWorkedExample(t *testing.T) {
 	if !approx(b.Best.V, 2.448718, 1e-6) || !approx(b.Current.V, 2.434783, 1e-6) || !near(b.Alpha.V, 9.0/13) {
 		t.Errorf("best %v current %v alpha %v", b.Best, b.Current, b.Alpha)
 	}
+	// Gain: 2.448718 / 2.434783 - 1 = 0.572 %.
+	if g := b.Gain(); !g.OK || !approx(g.V, 2.448718/2.434783-1, 1e-6) || b.FormatGain() != "+0.6 %" {
+		t.Errorf("gain %v, %q", g, b.FormatGain())
+	}
 	if got := b.ExtrapolatedKs(); !slices.Equal(got, []int{4, 5, 6, 7, 8}) {
 		t.Errorf("ExtrapolatedKs = %v", got)
 	}
@@ -119,6 +123,19 @@ func TestFindBestKCases(t *testing.T) {
 	b = FindBestK(workedExample, 0.05, 2)
 	if len(b.Points) != 3 || !near(b.Current.V, 2.8/1.15) || b.BestK != 2 {
 		t.Errorf("maxK < k: %+v", b)
+	}
+	// Gain's text: none at the current k; a gain that rounds to 0.0 %.
+	b = FindBestK(workedExample, 0.05, 3)
+	if b.BestK != 3 || b.FormatGain() != "" || b.Gain().V != 0 {
+		t.Errorf("best is current: %+v, %q", b, b.FormatGain())
+	}
+	b.BestK, b.Best = 4, Defined(b.Current.V*1.0004)
+	if got := b.FormatGain(); got != "+<0.1 %" {
+		t.Errorf("gain 0.04 %%: %q", got)
+	}
+	b.Best = Value{}
+	if got := b.FormatGain(); got != "" || b.Gain().OK {
+		t.Errorf("undefined best: %q", got)
 	}
 	// Undefined inputs.
 	for _, tc := range []struct {

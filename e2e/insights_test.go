@@ -142,6 +142,11 @@ func checkInsights(t *testing.T, c *metricsclient.Client, v insightsView, cost f
 		"acceptance-rate-lower": ar.Lower,
 		"acceptance-rate-upper": ar.Upper,
 	}
+	if bk.BestK != bk.CurrentK {
+		want["best-k-gain"] = bk.Gain()
+	} else if _, ok := v.Metrics["best-k-gain"]; ok {
+		t.Errorf("best k is the current k %d, yet the page shows a gain", bk.CurrentK)
+	}
 	for i, iv := range pp {
 		want[fmt.Sprintf("per-position-lower:%d", i+1)] = iv.Lower
 		want[fmt.Sprintf("per-position-upper:%d", i+1)] = iv.Upper

@@ -224,7 +224,7 @@ func TestResultInsights(t *testing.T) {
 		"\n  speedup: 2.80x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0 x k 3) (estimate for sequential drafting",
 		// Total at c = 0.05: 2.8 / 1.15 = 2.43x; best k 4 = 2.448718 -> 2.45x.
 		"\n  speedup: 2.43x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0.05 x k 3)",
-		"\n  best k: 4 (2.45x, extrapolated beyond the observed k = 3 with the fitted decay) vs current k = 3 (2.43x)\n",
+		"\n  best k: 4 (2.45x, extrapolated beyond the observed k = 3 with the fitted decay, +0.6 % over the current k) vs current k = 3 (2.43x)\n",
 		// alpha = 9/13 = 0.692; chi² 572/135 = 4.237; p = exp(-2.1185) = 0.120.
 		"\n  fit: per-token acceptance alpha = 0.692 (geometric: pos i rate = alpha^i); chi-square 4.237 on 2 df, p = 0.12",
 		"\n  95% intervals (Wilson): acceptance rate 60.0 % [35.7 %, 80.2 %] of 15 draft tokens; pos 1 100.0 % [56.6 %, 100.0 %], pos 2 60.0 % [23.1 %, 88.2 %], pos 3 20.0 % [3.6 %, 62.4 %] of 5 drafts\n",

@@ -83,7 +83,7 @@ func trimNum(v float64, dec int) string {
 // spaces (nothing when in is nil):
 //
 //	speedup: 2.43x = tokens per target pass 2.80 (1 + accepted/drafts) / (1 + c 0.05 x k 3) (estimate for sequential drafting; c = draft step time / target step time)
-//	best k: 4 (2.45x, extrapolated beyond the observed k = 3 with the fitted decay) vs current k = 3 (2.43x)
+//	best k: 4 (2.45x, extrapolated beyond the observed k = 3 with the fitted decay, +0.8 % over the current k) vs current k = 3 (2.43x)
 //	fit: per-token acceptance alpha = 0.692 (geometric, pos i rate = alpha^i); chi-square 0.21 on 2 df, p = 0.9; R² 0.97
 //	95% intervals (Wilson): acceptance rate 60.0 % [35.7 %, 80.2 %] of 15 draft tokens; pos 1 100.0 % [56.6 %, 100.0 %], ... of 5 drafts
 func WriteInsightsText(w io.Writer, in *Insights) error {
@@ -114,6 +114,9 @@ func WriteInsightsText(w io.Writer, in *Insights) error {
 		}
 		if bk.AtSearchLimit {
 			note += ", at the search limit"
+		}
+		if g := bk.FormatGain(); g != "" {
+			note += ", " + g + " over the current k"
 		}
 		fmt.Fprintf(&b, "  best k: %d (%s%s) vs current k = %d (%s)\n", bk.BestK, times(bk.Best), note, bk.CurrentK, times(bk.Current))
 	} else {
