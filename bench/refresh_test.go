@@ -4,6 +4,9 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -109,6 +112,8 @@ const windowJS = `(() => { const d = document.querySelector('[data-dashboard]').
 // each of 1 + runs more refreshes (the first discarded) and reports them
 // as slide-total-ms, slide-query-ms, ... : the cost of a live refresh
 // with every chart redrawn. That part takes about runs + 1 minutes.
+// SPECDASH_BENCH_PROFILE=dir writes a CPU profile of the page's main
+// thread per measured slide (DevTools format, slide-N.cpuprofile).
 // Run with -benchtime=1x.
 func BenchmarkRefresh(b *testing.B) {
 	prom := startPrometheus(b)
@@ -173,7 +178,14 @@ func BenchmarkRefresh(b *testing.B) {
 				// Wait until the window's end moves by one step.
 				next := time.UnixMilli(w[0] + w[1]*1000 + 200)
 				time.Sleep(time.Until(next))
+				cpu := os.Getenv("SPECDASH_BENCH_PROFILE")
+				if cpu != "" && i > 0 {
+					startCPUProfile(b, tab)
+				}
 				t := refresh(b, tab)
+				if cpu != "" && i > 0 {
+					stopCPUProfile(b, tab, filepath.Join(cpu, fmt.Sprintf("slide-%d.cpuprofile", i)))
+				}
 				if t.End <= w[0] || !t.Incremental {
 					b.Fatalf("slide %d: window end %d -> %d, incremental %v: not a slide of the live window", i, w[0], t.End, t.Incremental)
 				}
