@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -16,9 +17,9 @@ func (d *Dashboard) comparison() model.Sides { return view.Compare(d.res, d.q) }
 func (d *Dashboard) renderCompare(v *view.Charts) app.UI {
 	mode := d.q.Compare
 	controls := []app.UI{
-		selectBoxTip("compare", "Compare", "Compare two time windows (before/after) or two groups of the breakdown, with 95 % intervals.", mode, []selectOpt{
-			{view.CompareOff, "off"}, {view.CompareWindow, "before / after (two windows)"}, {view.CompareGroups, "two groups"},
-		}, d.onSelect("compare")),
+		selectBoxTip("compare", "Compare", "Compare two time windows (before/after) or two groups of the breakdown, with 95 % intervals.", mode, d.withHrefs("compare", []selectOpt{
+			{value: view.CompareOff, label: "off"}, {value: view.CompareWindow, label: "before / after (two windows)"}, {value: view.CompareGroups, label: "two groups"},
+		}), d.onSelect("compare")),
 	}
 	loc := d.q.Location()
 	switch mode {
@@ -42,13 +43,13 @@ func (d *Dashboard) renderCompare(v *view.Charts) app.UI {
 		var opts []selectOpt
 		if d.res != nil {
 			for _, g := range d.res.Groups {
-				opts = append(opts, selectOpt{view.EncodeOption(g.Key), g.Name})
+				opts = append(opts, selectOpt{value: view.EncodeOption(g.Key), label: g.Name})
 			}
 		}
 		curA, curB := d.res.ComparedOptions(d.comparison())
 		controls = append(controls,
-			selectBoxTip("compare-a", "A (baseline)", "The group compared against", curA, opts, d.onSelect("compare-a")),
-			selectBoxTip("compare-b", "B", "The group compared with A", curB, opts, d.onSelect("compare-b")),
+			selectBoxTip("compare-a", "A (baseline)", "The group compared against", curA, d.withHrefs("compare-a", slices.Clone(opts)), d.onSelect("compare-a")),
+			selectBoxTip("compare-b", "B", "The group compared with A", curB, d.withHrefs("compare-b", opts), d.onSelect("compare-b")),
 		)
 	}
 	body := []app.UI{app.Div().Class("compare-controls").Body(controls...)}

@@ -31,6 +31,7 @@ type Dashboard struct {
 	app.Compo
 
 	q           view.Query
+	page        *url.URL // server only: the pre-rendered page's URL (selectHref)
 	source      string
 	scrape      time.Duration
 	version     string
@@ -98,8 +99,9 @@ func (d *Dashboard) OnInit() {
 // when the server provides a client (SetPreRenderClient), the URL's numbers
 // (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
-	d.q = view.ParseQuery(ctx.Page().URL().Query())
-	d.readLayout(ctx.Page().URL())
+	d.page = ctx.Page().URL()
+	d.q = view.ParseQuery(d.page.Query())
+	d.readLayout(d.page)
 	d.preRenderLoad(ctx)
 }
 
@@ -177,10 +179,7 @@ func (d *Dashboard) apply(ctx app.Context, q view.Query, writeURL, force bool) {
 	if writeURL {
 		func() {
 			defer func() { recover() }() // history.replaceState is JS: never let it kill the app
-			cur := ctx.Page().URL()
-			u := *cur
-			u.RawQuery = view.KeepSource(view.MergeValues(cur.Query(), q.Values()), cur).Encode()
-			ctx.Page().ReplaceURL(&u)
+			ctx.Page().ReplaceURL(view.PageURL(ctx.Page().URL(), q))
 		}()
 	}
 	if !q.SameData(old) {

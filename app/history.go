@@ -20,13 +20,12 @@ func (d *Dashboard) pushQuery(ctx app.Context, q view.Query) {
 			}
 		}()
 		cur := ctx.Page().URL()
-		u := *cur
 		q.Warn = ""
-		u.RawQuery = view.KeepSource(view.MergeValues(cur.Query(), q.Values()), cur).Encode()
+		u := view.PageURL(cur, q)
 		if u.String() == cur.String() {
 			return false
 		}
-		ctx.NavigateTo(&u)
+		ctx.NavigateTo(u)
 		return true
 	}()
 	if !ok {

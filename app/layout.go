@@ -56,9 +56,9 @@ func (d *Dashboard) renderSplit() app.UI {
 	if g != nil {
 		cur, name = view.EncodeOption(g.Key), g.Name
 	}
-	opts := []selectOpt{{view.SplitAll, "all " + strconv.Itoa(len(d.res.Groups)) + " " + d.res.GroupNoun() + " blended"}}
+	opts := []selectOpt{{value: view.SplitAll, label: "all " + strconv.Itoa(len(d.res.Groups)) + " " + d.res.GroupNoun() + " blended"}}
 	for _, gr := range view.SortGroups(d.res.Groups, "") {
-		opts = append(opts, selectOpt{view.EncodeOption(gr.Key), gr.Name})
+		opts = append(opts, selectOpt{value: view.EncodeOption(gr.Key), label: gr.Name})
 	}
 	return app.Div().Class("split").DataSet("split", "groups").DataSet("split-group", name).DataSet("blended", g == nil).Body(
 		selectBoxTip("split", "group", "The per-position, heatmap, token flow and speedup panels show one group, or the blend of all", cur, opts, d.onSplit),

@@ -160,9 +160,9 @@ func (l *LogsPage) renderInput() app.UI {
 				app.Input().ID("log-file").Type("file").Accept(".log,.txt,text/plain").OnChange(l.onFile),
 			),
 			selectBox("log-convention", "Mean length", l.conv, []selectOpt{
-				{"auto", "as the log printed it"},
-				{view.ConventionBonus, "with bonus token"},
-				{view.ConventionNoBonus, "without bonus token"},
+				{value: "auto", label: "as the log printed it"},
+				{value: view.ConventionBonus, label: "with bonus token"},
+				{value: view.ConventionNoBonus, label: "without bonus token"},
 			}, l.onConv),
 			app.Button().ID("parse").Class("refresh-now").Text("Show numbers").OnClick(l.onParse),
 		),

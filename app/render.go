@@ -189,24 +189,45 @@ func (d *Dashboard) renderHeader() app.UI {
 	)
 }
 
-// selectOpt is one <option>.
-type selectOpt struct{ value, label string }
+// selectOpt is one <option>; href is its data-href (selectBoxTip).
+type selectOpt struct{ value, label, href string }
 
 func selectBox(id, label string, current string, options []selectOpt, h app.EventHandler) app.UI {
 	return selectBoxTip(id, label, "", current, options, h)
 }
 
-// selectBoxTip is a labelled <select> with a tooltip.
+// selectBoxTip is a labelled <select> with a tooltip. In the
+// pre-rendered page, each option of a select that edits the view
+// (view.Query.WithSelect) carries where choosing it leads
+// (data-href, view.SelectHref): web/static/preview.js follows it when the
+// select is changed before the wasm runs.
 func selectBoxTip(id, label, tip string, current string, options []selectOpt, h app.EventHandler) app.UI {
 	return app.Label().Class("control").For(id).Title(tip).Body(
 		app.Span().Class("control-label").Text(label),
 		app.Select().ID(id).Name(id).OnChange(h).Body(
 			app.Range(options).Slice(func(i int) app.UI {
 				o := options[i]
-				return app.Option().Value(o.value).Selected(o.value == current).Text(o.label)
+				opt := app.Option().Value(o.value).Selected(o.value == current).Text(o.label)
+				if o.href != "" {
+					opt = opt.DataSet("href", o.href)
+				}
+				return opt
 			}),
 		),
 	)
+}
+
+// withHrefs gives each option of the dashboard's select field its
+// view.SelectHref on the server (the pre-rendered page); the client's
+// options need none.
+func (d *Dashboard) withHrefs(field string, options []selectOpt) []selectOpt {
+	if app.IsClient || d.page == nil || field == "split" {
+		return options
+	}
+	for i := range options {
+		options[i].href = view.SelectHref(d.page, d.q, field, options[i].value)
+	}
+	return options
 }
 
 // labelValues are the values known of label (view.LabelValues).
@@ -241,16 +262,16 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 	curRange := d.q.Range
 	if d.q.Absolute() {
 		curRange = "custom"
-		ranges = append(ranges, selectOpt{"custom", "custom window"})
+		ranges = append(ranges, selectOpt{value: "custom", label: "custom window"})
 	}
 	if !slices.Contains(view.Ranges, d.q.Range) { // a range from the URL (?range=10m)
-		ranges = append(ranges, selectOpt{d.q.Range, "last " + d.q.Range})
+		ranges = append(ranges, selectOpt{value: d.q.Range, label: "last " + d.q.Range})
 	}
 	for _, r := range view.Ranges {
-		ranges = append(ranges, selectOpt{r, "last " + r})
+		ranges = append(ranges, selectOpt{value: r, label: "last " + r})
 	}
 	for _, r := range view.Refreshes {
-		refreshes = append(refreshes, selectOpt{r, r})
+		refreshes = append(refreshes, selectOpt{value: r, label: r})
 	}
 	conv := view.ConventionBonus
 	if d.q.Convention == compute.WithoutBonus {
@@ -260,7 +281,7 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 	from, to := d.q.InputWindow(d.res)
 	tzName := d.q.TZName()
 	return app.Nav().Class("controls").Body(
-		selectBoxTip("range", "Time range", "Relative window ending now (live), or the custom window set below or by selecting a span on a chart.", curRange, ranges, d.onSelect("range")),
+		selectBoxTip("range", "Time range", "Relative window ending now (live), or the custom window set below or by selecting a span on a chart.", curRange, d.withHrefs("range", ranges), d.onSelect("range")),
 		app.Label().Class("control").For("from").Title("Window start ("+tzName+" time)").Body(
 			app.Span().Class("control-label").Text("From ("+tzName+")"),
 			timeInput("from", from, v.Loc, d.onTime(false)),
@@ -272,12 +293,12 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 		app.If(d.q.Absolute(), func() app.UI {
 			return app.Button().ID("live").Class("btn").Type("button").Title("Back to a relative window ending now").Text("Live").OnClick(d.onLive)
 		}),
-		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", view.RefreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")),
-		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, []selectOpt{{view.TZLocal, "local"}, {view.TZUTC, "UTC"}}, d.onSelect("tz")),
-		selectBoxTip("convention", "Mean length", "Mean acceptance length: with the bonus token (1 + accepted / drafts, vLLM since PR 17908) or without (accepted / drafts)", conv, []selectOpt{
-			{view.ConventionBonus, "with bonus token"},
-			{view.ConventionNoBonus, "without bonus token"},
-		}, d.onSelect("convention")),
+		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", view.RefreshOr(d.q.Refresh), d.withHrefs("refresh", refreshes), d.onSelect("refresh")),
+		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, d.withHrefs("tz", []selectOpt{{value: view.TZLocal, label: "local"}, {value: view.TZUTC, label: "UTC"}}), d.onSelect("tz")),
+		selectBoxTip("convention", "Mean length", "Mean acceptance length: with the bonus token (1 + accepted / drafts, vLLM since PR 17908) or without (accepted / drafts)", conv, d.withHrefs("convention", []selectOpt{
+			{value: view.ConventionBonus, label: "with bonus token"},
+			{value: view.ConventionNoBonus, label: "without bonus token"},
+		}), d.onSelect("convention")),
 		app.Div().Class("status").Body(
 			app.Button().Class("refresh-now").Type("button").Text("Refresh").OnClick(d.onRefreshNow),
 			app.Span().Class("status-text", "status-"+status).DataSet("loading", d.loading).Body(

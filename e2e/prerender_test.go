@@ -24,6 +24,7 @@ import (
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
 	"specdash/server"
+	"specdash/view"
 )
 
 // prerenderHostile replaces the fixture's org/model-b: if the pre-rendered
@@ -261,7 +262,9 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    firstEmpty: !!first && first !== o && first.children.length === 0,
 	    pointer: getComputedStyle(o).pointerEvents,
 	    controls: o.querySelectorAll('select, input, button').length,
-	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]')),
+	    // Inert but the view's selects and Refresh (TestPreviewControlsWork).
+	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]') ||
+	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('button.refresh-now')),
 	    chartPointer: getComputedStyle(o.querySelector('[data-chart="acceptance-rate"]')).pointerEvents,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
@@ -273,7 +276,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		t.Errorf("hint %q: want the time as 24-hour hh:mm:ss, as the dashboard shows times", hint)
 	}
 	if before["pointer"] != "none" || before["inert"] != true || before["controls"] == float64(0) || before["chartPointer"] != "auto" || !strings.Contains(before["hint"].(string), "Starting") {
-		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls, charts auto and a starting hint",
+		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls (but the view's selects and Refresh), charts auto and a starting hint",
 			before["pointer"], before["controls"], before["inert"], before["chartPointer"], before["hint"])
 	}
 	// The preview's charts answer hovers before the wasm runs: the mouse
@@ -388,6 +391,158 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 	for i, b := range v.Bars {
 		if want := math.Round(w.Total.PerPositionRate[i]*1000) / 10; math.Abs(b-want) > 1e-9 {
 			t.Errorf("%s: per-position bar %d = %v, want %v", name, i+1, b, want)
+		}
+	}
+}
+
+// TestPreviewControlsWork: before the wasm runs, the preview's selects of
+// the view work as links and its Refresh button reloads: every option of
+// the mean length, time zone and range selects carries the page that
+// choice leads to (view.SelectHref, the dashboard's own URL edit);
+// choosing "without bonus token" in the overlay loads that page, which the
+// server renders with the fixture's mean length without the bonus token;
+// the controls that need the wasm (the group-by checkboxes) stay inert.
+func TestPreviewControlsWork(t *testing.T) {
+	fx := fixtures.KnownAnswer()
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
+		Version: "e2e", PreRenderTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	tab := newTab(t)
+	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
+	// The wasm never arrives: every app.wasm request stays paused.
+	var mu sync.Mutex
+	heldWasm := 0
+	_ = chromedp.Listen(tab, func(ev any) {
+		if _, ok := ev.(*fetch.EventRequestPaused); ok {
+			mu.Lock()
+			heldWasm++
+			mu.Unlock()
+		}
+	})
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
+	}))
+	w := fx.Whole
+	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
+	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
+		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: base + "/?" + q.Encode()})
+	}))
+
+	type previewState struct {
+		Page       string              `json:"page"`
+		Convention string              `json:"convention"`
+		MeanLength string              `json:"meanLength"`
+		Hrefs      map[string][]string `json:"hrefs"` // per select: value, then the decoded href, per option
+		Live       []string            `json:"live"`  // ids of the controls that are not inert
+		GroupInert bool                `json:"groupInert"`
+	}
+	const readJS = `(() => {
+	  const o = document.getElementById('specdash-preview');
+	  const dec = s => { s = s.replace(/-/g, '+').replace(/_/g, '/'); while (s.length % 4) s += '='; return new TextDecoder().decode(Uint8Array.from(atob(s), c => c.charCodeAt(0))); };
+	  const hrefs = {};
+	  for (const id of ['convention', 'tz', 'range']) {
+	    hrefs[id] = Array.from(o.querySelectorAll('select#' + id + ' option')).flatMap(op => [op.value, op.dataset.href ? dec(op.dataset.href) : '']);
+	  }
+	  const ml = o.querySelector('[data-metric="mean-acceptance-length"][data-value]');
+	  const box = o.querySelector('input[type=checkbox][data-group]');
+	  return {
+	    page: location.pathname + location.search,
+	    convention: o.querySelector('select#convention').value,
+	    meanLength: ml ? ml.dataset.value : '',
+	    hrefs,
+	    live: Array.from(o.querySelectorAll('input,select,button')).filter(el => !el.closest('[inert]')).map(el => el.id || el.className),
+	    groupInert: !!box && !!box.closest('[inert]'),
+	  };
+	})()`
+	shown := `!!document.body && document.body.dataset.preview === 'shown' && !!document.querySelector('#specdash-preview select#convention')`
+	waitJS(t, tab, 30*time.Second, shown)
+	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	if !slices.Equal(before.Live, []string{"range", "refresh", "tz", "convention", "refresh-now", "compare"}) {
+		t.Errorf("controls working in the preview: %v; want the view's selects and Refresh", before.Live)
+	}
+	if !before.GroupInert {
+		t.Error("a group-by checkbox works in the preview, where only the wasm can handle it")
+	}
+	cur := &url.URL{Path: "/", RawQuery: q.Encode()}
+	pq := view.ParseQuery(q)
+	for id, pairs := range before.Hrefs {
+		if len(pairs) < 4 {
+			t.Errorf("select %s: options %v", id, pairs)
+		}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			want := view.SelectHref(cur, pq, id, pairs[i])
+			if b, err := base64.RawURLEncoding.DecodeString(want); err == nil {
+				want = string(b)
+			}
+			if pairs[i+1] != want {
+				t.Errorf("select %s option %q leads to %q, want %q", id, pairs[i], pairs[i+1], want)
+			}
+		}
+	}
+	numEq(t, "preview mean length with the bonus token", before.MeanLength, w.Total.MeanAcceptanceLength)
+
+	// Choose "without bonus token": the page it leads to, with its numbers.
+	var next string
+	for i := 0; i+1 < len(before.Hrefs["convention"]); i += 2 {
+		if before.Hrefs["convention"][i] == view.ConventionNoBonus {
+			next = before.Hrefs["convention"][i+1]
+		}
+	}
+	if next == "" || !strings.HasPrefix(next, "/?") {
+		t.Fatalf("no page for %q: %v", view.ConventionNoBonus, before.Hrefs["convention"])
+	}
+	nav := nextPage(t, tab)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
+	  const s = document.querySelector('#specdash-preview select#convention');
+	  s.value = `+strconv.Quote(view.ConventionNoBonus)+`;
+	  s.dispatchEvent(new Event('change', {bubbles: true}));
+	  return true;
+	})()`))
+	nav()
+	waitJS(t, tab, 30*time.Second, shown)
+	after := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	if after.Page != next || after.Convention != view.ConventionNoBonus {
+		t.Errorf("after the choice: page %q with convention %q, want %q with %q", after.Page, after.Convention, next, view.ConventionNoBonus)
+	}
+	numEq(t, "preview mean length without the bonus token", after.MeanLength, w.Total.MeanAcceptanceLengthNoBonus)
+
+	// Refresh: the same page again, rendered anew.
+	nav = nextPage(t, tab)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview button.refresh-now').click(); return true; })()`))
+	nav()
+	waitJS(t, tab, 30*time.Second, shown)
+	again := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	if again.Page != next || again.MeanLength != after.MeanLength {
+		t.Errorf("after Refresh: page %q, mean length %q; want %q, %q", again.Page, again.MeanLength, next, after.MeanLength)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if heldWasm == 0 {
+		t.Error("no app.wasm request was held: the test cannot tell the preview from the wasm")
+	}
+}
+
+// nextPage returns a wait for the tab's next document: it returns once
+// the main frame has committed a navigation that started after the call.
+func nextPage(t *testing.T, tab context.Context) (wait func()) {
+	t.Helper()
+	ch := make(chan struct{})
+	var once sync.Once
+	_ = chromedp.Listen(tab, func(ev any) {
+		if e, ok := ev.(*cdppage.EventFrameNavigated); ok && e.Frame.ParentID == "" {
+			once.Do(func() { close(ch) })
+		}
+	})
+	return func() {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second * waitSlack):
+			t.Fatal("the page did not navigate")
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package view
 
 import (
+	"encoding/base64"
 	"errors"
+	"net/url"
 	"slices"
 	"time"
 
@@ -46,6 +48,31 @@ func (q Query) WithSelect(field, v string) (Query, bool) {
 		q.CompareB = DecodeOption(v)
 	}
 	return q, true
+}
+
+// PageURL is the page cur showing q: q's own parameters replace cur's
+// (MergeValues), cur's other parameters and its source stay (KeepSource).
+// The dashboard writes it into the address bar after every edit.
+func PageURL(cur *url.URL, q Query) *url.URL {
+	u := *cur
+	u.RawQuery = KeepSource(MergeValues(cur.Query(), q.Values()), cur).Encode()
+	return &u
+}
+
+// SelectHref is where choosing v in the select field of the page cur
+// showing q leads, as the server writes it into the pre-rendered page's
+// <option data-href> for web/static/preview.js, so that the select works
+// before the wasm runs: base64url (unpadded) of PageURL's path and query
+// for q.WithSelect(field, v), "" when that choice is no edit (an unknown
+// range, such as the "custom" entry). base64, because go-app writes
+// pre-rendered attribute values with strconv.Quote, not HTML escaping.
+func SelectHref(cur *url.URL, q Query, field, v string) string {
+	n, ok := q.WithSelect(field, v)
+	if !ok || cur == nil {
+		return ""
+	}
+	n.Warn = ""
+	return base64.RawURLEncoding.EncodeToString([]byte(PageURL(cur, n).RequestURI()))
 }
 
 // WithGroup is q with label added to (on) or removed from the group-by

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/base64"
 	"net/url"
 	"slices"
 	"strings"
@@ -134,4 +135,56 @@ func TestZoom(t *testing.T) {
 	if _, ok := q.Zoom(res, ChartDrafts, nil, 4, 2); ok {
 		t.Error("an empty span zoomed")
 	}
+}
+
+// TestSelectHref: the page a select's option leads to keeps the page's
+// other parameters and its source, and is what the dashboard writes
+// after that choice (PageURL of WithSelect); a choice that edits nothing
+// (the "custom" range) leads nowhere.
+func TestSelectHref(t *testing.T) {
+	cur := &url.URL{Path: "/", RawQuery: "range=6h&group=model_name&source=b&other=x%26y"}
+	q := ParseQuery(cur.Query())
+	dec := func(s string) string {
+		b, err := base64.RawURLEncoding.DecodeString(s)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct{ field, v string }{{"range", "1h"}, {"tz", TZUTC}, {"convention", ConventionNoBonus}, {"refresh", "30s"}} {
+		got := dec(SelectHref(cur, q, c.field, c.v))
+		u, err := url.Parse(got)
+		if err != nil || u.Path != "/" || u.Host != "" || u.Scheme != "" {
+			t.Fatalf("%s=%s: %q is not a path on this site (%v)", c.field, c.v, got, err)
+		}
+		n, _ := q.WithSelect(c.field, c.v)
+		if want := PageURL(cur, n).RequestURI(); got != want {
+			t.Errorf("%s=%s: %q, want the dashboard's own edit %q", c.field, c.v, got, want)
+		}
+		v := u.Query()
+		if v.Get("source") != "b" || v.Get("other") != "x&y" || v.Get("group") != "model_name" {
+			t.Errorf("%s=%s: %q lost the page's other parameters", c.field, c.v, got)
+		}
+		if back := ParseQuery(v); back.Values().Encode() != n.Values().Encode() {
+			t.Errorf("%s=%s: %q reads back as %v, want %v", c.field, c.v, got, back.Values(), n.Values())
+		}
+	}
+	if got := dec(SelectHref(cur, q, "convention", ConventionNoBonus)); ParseQuery(mustQuery(t, got)).Convention != compute.WithoutBonus {
+		t.Errorf("convention: %q", got)
+	}
+	if got := SelectHref(cur, q, "range", "custom"); got != "" {
+		t.Errorf("the custom range leads to %q, want nowhere", got)
+	}
+	if got := SelectHref(nil, q, "range", "1h"); got != "" {
+		t.Errorf("no page: %q", got)
+	}
+}
+
+func mustQuery(t *testing.T, s string) url.Values {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query()
 }

@@ -18,8 +18,10 @@
 //     and then marks the body data-preview="skipped" (the full-page loader
 //     comes back over the old numbers);
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
-//     same layout, pointer-events: none but on its charts, its controls
-//     inert, with a "starting" hint)
+//     same layout, pointer-events: none but on its charts and the controls
+//     that work without the wasm (works: the view's selects go to the page
+//     they choose, Refresh reloads), its other controls inert, with a
+//     "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
@@ -82,6 +84,31 @@
     if (!scheduled) loadECharts();
   }
 
+  // works makes a control of the preview work before the wasm runs, as a
+  // plain link would, and says whether it did: a select whose options carry
+  // data-href (base64url of the page the choice leads to, the server's
+  // view.SelectHref) goes there when changed; the Refresh button loads the
+  // page again (the server renders it with fresh numbers). Other controls
+  // (filters, time inputs) wait for the wasm.
+  function works(el) {
+    if (el.matches("select") && el.querySelector("option[data-href]")) {
+      el.addEventListener("change", function () {
+        var o = el.options[el.selectedIndex];
+        var href = o && o.getAttribute("data-href");
+        if (!href) return;
+        href = decodeURLSafe(href);
+        // Same origin only: a path, never a scheme or another host.
+        if (href.charAt(0) === "/" && href.charAt(1) !== "/" && href.charAt(1) !== "\\") location.assign(href);
+      });
+      return true;
+    }
+    if (el.matches("button.refresh-now")) {
+      el.addEventListener("click", function () { location.reload(); });
+      return true;
+    }
+    return false;
+  }
+
   function start() {
   
   try {
@@ -104,16 +131,17 @@
     overlay.id = "specdash-preview";
     overlay.setAttribute("aria-busy", "true");
     // Pointers pass through the overlay except on its charts, which answer
-    // hovers (ECharts' tooltips) once preview.js has drawn them; its
-    // controls have no handlers before the wasm runs: inert (no focus, no
-    // clicks).
+    // hovers (ECharts' tooltips) once preview.js has drawn them, and on the
+    // controls that work without the wasm (works); the others have no
+    // handlers before the wasm runs: inert (no focus, no clicks).
     overlay.style.cssText = "position:absolute;top:0;left:0;right:0;z-index:900;pointer-events:none;";
     var controls = root.querySelectorAll("input,select,button,textarea,summary,a[href],[tabindex]");
     // A focusable container (the <main> landmark has tabindex=-1 for the
     // skip link) is not a control: made inert it would take its charts'
-    // hovers with it.
+    // hovers with it. Controls that work without the wasm stay (works).
     for (var c = 0; c < controls.length; c++) {
-      if (!controls[c].querySelector("[data-chart]")) controls[c].inert = true;
+      if (works(controls[c])) controls[c].style.pointerEvents = "auto";
+      else if (!controls[c].querySelector("[data-chart]")) controls[c].inert = true;
     }
     for (var h = 0; h < charts.length; h++) charts[h].style.pointerEvents = "auto";
     body.insertBefore(document.createElement("div"), root);
