@@ -246,11 +246,14 @@ func (d *Dashboard) renderFilters() app.UI {
 				app.Range(names).Slice(func(i int) app.UI {
 					l := names[i]
 					id := "group-" + l
-					return app.Label().Class("check").For(id).Body(
-						app.Input().Type("checkbox").ID(id).DataSet("group", l).
-							Checked(slices.Contains(d.grouping(), l)).OnChange(d.onGroup(l)),
-						app.Span().Text(l),
-					)
+					on := slices.Contains(d.grouping(), l)
+					box := app.Input().Type("checkbox").ID(id).DataSet("group", l).Checked(on).OnChange(d.onGroup(l))
+					if !app.IsClient && d.page != nil {
+						// The page a click leads to, for web/static/preview.js
+						// (as the selects' options, selectBoxTip).
+						box = box.DataSet("href", view.EditHref(d.page, d.q.WithGroup(d.grouping(), l, !on)))
+					}
+					return app.Label().Class("check").For(id).Body(box, app.Span().Text(l))
 				}),
 			),
 		),

@@ -262,9 +262,10 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    firstEmpty: !!first && first !== o && first.children.length === 0,
 	    pointer: getComputedStyle(o).pointerEvents,
 	    controls: o.querySelectorAll('select, input, button').length,
-	    // Inert but the view's selects and Refresh (TestPreviewControlsWork).
+	    // Inert but the view's selects, group-by boxes and Refresh
+	    // (TestPreviewControlsWork).
 	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]') ||
-	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('button.refresh-now')),
+	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('input[type=checkbox][data-href]') || el.matches('button.refresh-now')),
 	    chartPointer: getComputedStyle(o.querySelector('[data-chart="acceptance-rate"]')).pointerEvents,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
@@ -276,7 +277,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		t.Errorf("hint %q: want the time as 24-hour hh:mm:ss, as the dashboard shows times", hint)
 	}
 	if before["pointer"] != "none" || before["inert"] != true || before["controls"] == float64(0) || before["chartPointer"] != "auto" || !strings.Contains(before["hint"].(string), "Starting") {
-		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls (but the view's selects and Refresh), charts auto and a starting hint",
+		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls (but the view's selects, group-by boxes and Refresh), charts auto and a starting hint",
 			before["pointer"], before["controls"], before["inert"], before["chartPointer"], before["hint"])
 	}
 	// The preview's charts answer hovers before the wasm runs: the mouse
@@ -396,12 +397,14 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 }
 
 // TestPreviewControlsWork: before the wasm runs, the preview's selects of
-// the view work as links and its Refresh button reloads: every option of
-// the mean length, time zone and range selects carries the page that
-// choice leads to (view.SelectHref, the dashboard's own URL edit);
+// the view and its group-by boxes work as links and its Refresh button
+// reloads: every option of the mean length, time zone and range selects
+// and every group-by box carries the page that choice leads to
+// (view.SelectHref, view.EditHref: the dashboard's own URL edits);
 // choosing "without bonus token" in the overlay loads that page, which the
 // server renders with the fixture's mean length without the bonus token;
-// the controls that need the wasm (the group-by checkboxes) stay inert.
+// turning a group-by label on loads the page grouped by it; the controls
+// that need the wasm (the time inputs, the filter menus) stay inert.
 func TestPreviewControlsWork(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
@@ -436,9 +439,10 @@ func TestPreviewControlsWork(t *testing.T) {
 		Page       string              `json:"page"`
 		Convention string              `json:"convention"`
 		MeanLength string              `json:"meanLength"`
-		Hrefs      map[string][]string `json:"hrefs"` // per select: value, then the decoded href, per option
-		Live       []string            `json:"live"`  // ids of the controls that are not inert
-		GroupInert bool                `json:"groupInert"`
+		Hrefs      map[string][]string `json:"hrefs"`  // per select: value, then the decoded href, per option
+		Live       []string            `json:"live"`   // ids of the controls that are not inert
+		Groups     [][]string          `json:"groups"` // per group-by box: label, checked, decoded href
+		Inert      []string            `json:"inert"`  // ids of some controls that need the wasm, if inert
 	}
 	const readJS = `(() => {
 	  const o = document.getElementById('specdash-preview');
@@ -448,27 +452,50 @@ func TestPreviewControlsWork(t *testing.T) {
 	    hrefs[id] = Array.from(o.querySelectorAll('select#' + id + ' option')).flatMap(op => [op.value, op.dataset.href ? dec(op.dataset.href) : '']);
 	  }
 	  const ml = o.querySelector('[data-metric="mean-acceptance-length"][data-value]');
-	  const box = o.querySelector('input[type=checkbox][data-group]');
 	  return {
 	    page: location.pathname + location.search,
 	    convention: o.querySelector('select#convention').value,
 	    meanLength: ml ? ml.dataset.value : '',
 	    hrefs,
 	    live: Array.from(o.querySelectorAll('input,select,button')).filter(el => !el.closest('[inert]')).map(el => el.id || el.className),
-	    groupInert: !!box && !!box.closest('[inert]'),
+	    groups: Array.from(o.querySelectorAll('input[type=checkbox][data-group]')).map(b => [b.dataset.group, String(b.checked), b.dataset.href ? dec(b.dataset.href) : '']),
+	    inert: ['from', 'to'].filter(id => { const el = o.querySelector('#' + id); return !!el && !!el.closest('[inert]'); }),
 	  };
 	})()`
 	shown := `!!document.body && document.body.dataset.preview === 'shown' && !!document.querySelector('#specdash-preview select#convention')`
 	waitJS(t, tab, 30*time.Second, shown)
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
-	if !slices.Equal(before.Live, []string{"range", "refresh", "tz", "convention", "refresh-now", "compare"}) {
-		t.Errorf("controls working in the preview: %v; want the view's selects and Refresh", before.Live)
+	wantLive := []string{"range", "refresh", "tz", "convention", "refresh-now"}
+	for _, g := range before.Groups {
+		wantLive = append(wantLive, "group-"+g[0])
 	}
-	if !before.GroupInert {
-		t.Error("a group-by checkbox works in the preview, where only the wasm can handle it")
+	wantLive = append(wantLive, "compare")
+	if len(before.Groups) < 2 || !slices.Equal(before.Live, wantLive) {
+		t.Errorf("controls working in the preview: %v; want the view's selects, Refresh and the group-by boxes %v", before.Live, wantLive)
+	}
+	if !slices.Equal(before.Inert, []string{"from", "to"}) {
+		t.Errorf("time inputs inert in the preview: %v, want from and to: only the wasm handles them", before.Inert)
 	}
 	cur := &url.URL{Path: "/", RawQuery: q.Encode()}
 	pq := view.ParseQuery(q)
+	// Each group-by box leads to the page with its label toggled.
+	off := ""
+	for _, g := range before.Groups {
+		on := g[1] == "true"
+		want := view.EditHref(cur, pq.WithGroup(pq.Grouping(), g[0], !on))
+		if b, err := base64.RawURLEncoding.DecodeString(want); err == nil {
+			want = string(b)
+		}
+		if g[2] != want {
+			t.Errorf("group-by %s (checked %v) leads to %q, want %q", g[0], on, g[2], want)
+		}
+		if !on && off == "" {
+			off = g[0]
+		}
+	}
+	if off == "" {
+		t.Fatalf("no group-by box to turn on: %v", before.Groups)
+	}
 	for id, pairs := range before.Hrefs {
 		if len(pairs) < 4 {
 			t.Errorf("select %s: options %v", id, pairs)
@@ -510,6 +537,27 @@ func TestPreviewControlsWork(t *testing.T) {
 	}
 	numEq(t, "preview mean length without the bonus token", after.MeanLength, w.Total.MeanAcceptanceLengthNoBonus)
 
+	// Turn a group-by label on: the page with it, its box checked.
+	var grouped string
+	for _, g := range after.Groups {
+		if g[0] == off {
+			grouped = g[2]
+		}
+	}
+	nav = nextPage(t, tab)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview input[data-group=`+strconv.Quote(off)+`]').click(); return true; })()`))
+	nav()
+	waitJS(t, tab, 30*time.Second, shown)
+	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	checked := false
+	for _, g := range after.Groups {
+		checked = checked || (g[0] == off && g[1] == "true")
+	}
+	if after.Page != grouped || !checked || !slices.Contains(view.ParseQuery(mustURL(t, grouped).Query()).Grouping(), off) {
+		t.Errorf("after turning on group-by %s: page %q (want %q), its box checked %v", off, after.Page, grouped, checked)
+	}
+	next = after.Page
+
 	// Refresh: the same page again, rendered anew.
 	nav = nextPage(t, tab)
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview button.refresh-now').click(); return true; })()`))
@@ -545,4 +593,13 @@ func nextPage(t *testing.T, tab context.Context) (wait func()) {
 			t.Fatal("the page did not navigate")
 		}
 	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

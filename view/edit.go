@@ -68,11 +68,20 @@ func PageURL(cur *url.URL, q Query) *url.URL {
 // pre-rendered attribute values with strconv.Quote, not HTML escaping.
 func SelectHref(cur *url.URL, q Query, field, v string) string {
 	n, ok := q.WithSelect(field, v)
-	if !ok || cur == nil {
+	if !ok {
 		return ""
 	}
-	n.Warn = ""
-	return base64.RawURLEncoding.EncodeToString([]byte(PageURL(cur, n).RequestURI()))
+	return EditHref(cur, n)
+}
+
+// EditHref is SelectHref for any edit that leads to q: base64url of
+// PageURL's path and query ("" without a page).
+func EditHref(cur *url.URL, q Query) string {
+	if cur == nil {
+		return ""
+	}
+	q.Warn = ""
+	return base64.RawURLEncoding.EncodeToString([]byte(PageURL(cur, q).RequestURI()))
 }
 
 // WithGroup is q with label added to (on) or removed from the group-by
