@@ -68,18 +68,7 @@ const readViewJS = `(() => {
 // the preview's (and the fixture's hand-computed answers).
 func TestPreRenderedFirstChart(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	om := strings.ReplaceAll(fx.OpenMetrics, `"`+fixtures.ModelB+`"`, `"`+prerenderHostile+`"`)
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
-		Version: "e2e", PreRenderTimeout: 20 * time.Second}) // numbers, not speed, are checked here
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, h)
-	tab := newTab(t)
-	// The health row and the window-and-now cards come before the charts:
-	// the per-position chart is in the first screen of a 1440x1300 window.
-	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
+	base, tab := previewSite(t, strings.ReplaceAll(fx.OpenMetrics, `"`+fixtures.ModelB+`"`, `"`+prerenderHostile+`"`))
 
 	// Hold back, each until its gate is opened: preview.js, ECharts (the
 	// page's preload and preview.js's script) and app.wasm (app.js's
@@ -142,11 +131,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
-	// Not chromedp.Navigate: the held preview.js (a deferred script) holds
-	// the load event back.
-	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
-		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: base + "/?" + q.Encode()})
-	}))
+	navigateNoWait(t, tab, base+"/?"+q.Encode())
 
 	// Before any script of ours: the server's static drawings are on
 	// screen (not under go-app's loader, which specdash.css makes a badge),
@@ -407,15 +392,7 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 // that need the wasm (the time inputs, the filter menus) stay inert.
 func TestPreviewControlsWork(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
-		Version: "e2e", PreRenderTimeout: 20 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, h)
-	tab := newTab(t)
-	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
+	base, tab := previewSite(t, fx.OpenMetrics)
 	// The wasm never arrives: every app.wasm request stays paused.
 	var mu sync.Mutex
 	heldWasm := 0
@@ -431,9 +408,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	}))
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
-	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
-		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: base + "/?" + q.Encode()})
-	}))
+	navigateNoWait(t, tab, base+"/?"+q.Encode())
 
 	type previewState struct {
 		Page       string              `json:"page"`
@@ -602,4 +577,32 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// previewSite serves specdash in front of a Prometheus backfilled with om,
+// the pre-render bounded by 20 s (numbers, not speed, are checked), and
+// opens a tab of 1440 x 1300 CSS pixels: the health row and the
+// window-and-now cards come before the charts, so the per-position chart
+// is in the first screen.
+func previewSite(t *testing.T, om string) (base string, tab context.Context) {
+	t.Helper()
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
+		Version: "e2e", PreRenderTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base = serve(t, h)
+	tab = newTab(t)
+	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
+	return base, tab
+}
+
+// navigateNoWait navigates tab to u without waiting for the load event
+// (not chromedp.Navigate: a held deferred script holds the load back).
+func navigateNoWait(t *testing.T, tab context.Context, u string) {
+	t.Helper()
+	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
+		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: u})
+	}))
 }
