@@ -64,10 +64,12 @@ func (d *Dashboard) sortHeader(col, label, tip string) app.UI {
 	case "-" + col:
 		sort, arrow = "descending", " ▼"
 	}
-	return app.Th().Class("sortable").DataSet("sort", col).Aria("sort", sort).Body(
-		app.Button().Class("sort-button").Type("button").Title(tip + " Click to sort.").
-			OnClick(d.onSort(col)).Text(label + arrow),
-	)
+	b := app.Button().Class("sort-button").Type("button").Title(tip + " Click to sort.").
+		OnClick(d.onSort(col)).Text(label + arrow)
+	if h := d.href(d.q.SortedBy(col)); h != "" {
+		b = b.DataSet("href", h) // the pre-rendered page's (Dashboard.href)
+	}
+	return app.Th().Class("sortable").DataSet("sort", col).Aria("sort", sort).Body(b)
 }
 
 // timeInput is a From/To input: one text field, so one Tab stop (a

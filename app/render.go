@@ -230,6 +230,17 @@ func (d *Dashboard) withHrefs(field string, options []selectOpt) []selectOpt {
 	return options
 }
 
+// href is where an edit that leads to q takes the pre-rendered page
+// (view.EditHref), for the controls web/static/preview.js makes work
+// before the wasm runs (data-href); "" in the browser, whose controls
+// need none.
+func (d *Dashboard) href(q view.Query) string {
+	if app.IsClient {
+		return ""
+	}
+	return view.EditHref(d.page, q)
+}
+
 // labelValues are the values known of label (view.LabelValues).
 func (d *Dashboard) labelValues(label string) []string {
 	return view.LabelValues(d.labels, d.models, d.engines, label)
@@ -248,10 +259,8 @@ func (d *Dashboard) renderFilters() app.UI {
 					id := "group-" + l
 					on := slices.Contains(d.grouping(), l)
 					box := app.Input().Type("checkbox").ID(id).DataSet("group", l).Checked(on).OnChange(d.onGroup(l))
-					if !app.IsClient && d.page != nil {
-						// The page a click leads to, for web/static/preview.js
-						// (as the selects' options, selectBoxTip).
-						box = box.DataSet("href", view.EditHref(d.page, d.q.WithGroup(d.grouping(), l, !on)))
+					if h := d.href(d.q.WithGroup(d.grouping(), l, !on)); h != "" {
+						box = box.DataSet("href", h)
 					}
 					return app.Label().Class("check").For(id).Body(box, app.Span().Text(l))
 				}),
@@ -294,7 +303,11 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 			timeInput("to", to, v.Loc, d.onTime(false)),
 		),
 		app.If(d.q.Absolute(), func() app.UI {
-			return app.Button().ID("live").Class("btn").Type("button").Title("Back to a relative window ending now").Text("Live").OnClick(d.onLive)
+			live := app.Button().ID("live").Class("btn").Type("button").Title("Back to a relative window ending now").Text("Live").OnClick(d.onLive)
+			if h := d.href(d.q.Live()); h != "" {
+				live = live.DataSet("href", h)
+			}
+			return live
 		}),
 		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", view.RefreshOr(d.q.Refresh), d.withHrefs("refresh", refreshes), d.onSelect("refresh")),
 		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, d.withHrefs("tz", []selectOpt{{value: view.TZLocal, label: "local"}, {value: view.TZUTC, label: "UTC"}}), d.onSelect("tz")),

@@ -247,10 +247,10 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    firstEmpty: !!first && first !== o && first.children.length === 0,
 	    pointer: getComputedStyle(o).pointerEvents,
 	    controls: o.querySelectorAll('select, input, button').length,
-	    // Inert but the view's selects, group-by boxes and Refresh
-	    // (TestPreviewControlsWork).
+	    // Inert but the view's selects, group-by boxes, sort buttons, Live
+	    // and Refresh (TestPreviewControlsWork).
 	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]') ||
-	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('input[type=checkbox][data-href]') || el.matches('button.refresh-now')),
+	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('input[type=checkbox][data-href], button[data-href], button.refresh-now')),
 	    chartPointer: getComputedStyle(o.querySelector('[data-chart="acceptance-rate"]')).pointerEvents,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
@@ -262,7 +262,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		t.Errorf("hint %q: want the time as 24-hour hh:mm:ss, as the dashboard shows times", hint)
 	}
 	if before["pointer"] != "none" || before["inert"] != true || before["controls"] == float64(0) || before["chartPointer"] != "auto" || !strings.Contains(before["hint"].(string), "Starting") {
-		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls (but the view's selects, group-by boxes and Refresh), charts auto and a starting hint",
+		t.Errorf("overlay: pointer-events %v, %v controls all inert %v, chart pointer-events %v, hint %q; want none, inert controls (but the view's links and Refresh), charts auto and a starting hint",
 			before["pointer"], before["controls"], before["inert"], before["chartPointer"], before["hint"])
 	}
 	// The preview's charts answer hovers before the wasm runs: the mouse
@@ -382,13 +382,15 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 }
 
 // TestPreviewControlsWork: before the wasm runs, the preview's selects of
-// the view and its group-by boxes work as links and its Refresh button
-// reloads: every option of the mean length, time zone and range selects
-// and every group-by box carries the page that choice leads to
-// (view.SelectHref, view.EditHref: the dashboard's own URL edits);
+// the view, its group-by boxes, sort buttons and Live button work as
+// links and its Refresh button reloads: every option of the mean length,
+// time zone and range selects, every group-by box, sort button and Live
+// carries the page that choice leads to (view.SelectHref, view.EditHref:
+// the dashboard's own URL edits);
 // choosing "without bonus token" in the overlay loads that page, which the
 // server renders with the fixture's mean length without the bonus token;
-// turning a group-by label on loads the page grouped by it; the controls
+// turning a group-by label on loads the page grouped by it, a sort button
+// the page sorted by its column; the controls
 // that need the wasm (the time inputs, the filter menus) stay inert.
 func TestPreviewControlsWork(t *testing.T) {
 	fx := fixtures.KnownAnswer()
@@ -418,6 +420,8 @@ func TestPreviewControlsWork(t *testing.T) {
 		Live       []string            `json:"live"`   // ids of the controls that are not inert
 		Groups     [][]string          `json:"groups"` // per group-by box: label, checked, decoded href
 		Inert      []string            `json:"inert"`  // ids of some controls that need the wasm, if inert
+		Sorts      [][]string          `json:"sorts"`  // per sortable column: column, aria-sort, decoded href
+		LiveHref   string              `json:"liveHref"`
 	}
 	const readJS = `(() => {
 	  const o = document.getElementById('specdash-preview');
@@ -435,18 +439,23 @@ func TestPreviewControlsWork(t *testing.T) {
 	    live: Array.from(o.querySelectorAll('input,select,button')).filter(el => !el.closest('[inert]')).map(el => el.id || el.className),
 	    groups: Array.from(o.querySelectorAll('input[type=checkbox][data-group]')).map(b => [b.dataset.group, String(b.checked), b.dataset.href ? dec(b.dataset.href) : '']),
 	    inert: ['from', 'to'].filter(id => { const el = o.querySelector('#' + id); return !!el && !!el.closest('[inert]'); }),
+	    sorts: Array.from(o.querySelectorAll('th.sortable')).map(th => { const b = th.querySelector('button'); return [th.dataset.sort, th.getAttribute('aria-sort'), b && b.dataset.href ? dec(b.dataset.href) : '']; }),
+	    liveHref: (() => { const b = o.querySelector('#live'); return b && b.dataset.href ? dec(b.dataset.href) : ''; })(),
 	  };
 	})()`
 	shown := `!!document.body && document.body.dataset.preview === 'shown' && !!document.querySelector('#specdash-preview select#convention')`
 	waitJS(t, tab, 30*time.Second, shown)
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
-	wantLive := []string{"range", "refresh", "tz", "convention", "refresh-now"}
+	wantLive := []string{"range", "live", "refresh", "tz", "convention", "refresh-now"}
 	for _, g := range before.Groups {
 		wantLive = append(wantLive, "group-"+g[0])
 	}
+	for range before.Sorts {
+		wantLive = append(wantLive, "sort-button")
+	}
 	wantLive = append(wantLive, "compare")
-	if len(before.Groups) < 2 || !slices.Equal(before.Live, wantLive) {
-		t.Errorf("controls working in the preview: %v; want the view's selects, Refresh and the group-by boxes %v", before.Live, wantLive)
+	if len(before.Groups) < 2 || len(before.Sorts) < 2 || !slices.Equal(before.Live, wantLive) {
+		t.Errorf("controls working in the preview: %v; want the view's selects, Live, Refresh, the group-by boxes and the sort buttons %v", before.Live, wantLive)
 	}
 	if !slices.Equal(before.Inert, []string{"from", "to"}) {
 		t.Errorf("time inputs inert in the preview: %v, want from and to: only the wasm handles them", before.Inert)
@@ -457,10 +466,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	off := ""
 	for _, g := range before.Groups {
 		on := g[1] == "true"
-		want := view.EditHref(cur, pq.WithGroup(pq.Grouping(), g[0], !on))
-		if b, err := base64.RawURLEncoding.DecodeString(want); err == nil {
-			want = string(b)
-		}
+		want := decodedHref(view.EditHref(cur, pq.WithGroup(pq.Grouping(), g[0], !on)))
 		if g[2] != want {
 			t.Errorf("group-by %s (checked %v) leads to %q, want %q", g[0], on, g[2], want)
 		}
@@ -471,15 +477,22 @@ func TestPreviewControlsWork(t *testing.T) {
 	if off == "" {
 		t.Fatalf("no group-by box to turn on: %v", before.Groups)
 	}
+	// Each sort button leads to the table sorted by its column, Live to
+	// the relative window.
+	for _, c := range before.Sorts {
+		if want := decodedHref(view.EditHref(cur, pq.SortedBy(c[0]))); c[2] != want {
+			t.Errorf("sort by %s leads to %q, want %q", c[0], c[2], want)
+		}
+	}
+	if want := decodedHref(view.EditHref(cur, pq.Live())); before.LiveHref != want {
+		t.Errorf("Live leads to %q, want %q", before.LiveHref, want)
+	}
 	for id, pairs := range before.Hrefs {
 		if len(pairs) < 4 {
 			t.Errorf("select %s: options %v", id, pairs)
 		}
 		for i := 0; i+1 < len(pairs); i += 2 {
-			want := view.SelectHref(cur, pq, id, pairs[i])
-			if b, err := base64.RawURLEncoding.DecodeString(want); err == nil {
-				want = string(b)
-			}
+			want := decodedHref(view.SelectHref(cur, pq, id, pairs[i]))
 			if pairs[i+1] != want {
 				t.Errorf("select %s option %q leads to %q, want %q", id, pairs[i], pairs[i+1], want)
 			}
@@ -504,8 +517,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	  s.dispatchEvent(new Event('change', {bubbles: true}));
 	  return true;
 	})()`))
-	nav()
-	waitJS(t, tab, 30*time.Second, shown)
+	nav(shown)
 	after := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	if after.Page != next || after.Convention != view.ConventionNoBonus {
 		t.Errorf("after the choice: page %q with convention %q, want %q with %q", after.Page, after.Convention, next, view.ConventionNoBonus)
@@ -521,8 +533,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	}
 	nav = nextPage(t, tab)
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview input[data-group=`+strconv.Quote(off)+`]').click(); return true; })()`))
-	nav()
-	waitJS(t, tab, 30*time.Second, shown)
+	nav(shown)
 	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	checked := false
 	for _, g := range after.Groups {
@@ -533,11 +544,27 @@ func TestPreviewControlsWork(t *testing.T) {
 	}
 	next = after.Page
 
+	// Sort the table by a column: the page sorted by it.
+	col := after.Sorts[len(after.Sorts)-1]
+	nav = nextPage(t, tab)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview th.sortable[data-sort=`+strconv.Quote(col[0])+`] button').click(); return true; })()`))
+	nav(shown)
+	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	sorted := ""
+	for _, c := range after.Sorts {
+		if c[0] == col[0] {
+			sorted = c[1]
+		}
+	}
+	if after.Page != col[2] || sorted == "none" || sorted == "" || sorted == col[1] {
+		t.Errorf("after sorting by %s: page %q (want %q), aria-sort %q (was %q)", col[0], after.Page, col[2], sorted, col[1])
+	}
+	next = after.Page
+
 	// Refresh: the same page again, rendered anew.
 	nav = nextPage(t, tab)
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview button.refresh-now').click(); return true; })()`))
-	nav()
-	waitJS(t, tab, 30*time.Second, shown)
+	nav(shown)
 	again := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	if again.Page != next || again.MeanLength != after.MeanLength {
 		t.Errorf("after Refresh: page %q, mean length %q; want %q, %q", again.Page, again.MeanLength, next, after.MeanLength)
@@ -550,8 +577,11 @@ func TestPreviewControlsWork(t *testing.T) {
 }
 
 // nextPage returns a wait for the tab's next document: it returns once
-// the main frame has committed a navigation that started after the call.
-func nextPage(t *testing.T, tab context.Context) (wait func()) {
+// the main frame has committed a navigation that started after the call
+// and the JS expression cond holds in the new document. (chromedp's
+// polls fail, rather than wait, while the old document's context goes:
+// cond is evaluated again until it holds.)
+func nextPage(t *testing.T, tab context.Context) (wait func(cond string)) {
 	t.Helper()
 	ch := make(chan struct{})
 	var once sync.Once
@@ -560,12 +590,28 @@ func nextPage(t *testing.T, tab context.Context) (wait func()) {
 			once.Do(func() { close(ch) })
 		}
 	})
-	return func() {
+	return func(cond string) {
 		t.Helper()
+		deadline := time.After(30 * time.Second * waitSlack)
 		select {
 		case <-ch:
-		case <-time.After(30 * time.Second * waitSlack):
+		case <-deadline:
 			t.Fatal("the page did not navigate")
+		}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
+			cancel()
+			if err == nil && ok {
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("after the navigation, %s did not hold (last error: %v)", cond, err)
+			}
 		}
 	}
 }
@@ -605,4 +651,13 @@ func navigateNoWait(t *testing.T, tab context.Context, u string) {
 	run(t, tab, 30*time.Second, chromedp.Action[cdppage.NavigateResult](func(ctx context.Context, tg *chromedp.Target) (cdppage.NavigateResult, error) {
 		return cdp.Call(ctx, tg, cdppage.Navigate, cdppage.NavigateParams{URL: u})
 	}))
+}
+
+// decodedHref is a data-href as preview.js reads it ("" stays "").
+func decodedHref(h string) string {
+	b, err := base64.RawURLEncoding.DecodeString(h)
+	if err != nil {
+		return h
+	}
+	return string(b)
 }

@@ -19,9 +19,9 @@
 //     comes back over the old numbers);
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
 //     same layout, pointer-events: none but on its charts and the controls
-//     that work without the wasm (works: the view's selects and group-by
-//     boxes go to the page they choose, Refresh reloads), its other
-//     controls inert, with a
+//     that work without the wasm (works: the view's selects, group-by
+//     boxes, sort buttons and Live go to the page they choose, Refresh
+//     reloads), its other controls inert, with a
 //     "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
@@ -88,10 +88,11 @@
   // works makes a control of the preview work before the wasm runs, as a
   // plain link would, and says whether it did: a select whose options carry
   // data-href (base64url of the page the choice leads to, the server's
-  // view.SelectHref), or a checkbox that carries it (the group-by labels,
-  // view.EditHref), goes there when changed; the Refresh button loads the
-  // page again (the server renders it with fresh numbers). Other controls
-  // (filter menus, time inputs) wait for the wasm.
+  // view.SelectHref), or a checkbox or button that carries it (the
+  // group-by labels, the table's sort buttons, Live: view.EditHref), goes
+  // there when changed or clicked; the Refresh button loads the page again
+  // (the server renders it with fresh numbers). Other controls (filter
+  // menus, time inputs) wait for the wasm.
   function go(href) {
     if (!href) return;
     href = decodeURLSafe(href);
@@ -108,6 +109,10 @@
     }
     if (el.matches('input[type="checkbox"][data-href]')) {
       el.addEventListener("change", function () { go(el.getAttribute("data-href")); });
+      return true;
+    }
+    if (el.matches("button[data-href]")) {
+      el.addEventListener("click", function () { go(el.getAttribute("data-href")); });
       return true;
     }
     if (el.matches("button.refresh-now")) {
