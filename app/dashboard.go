@@ -31,7 +31,7 @@ type Dashboard struct {
 	app.Compo
 
 	q           view.Query
-	page        *url.URL // server only: the pre-rendered page's URL (selectHref)
+	page        *url.URL // server only: the pre-rendered page's URL (withHrefs, href)
 	source      string
 	scrape      time.Duration
 	version     string

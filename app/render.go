@@ -217,11 +217,12 @@ func selectBoxTip(id, label, tip string, current string, options []selectOpt, h 
 	)
 }
 
-// withHrefs gives each option of the dashboard's select field its
-// view.SelectHref on the server (the pre-rendered page); the client's
-// options need none.
+// withHrefs gives each option of the dashboard's select field (one that
+// view.Query.WithSelect edits) its view.SelectHref on the server (the
+// pre-rendered page); the client's options need none. It sets options'
+// hrefs in place.
 func (d *Dashboard) withHrefs(field string, options []selectOpt) []selectOpt {
-	if app.IsClient || d.page == nil || field == "split" {
+	if app.IsClient || d.page == nil {
 		return options
 	}
 	for i := range options {
