@@ -21,8 +21,7 @@
 //     same layout, pointer-events: none but on its charts and the controls
 //     that work without the wasm (works: the view's selects, group-by
 //     boxes, sort buttons and Live go to the page they choose, Refresh
-//     reloads), its other controls inert, with a
-//     "starting" hint)
+//     reloads), its other controls inert, with a "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
@@ -85,20 +84,26 @@
     if (!scheduled) loadECharts();
   }
 
+  // go loads the page of a data-href (base64url of a path and query on
+  // this site), never another origin's.
+  function go(href) {
+    if (!href) return;
+    try {
+      var u = new URL(decodeURLSafe(href), location.href);
+      if (u.origin === location.origin) location.assign(u.href);
+    } catch (e) {
+      // Not a URL: the control does nothing, as an inert one.
+    }
+  }
+
   // works makes a control of the preview work before the wasm runs, as a
   // plain link would, and says whether it did: a select whose options carry
-  // data-href (base64url of the page the choice leads to, the server's
+  // data-href (the page the choice leads to, the server's
   // view.SelectHref), or a checkbox or button that carries it (the
   // group-by labels, the table's sort buttons, Live: view.EditHref), goes
   // there when changed or clicked; the Refresh button loads the page again
   // (the server renders it with fresh numbers). Other controls (filter
   // menus, time inputs) wait for the wasm.
-  function go(href) {
-    if (!href) return;
-    href = decodeURLSafe(href);
-    // Same origin only: a path, never a scheme or another host.
-    if (href.charAt(0) === "/" && href.charAt(1) !== "/" && href.charAt(1) !== "\\") location.assign(href);
-  }
   function works(el) {
     if (el.matches("select") && el.querySelector("option[data-href]")) {
       el.addEventListener("change", function () {
