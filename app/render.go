@@ -310,7 +310,7 @@ func (d *Dashboard) renderControls(v *view.Charts) app.UI {
 			}
 			return live
 		}),
-		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", view.RefreshOr(d.q.Refresh), d.withHrefs("refresh", refreshes), d.onSelect("refresh")),
+		selectBoxTip("refresh", "Auto-refresh", "Reload period in live mode. Buckets are aligned to the step, so a refresh never moves them.", view.RefreshOr(d.q.Refresh), refreshes, d.onSelect("refresh")), // no href: a preference of the live page (remembered), meaningless before it
 		selectBoxTip("tz", "Time zone", "Times on axes, inputs and exports' labels", d.q.TZ, d.withHrefs("tz", []selectOpt{{value: view.TZLocal, label: "local"}, {value: view.TZUTC, label: "UTC"}}), d.onSelect("tz")),
 		selectBoxTip("convention", "Mean length", "Mean acceptance length: with the bonus token (1 + accepted / drafts, vLLM since PR 17908) or without (accepted / drafts)", conv, d.withHrefs("convention", []selectOpt{
 			{value: view.ConventionBonus, label: "with bonus token"},

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
@@ -415,6 +416,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	type previewState struct {
 		Page       string              `json:"page"`
 		Convention string              `json:"convention"`
+		Tz         string              `json:"tz"`
 		MeanLength string              `json:"meanLength"`
 		Hrefs      map[string][]string `json:"hrefs"`  // per select: value, then the decoded href, per option
 		Live       []string            `json:"live"`   // ids of the controls that are not inert
@@ -434,6 +436,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	  return {
 	    page: location.pathname + location.search,
 	    convention: o.querySelector('select#convention').value,
+	    tz: o.querySelector('select#tz').value,
 	    meanLength: ml ? ml.dataset.value : '',
 	    hrefs,
 	    live: Array.from(o.querySelectorAll('input,select,button')).filter(el => !el.closest('[inert]')).map(el => el.id || el.className),
@@ -446,7 +449,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	shown := `!!document.body && document.body.dataset.preview === 'shown' && !!document.querySelector('#specdash-preview select#convention')`
 	waitJS(t, tab, 30*time.Second, shown)
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
-	wantLive := []string{"range", "live", "refresh", "tz", "convention", "refresh-now"}
+	wantLive := []string{"range", "live", "tz", "convention", "refresh-now"} // not the auto-refresh period: the live page's
 	for _, g := range before.Groups {
 		wantLive = append(wantLive, "group-"+g[0])
 	}
@@ -542,6 +545,39 @@ func TestPreviewControlsWork(t *testing.T) {
 	if after.Page != grouped || !checked || !slices.Contains(view.ParseQuery(mustURL(t, grouped).Query()).Grouping(), off) {
 		t.Errorf("after turning on group-by %s: page %q (want %q), its box checked %v", off, after.Page, grouped, checked)
 	}
+	next = after.Page
+
+	// Back: the page before, its box unchecked as rendered (not as the
+	// browser may restore it), leading to the grouped page again.
+	nav = nextPage(t, tab)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { history.back(); return true; })()`))
+	nav(shown + ` && location.search.indexOf('engine') < 0 && location.pathname + location.search !== ` + strconv.Quote(grouped))
+	back := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	for _, g := range back.Groups {
+		if g[0] == off && (g[1] != "false" || g[2] != grouped) {
+			t.Errorf("after Back, group-by %s: checked %s, leads to %q; want unchecked, leading to %q", off, g[1], g[2], grouped)
+		}
+	}
+	// The keyboard: an arrow steps through the time zone's options
+	// without leaving the page; Enter goes to the chosen one, whose page
+	// gives the select the focus back.
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { window.__samePage = true; document.querySelector('#specdash-preview select#tz').focus(); return document.activeElement.id === 'tz'; })()`))
+	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.ArrowDown))
+	stepped := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`[String(!!window.__samePage), document.querySelector('#specdash-preview select#tz').value]`))
+	if stepped[0] != "true" || stepped[1] == back.Tz {
+		t.Fatalf("after ArrowDown on the time zone (was %q): same page %s, value %q; want the page kept and the next option", back.Tz, stepped[0], stepped[1])
+	}
+	nav = nextPage(t, tab)
+	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Enter))
+	nav(shown + ` && document.querySelector('#specdash-preview select#tz').value === ` + strconv.Quote(stepped[1]))
+	if id := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ''`)); id != "tz" {
+		t.Errorf("after choosing a time zone from the keyboard, the focus is on %q, want the select (tz)", id)
+	}
+	next = run(t, tab, 10*time.Second, chromedp.Evaluate[string](`location.pathname + location.search`))
+	nav = nextPage(t, tab)
+	navigateNoWait(t, tab, base+grouped)
+	nav(shown)
+	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	next = after.Page
 
 	// Sort the table by a column: the page sorted by it.

@@ -32,7 +32,9 @@ func TestWorkerLeavesDataPath(t *testing.T) {
 	skipShort(t)
 	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
 		Acceptance: []float64{0.85, 0.8, 0.75, 0.7}, DraftsPerSecond: 15, Seed: 5}, 2)
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e"})
+	// The pre-render's budget is no test of speed here: a busy machine
+	// must not leave the second visit's page without its numbers.
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Second, Version: "e2e", PreRenderTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,14 +75,23 @@ func SelectHref(cur *url.URL, q Query, field, v string) string {
 }
 
 // EditHref is SelectHref for any edit that leads to q: base64url of
-// PageURL's path and query ("" without a page).
+// PageURL's path and query; "" without a page, or when that is longer
+// than MaxEditHref (the page carries one per control: a long URL must not
+// make it grow by as many times its length).
 func EditHref(cur *url.URL, q Query) string {
 	if cur == nil {
 		return ""
 	}
 	q.Warn = ""
-	return base64.RawURLEncoding.EncodeToString([]byte(PageURL(cur, q).RequestURI()))
+	u := PageURL(cur, q).RequestURI()
+	if len(u) > MaxEditHref {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(u))
 }
+
+// MaxEditHref bounds the path and query of an EditHref (bytes).
+const MaxEditHref = 2048
 
 // WithGroup is q with label added to (on) or removed from the group-by
 // labels shown (grouping); compared groups are reset.

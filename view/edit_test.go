@@ -178,6 +178,12 @@ func TestSelectHref(t *testing.T) {
 	if got := SelectHref(nil, q, "range", "1h"); got != "" {
 		t.Errorf("no page: %q", got)
 	}
+	// A page URL longer than MaxEditHref: no href (the control stays
+	// inert), not one copy of it per control.
+	long := &url.URL{Path: "/", RawQuery: "range=6h&note=" + strings.Repeat("a", MaxEditHref)}
+	if got := SelectHref(long, ParseQuery(long.Query()), "range", "1h"); got != "" {
+		t.Errorf("a %d-byte page got an href of %d bytes", len(long.RawQuery), len(got))
+	}
 }
 
 func mustQuery(t *testing.T, s string) url.Values {

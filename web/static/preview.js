@@ -21,7 +21,8 @@
 //     same layout, pointer-events: none but on its charts and the controls
 //     that work without the wasm (works: the view's selects, group-by
 //     boxes, sort buttons and Live go to the page they choose, Refresh
-//     reloads), its other controls inert, with a "starting" hint)
+//     reloads; the control that led here gets the focus), its other
+//     controls inert, with a "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
@@ -77,22 +78,34 @@
     if (then) s.addEventListener("load", function () { if (window.echarts) then(); });
   }
 
-  var scheduled = false; // start set ECharts to load after the first frame
-  try {
-    start();
-  } finally {
-    if (!scheduled) loadECharts();
-  }
-
   // go loads the page of a data-href (base64url of a path and query on
-  // this site), never another origin's.
-  function go(href) {
-    if (!href) return;
+  // this site), never another origin's, once; el, the control, gets the
+  // focus back on the new page (focusBack).
+  var FOCUS_KEY = "specdash.previewFocus";
+  var leaving = false;
+  function go(href, el) {
+    if (!href || leaving) return;
     try {
       var u = new URL(decodeURLSafe(href), location.href);
-      if (u.origin === location.origin) location.assign(u.href);
+      if (u.origin !== location.origin) return;
+      leaving = true;
+      try {
+        if (el && el.id) sessionStorage.setItem(FOCUS_KEY, el.id);
+      } catch (e) { }
+      location.assign(u.href);
     } catch (e) {
       // Not a URL: the control does nothing, as an inert one.
+    }
+  }
+
+  // reset shows a control as the server rendered it, which its hrefs are
+  // for: the browser may have restored another state (Back restores form
+  // controls).
+  function reset(el) {
+    if (el.matches("select")) {
+      for (var i = 0; i < el.options.length; i++) el.options[i].selected = el.options[i].defaultSelected;
+    } else if (el.matches('input[type="checkbox"]')) {
+      el.checked = el.defaultChecked;
     }
   }
 
@@ -102,22 +115,39 @@
   // view.SelectHref), or a checkbox or button that carries it (the
   // group-by labels, the table's sort buttons, Live: view.EditHref), goes
   // there when changed or clicked; the Refresh button loads the page again
-  // (the server renders it with fresh numbers). Other controls (filter
-  // menus, time inputs) wait for the wasm.
+  // (the server renders it with fresh numbers). A select changed from the
+  // keyboard (the arrows step through a closed select's options) goes on
+  // Enter or when it loses the focus, so that a keyboard user can read the
+  // options first. Other controls (the auto-refresh period, filter menus,
+  // time inputs) wait for the wasm.
+  var working = [];
   function works(el) {
     if (el.matches("select") && el.querySelector("option[data-href]")) {
-      el.addEventListener("change", function () {
+      reset(el);
+      var keyed = false;
+      var follow = function () {
+        keyed = false;
         var o = el.options[el.selectedIndex];
-        go(o && o.getAttribute("data-href"));
+        if (o && !o.defaultSelected) go(o.getAttribute("data-href"), el);
+      };
+      el.addEventListener("keydown", function (e) {
+        if (e.key === "Enter") follow();
+        else keyed = true;
       });
+      el.addEventListener("mousedown", function () { keyed = false; });
+      el.addEventListener("change", function () { if (!keyed) follow(); });
+      el.addEventListener("blur", function () { if (keyed) follow(); });
+      working.push(el);
       return true;
     }
     if (el.matches('input[type="checkbox"][data-href]')) {
-      el.addEventListener("change", function () { go(el.getAttribute("data-href")); });
+      reset(el);
+      el.addEventListener("change", function () { go(el.getAttribute("data-href"), el); });
+      working.push(el);
       return true;
     }
     if (el.matches("button[data-href]")) {
-      el.addEventListener("click", function () { go(el.getAttribute("data-href")); });
+      el.addEventListener("click", function () { go(el.getAttribute("data-href"), el); });
       return true;
     }
     if (el.matches("button.refresh-now")) {
@@ -125,6 +155,32 @@
       return true;
     }
     return false;
+  }
+
+  // focusBack focuses, in root, the control whose change loaded this page
+  // (go), as the live page keeps the focus on a control it applies in
+  // place.
+  function focusBack(root) {
+    try {
+      var id = sessionStorage.getItem(FOCUS_KEY);
+      sessionStorage.removeItem(FOCUS_KEY);
+      var el = id && document.getElementById(id);
+      if (el && root.contains(el) && !el.closest("[inert]")) el.focus();
+    } catch (e) { }
+  }
+  // A page shown again from the back/forward cache: its controls work
+  // again, as rendered.
+  window.addEventListener("pageshow", function (e) {
+    if (!e.persisted) return;
+    leaving = false;
+    for (var i = 0; i < working.length; i++) reset(working[i]);
+  });
+
+  var scheduled = false; // start set ECharts to load after the first frame
+  try {
+    start();
+  } finally {
+    if (!scheduled) loadECharts();
   }
 
   function start() {
@@ -165,6 +221,7 @@
     body.insertBefore(document.createElement("div"), root);
     overlay.appendChild(root);
     body.appendChild(overlay);
+    focusBack(root);
     // go-app's full-page loader stays the small badge of specdash.css now
     // that the root has moved into the overlay.
     body.setAttribute("data-preview", "shown");
