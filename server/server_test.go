@@ -700,7 +700,7 @@ func TestPage(t *testing.T) {
 // selected matches a selected <option>, attributes in any order.
 var checkedBox = regexp.MustCompile(`<input(?: [a-z-]+(?:="[^"]*")?)* checked(?: [a-z-]+(?:="[^"]*")?)*>`)
 
-var selected = regexp.MustCompile(`<option(?: [a-z]+(?:="[^"]*")?)*? selected(?: [a-z]+(?:="[^"]*")?)*>|<option(?: [a-z]+(?:="[^"]*")?)* selected>`)
+var selected = regexp.MustCompile(`<option(?: [a-z-]+(?:="[^"]*")?)*? selected(?: [a-z-]+(?:="[^"]*")?)*>|<option(?: [a-z-]+(?:="[^"]*")?)* selected>`)
 
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct{ url, want string }{
