@@ -513,15 +513,18 @@ func TestPreviewControlsWork(t *testing.T) {
 	if next == "" || !strings.HasPrefix(next, "/?") {
 		t.Fatalf("no page for %q: %v", view.ConventionNoBonus, before.Hrefs["convention"])
 	}
-	nav := nextPage(t, tab)
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
-	  const s = document.querySelector('#specdash-preview select#convention');
+	// act runs js, which leads to another page, and reads that page's
+	// preview once cond holds there.
+	act := func(js, cond string) previewState {
+		t.Helper()
+		nav := nextPage(t, tab)
+		run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { `+js+`; return true; })()`))
+		nav(cond)
+		return run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	}
+	after := act(`const s = document.querySelector('#specdash-preview select#convention');
 	  s.value = `+strconv.Quote(view.ConventionNoBonus)+`;
-	  s.dispatchEvent(new Event('change', {bubbles: true}));
-	  return true;
-	})()`))
-	nav(shown)
-	after := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	  s.dispatchEvent(new Event('change', {bubbles: true}))`, shown)
 	if after.Page != next || after.Convention != view.ConventionNoBonus {
 		t.Errorf("after the choice: page %q with convention %q, want %q with %q", after.Page, after.Convention, next, view.ConventionNoBonus)
 	}
@@ -534,10 +537,7 @@ func TestPreviewControlsWork(t *testing.T) {
 			grouped = g[2]
 		}
 	}
-	nav = nextPage(t, tab)
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview input[data-group=`+strconv.Quote(off)+`]').click(); return true; })()`))
-	nav(shown)
-	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	after = act(`document.querySelector('#specdash-preview input[data-group=`+strconv.Quote(off)+`]').click()`, shown)
 	checked := false
 	for _, g := range after.Groups {
 		checked = checked || (g[0] == off && g[1] == "true")
@@ -545,14 +545,10 @@ func TestPreviewControlsWork(t *testing.T) {
 	if after.Page != grouped || !checked || !slices.Contains(view.ParseQuery(mustURL(t, grouped).Query()).Grouping(), off) {
 		t.Errorf("after turning on group-by %s: page %q (want %q), its box checked %v", off, after.Page, grouped, checked)
 	}
-	next = after.Page
 
 	// Back: the page before, its box unchecked as rendered (not as the
 	// browser may restore it), leading to the grouped page again.
-	nav = nextPage(t, tab)
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { history.back(); return true; })()`))
-	nav(shown + ` && location.search.indexOf('engine') < 0 && location.pathname + location.search !== ` + strconv.Quote(grouped))
-	back := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	back := act(`history.back()`, shown+` && location.pathname + location.search !== `+strconv.Quote(grouped))
 	for _, g := range back.Groups {
 		if g[0] == off && (g[1] != "false" || g[2] != grouped) {
 			t.Errorf("after Back, group-by %s: checked %s, leads to %q; want unchecked, leading to %q", off, g[1], g[2], grouped)
@@ -567,25 +563,17 @@ func TestPreviewControlsWork(t *testing.T) {
 	if stepped[0] != "true" || stepped[1] == back.Tz {
 		t.Fatalf("after ArrowDown on the time zone (was %q): same page %s, value %q; want the page kept and the next option", back.Tz, stepped[0], stepped[1])
 	}
-	nav = nextPage(t, tab)
+	nav := nextPage(t, tab)
 	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Enter))
 	nav(shown + ` && document.querySelector('#specdash-preview select#tz').value === ` + strconv.Quote(stepped[1]))
 	if id := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ''`)); id != "tz" {
 		t.Errorf("after choosing a time zone from the keyboard, the focus is on %q, want the select (tz)", id)
 	}
-	next = run(t, tab, 10*time.Second, chromedp.Evaluate[string](`location.pathname + location.search`))
-	nav = nextPage(t, tab)
-	navigateNoWait(t, tab, base+grouped)
-	nav(shown)
-	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
-	next = after.Page
+	after = act(`location.assign(`+strconv.Quote(base+grouped)+`)`, shown)
 
 	// Sort the table by a column: the page sorted by it.
 	col := after.Sorts[len(after.Sorts)-1]
-	nav = nextPage(t, tab)
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview th.sortable[data-sort=`+strconv.Quote(col[0])+`] button').click(); return true; })()`))
-	nav(shown)
-	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	after = act(`document.querySelector('#specdash-preview th.sortable[data-sort=`+strconv.Quote(col[0])+`] button').click()`, shown)
 	sorted := ""
 	for _, c := range after.Sorts {
 		if c[0] == col[0] {
@@ -598,10 +586,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	next = after.Page
 
 	// Refresh: the same page again, rendered anew.
-	nav = nextPage(t, tab)
-	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview button.refresh-now').click(); return true; })()`))
-	nav(shown)
-	again := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	again := act(`document.querySelector('#specdash-preview button.refresh-now').click()`, shown)
 	if again.Page != next || again.MeanLength != after.MeanLength {
 		t.Errorf("after Refresh: page %q, mean length %q; want %q, %q", again.Page, again.MeanLength, next, after.MeanLength)
 	}

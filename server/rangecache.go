@@ -239,8 +239,8 @@ func mergeRange(from, to int64, parts ...[]rangeSeries) []rangeSeries {
 	var out []rangeSeries
 	for _, part := range parts {
 		for _, s := range part {
-			lo, _ := slices.BinarySearchFunc(s.points, from, func(p model.SamplePair, t int64) int { return cmp.Compare(int64(p.Timestamp), t) })
-			hi, _ := slices.BinarySearchFunc(s.points, to+1, func(p model.SamplePair, t int64) int { return cmp.Compare(int64(p.Timestamp), t) })
+			lo, _ := slices.BinarySearchFunc(s.points, from, byTime)
+			hi, _ := slices.BinarySearchFunc(s.points, to+1, byTime)
 			if lo >= hi {
 				continue
 			}
@@ -256,6 +256,9 @@ func mergeRange(from, to int64, parts ...[]rangeSeries) []rangeSeries {
 	slices.SortFunc(out, func(a, b rangeSeries) int { return labels.Compare(a.lbls, b.lbls) })
 	return out
 }
+
+// byTime compares a point's time with t (ms), for binary searches.
+func byTime(p model.SamplePair, t int64) int { return cmp.Compare(int64(p.Timestamp), t) }
 
 // seriesOf keys a decoded matrix' series.
 func seriesOf(m model.Matrix) []rangeSeries {
