@@ -319,16 +319,24 @@ func (h health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // hands the module to go-app's app.js (docs/PERFORMANCE.md).
 const BootPath = "/web/boot.js"
 
+// CompilerPath is the URL path of web/static/compile.js: the dedicated
+// worker in which boot.js compiles the wasm, off the page's main thread.
+const CompilerPath = "/web/compile.js"
+
 // rawHeaders are the page head's own tags: the preload of ECharts and,
-// unless the wasm is missing, boot.js with the wasm's URL (a classic
-// script: it runs before go-app's deferred app.js, while the server still
-// renders the body; async, it sometimes ran after app.js; no inline
-// script, for the page's script-src 'self').
+// unless the wasm is missing, boot.js with the URLs of the wasm and of its
+// compile worker (a classic script: it runs before go-app's deferred
+// app.js, while the server still renders the body; async, it sometimes ran
+// after app.js; no inline script, for the page's script-src 'self').
 func rawHeaders(a *assets) []string {
 	res := hashResolver{a}
 	h := []string{`<link rel="preload" as="script" href="` + html.EscapeString(res.Resolve(EChartsPath)) + `">`}
 	if _, err := a.file(strings.TrimPrefix(BootPath, "/web/")); err == nil && !a.wasmMissing {
-		h = append(h, `<script src="`+html.EscapeString(res.Resolve(BootPath))+`" data-wasm="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`"></script>`)
+		compiler := ""
+		if _, err := a.file(strings.TrimPrefix(CompilerPath, "/web/")); err == nil {
+			compiler = ` data-compiler="` + html.EscapeString(res.Resolve(CompilerPath)) + `"`
+		}
+		h = append(h, `<script src="`+html.EscapeString(res.Resolve(BootPath))+`" data-wasm="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`"`+compiler+`></script>`)
 	}
 	return h
 }

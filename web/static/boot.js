@@ -6,7 +6,8 @@
 // head, which the server sends before the body (server/pagestream.go): from
 // when the page's body starts to arrive, it requests the wasm named by its
 // data-wasm attribute and compiles it while it streams
-// (WebAssembly.compileStreaming), in the background, while the body is
+// (WebAssembly.compileStreaming) in a dedicated worker (compile.js, named by
+// data-compiler; on the main thread where there is none), while the body is
 // parsed and painted. When app.js then asks for the wasm,
 // it gets the compiled module:
 //
@@ -25,7 +26,8 @@
 // runs the Go program on the main thread.
 //
 // Performance marks: specdash:wasm:compile when the request and compile start,
-// specdash:wasm:compiled when the module is compiled.
+// specdash:wasm:compiled when the module is compiled, and from the worker
+// specdash:wasm-request and specdash:wasm-end (its fetch's start and end).
 (function () {
   "use strict";
   // The theme of the first paint: a chosen one (?theme=, else the choice
@@ -61,14 +63,52 @@
   // compiling slowed that render past its bound (then the page came without
   // numbers).
   var compiled = null;
-  var compile = function () {
-    if (compiled) return compiled;
-    mark("specdash:wasm:compile");
+  // compileHere compiles on this (the main) thread: where the page cannot
+  // start the compile worker, or the worker failed.
+  var compileHere = function () {
     var response = origFetch(url, { credentials: "same-origin" }).then(function (resp) {
       if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
       return resp;
     });
-    compiled = WebAssembly.compileStreaming(response).then(function (m) {
+    return WebAssembly.compileStreaming(response);
+  };
+  // compileInWorker compiles in web/static/compile.js (data-compiler), off
+  // the main thread: there compileStreaming held the thread for 0.65-0.8 s
+  // (no frame, no preview drawing, no hover). Its fetch's timings become
+  // the marks specdash:wasm-request and specdash:wasm-end (a worker's
+  // requests are not in the page's resource timings).
+  var compiler = script.getAttribute("data-compiler");
+  var compileInWorker = function () {
+    return new Promise(function (resolve, reject) {
+      var w = new Worker(compiler);
+      var fail = function (why) {
+        w.terminate();
+        reject(new Error("compile worker: " + why));
+      };
+      w.onmessage = function (e) {
+        var d = e.data || {};
+        if (!(d.module instanceof WebAssembly.Module)) return fail(d.error || "no module");
+        w.terminate();
+        try {
+          var shift = d.origin - performance.timeOrigin;
+          if (d.request) performance.mark("specdash:wasm-request", { startTime: Math.max(0, d.request + shift) });
+          if (d.end) performance.mark("specdash:wasm-end", { startTime: Math.max(0, d.end + shift) });
+        } catch (err) { }
+        resolve(d.module);
+      };
+      w.onerror = function (e) {
+        if (e && e.preventDefault) e.preventDefault();
+        fail((e && e.message) || "error");
+      };
+      w.postMessage(url);
+    });
+  };
+  var compile = function () {
+    if (compiled) return compiled;
+    mark("specdash:wasm:compile");
+    // compileInWorker's promise rejects when the worker cannot start too.
+    var module = compiler && window.Worker ? compileInWorker().catch(compileHere) : compileHere();
+    compiled = module.then(function (m) {
       mark("specdash:wasm:compiled");
       return m;
     });

@@ -1,0 +1,32 @@
+// specdash: compile the wasm off the page's main thread (a dedicated
+// worker started by boot.js; docs/PERFORMANCE.md, "Live dashboard").
+//
+// WebAssembly.compileStreaming on the page's main thread held that thread
+// for 0.65-0.8 s on a 2-core machine (its streaming decoder runs there): no
+// frame was painted and the preview's charts could not be drawn or hovered
+// until the module was compiled. Here it runs on this worker's thread; the
+// compiled module is posted back (a WebAssembly.Module is shared, not
+// copied) and instantiated on the page.
+//
+// Message in: the wasm's URL (same origin). Message out: {module, request,
+// end} (the fetch's start and last byte, in ms since this worker's
+// performance.timeOrigin, for the page's marks) or {error}.
+self.onmessage = function (e) {
+  "use strict";
+  var url = String(e.data);
+  var t0 = performance.now();
+  fetch(url, { credentials: "same-origin" }).then(function (resp) {
+    if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+    return WebAssembly.compileStreaming(resp);
+  }).then(function (m) {
+    var end = 0;
+    var entries = performance.getEntriesByName(new URL(url, self.location.href).href);
+    if (entries.length > 0) {
+      t0 = entries[0].requestStart || entries[0].startTime;
+      end = entries[0].responseEnd;
+    }
+    self.postMessage({ module: m, origin: performance.timeOrigin, request: t0, end: end });
+  }, function (err) {
+    self.postMessage({ error: String((err && err.message) || err) });
+  });
+};
