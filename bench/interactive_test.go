@@ -57,7 +57,10 @@ const (
 // (window.__paint), after a hover answers (window.__hover) and after live
 // holds (window.__live; for a page without a separate live state, live
 // is "" and __live is the later of the other two). Hovering: on every
-// frame the script sends a mousemove to the middle of each element
+// frame from the first paint with numbers on (before it there is nothing
+// to hover, and the probe's reads of the layout cost a page that is still
+// arriving a forced layout each frame: 60-100 ms of every 100 on
+// specdash's), the script sends a mousemove to the middle of each element
 // matching charts (to the element there: an overlay that lets pointers
 // through hands it to what is under it), moving by a pixel each time,
 // then checks tooltip. The conditions are checked once a frame (not on
@@ -93,7 +96,7 @@ func interactiveScript(paint, charts, tooltip, live string) string {
 		}
 	};
 	const loop = () => {
-		try { if (!seen.__hover) hover(); } catch (e) {}
+		try { if (seen.__paint && !seen.__hover) hover(); } catch (e) {}
 		check();
 		if (!(seen.__paint && seen.__hover && seen.__live)) requestAnimationFrame(loop);
 	};
@@ -298,12 +301,14 @@ func BenchmarkInteractive(b *testing.B) {
 // start; 0 when absent), read by startSteps.
 type steps map[string]float64
 
-// stepNames: the wasm's request sent and its last byte (resource timing),
+// stepNames: the wasm's request sent and its last byte (the page's
+// resource timing, or the marks boot.js copies from its compile worker's),
 // main (the Go program's main started: cmd/specdash/main_wasm.go), and the
 // first load's marks (view/load.go, app/dashboard.go); page-end and
-// echarts-end: the page's and ECharts' last bytes; wasm:compiled:
-// web/static/boot.js's mark.
-var stepNames = []string{"page-end", "echarts-end", "wasm-request", "wasm:compile", "wasm-end", "wasm:compiled", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}
+// echarts-end: the page's and ECharts' last bytes; wasm:compile and
+// wasm:compiled: web/static/boot.js's marks; preview:first-chart: the
+// preview's first chart drawn by ECharts (web/static/preview.js).
+var stepNames = []string{"page-end", "echarts-end", "wasm-request", "wasm:compile", "wasm-end", "wasm:compiled", "preview:first-chart", "main", "load:start", "load:fetched", "load:computed", "load:end", "load:rendered"}
 
 func (s steps) String() string {
 	out := ""
