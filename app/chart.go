@@ -3,6 +3,8 @@ package app
 import (
 	"encoding/base64"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -52,6 +54,12 @@ type Chart struct {
 	// Summary is the chart's text alternative (view.ChartSummaries): the numbers it
 	// draws, read by screen readers instead of the canvas.
 	Summary string
+	// ZoomHref (server only, with Zoom) is the page a zoom on the
+	// pre-rendered chart leads to, its from and to set by
+	// web/static/preview.js to the selected buckets' span (Dashboard.zoomHref);
+	// ZoomFirst are the heatmap's columns' first buckets (view.View.HeatFirst).
+	ZoomHref  string
+	ZoomFirst []int
 
 	inst    app.Value
 	drawn   string
@@ -117,6 +125,16 @@ func (c *Chart) Render() app.UI {
 		div = div.DataSet("option", base64.StdEncoding.EncodeToString([]byte(c.Option))).
 			DataSet("preview-at", c.stamp.At).
 			DataSet("preview-url", c.stamp.URL)
+		if c.Zoom && c.ZoomHref != "" {
+			div = div.DataSet("zoom-href", c.ZoomHref)
+			if len(c.ZoomFirst) > 0 {
+				first := make([]string, len(c.ZoomFirst))
+				for i, b := range c.ZoomFirst {
+					first[i] = strconv.Itoa(b)
+				}
+				div = div.DataSet("zoom-first", strings.Join(first, ","))
+			}
+		}
 		if draw := preRenderChart.Load(); draw != nil && c.Spec != nil {
 			if static := (*draw)(c.Spec); static != "" {
 				div = div.Body(app.Raw(static))

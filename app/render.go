@@ -67,7 +67,14 @@ func (d *Dashboard) Render() app.UI {
 	empty := d.emptyText()
 	summaries := view.ChartSummaries(d.res, v)
 	chart := func(name string, h int, zoom bool) app.UI {
-		return &Chart{Name: name, Option: v.Options[name], Spec: v.Specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
+		c := &Chart{Name: name, Option: v.Options[name], Spec: v.Specs[name], Height: h, Empty: empty, Zoom: zoom, Summary: summaries[name]}
+		if zoom {
+			c.ZoomHref = d.zoomHref(name, v.HeatFirst)
+			if name == view.ChartHeatmap {
+				c.ZoomFirst = v.HeatFirst
+			}
+		}
+		return c
 	}
 	lineNote := v.LineNote()
 	return root.Body(
@@ -240,6 +247,22 @@ func (d *Dashboard) href(q view.Query) string {
 		return ""
 	}
 	return view.EditHref(d.page, q)
+}
+
+// zoomHref is the page a zoom on the pre-rendered chart leads to (as the
+// live page's onZoom), for web/static/preview.js: the zoom on the whole
+// window, whose from and to preview.js sets to the span selected, as
+// view.Query.Zoom does (data-zoom-href); "" in the browser, or without
+// buckets.
+func (d *Dashboard) zoomHref(chart string, heatFirst []int) string {
+	if app.IsClient || d.res == nil {
+		return ""
+	}
+	q, ok := d.q.Zoom(d.res, chart, heatFirst, 0, d.res.Grid.Buckets()-1)
+	if !ok {
+		return ""
+	}
+	return d.href(q)
 }
 
 // labelValues are the values known of label (view.LabelValues).

@@ -18,12 +18,14 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/input"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"specdash/internal/fixtures"
 	"specdash/internal/promtest"
+	"specdash/model"
 	"specdash/server"
 	"specdash/view"
 )
@@ -391,7 +393,9 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 // choosing "without bonus token" in the overlay loads that page, which the
 // server renders with the fixture's mean length without the bonus token;
 // turning a group-by label on loads the page grouped by it, a sort button
-// the page sorted by its column; the controls
+// the page sorted by its column, a span selected on the acceptance-rate
+// chart and then on the heatmap the page zoomed to its buckets (as the
+// live page's view.Query.Zoom); the controls
 // that need the wasm (the time inputs, the filter menus) stay inert.
 func TestPreviewControlsWork(t *testing.T) {
 	fx := fixtures.KnownAnswer()
@@ -584,6 +588,64 @@ func TestPreviewControlsWork(t *testing.T) {
 		t.Errorf("after sorting by %s: page %q (want %q), aria-sort %q (was %q)", col[0], after.Page, col[2], sorted, col[1])
 	}
 	next = after.Page
+
+	// Zoom: a span selected with the mouse on a time chart (from the
+	// middle of category a to that of b), then on the heatmap's columns
+	// (what ECharts emits for a finished lineX selection): the page zoomed
+	// to the span's buckets, as the live page's view.Query.Zoom.
+	zoom := func(chart string, a, b int, drag bool) {
+		t.Helper()
+		sel := strconv.Quote(`#specdash-preview [data-chart="` + chart + `"]`)
+		inst := `echarts.getInstanceByDom(document.querySelector(` + sel + `))`
+		run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector(`+sel+`).scrollIntoView({block: 'center'}); return true; })()`))
+		waitJS(t, tab, 30*time.Second, `!!window.echarts && !!`+inst)
+		g := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`(() => { const r = document.querySelector('#specdash-preview [data-dashboard]'); const el = document.querySelector(`+sel+`);
+		  return [r.dataset.windowStart, r.dataset.stepSeconds, r.dataset.buckets, el.dataset.zoomFirst || '', location.pathname + location.search]; })()`))
+		start, _ := strconv.ParseInt(g[0], 10, 64)
+		stepS, _ := strconv.ParseFloat(g[1], 64)
+		n, _ := strconv.Atoi(g[2])
+		from, to := a, b
+		if g[3] != "" {
+			var first []int
+			for _, f := range strings.Split(g[3], ",") {
+				i, _ := strconv.Atoi(f)
+				first = append(first, i)
+			}
+			from, to = model.ColumnBuckets(first, n, a, b)
+		}
+		stepMs := int64(math.Round(stepS * 1000))
+		cur := mustURL(t, g[4])
+		q := view.ParseQuery(cur.Query())
+		q.From, q.To = start+int64(from)*stepMs, start+int64(to+1)*stepMs
+		want := mustURL(t, decodedHref(view.EditHref(cur, q)))
+		var got previewState
+		if drag {
+			p := run(t, tab, 10*time.Second, chromedp.Evaluate[[]float64](`(() => { const i = `+inst+`; const r = document.querySelector(`+sel+`).getBoundingClientRect();
+			  const g = i.getModel().getComponent('grid', 0).coordinateSystem.getRect();
+			  return [r.left + i.convertToPixel({xAxisIndex: 0}, `+strconv.Itoa(a)+`), r.left + i.convertToPixel({xAxisIndex: 0}, `+strconv.Itoa(b)+`), r.top + g.y + g.height / 2]; })()`))
+			left := func(q *input.DispatchMouseEventParams) {
+				q.Button, q.Buttons, q.ClickCount = input.MouseButtonLeft, 1, 1
+			}
+			nav := nextPage(t, tab)
+			step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, p[0], p[2]))
+			step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MousePressed, p[0], p[2], left))
+			for i := 1; i <= 8; i++ {
+				step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, p[0]+(p[1]-p[0])*float64(i)/8, p[2], left))
+			}
+			step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseReleased, p[1], p[2], left))
+			nav(shown)
+			got = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+		} else {
+			got = act(inst+`.trigger('brushend', {areas: [{coordRange: [`+strconv.Itoa(a)+`, `+strconv.Itoa(b)+`]}]})`, shown)
+		}
+		gotURL := mustURL(t, got.Page)
+		if n == 0 || to < from || gotURL.Path != want.Path || view.ParseQuery(gotURL.Query()).Values().Encode() != view.ParseQuery(want.Query()).Values().Encode() {
+			t.Errorf("zoom on %s over %d..%d (buckets %d..%d of %d): page %q, want %q", chart, a, b, from, to, n, got.Page, want)
+		}
+	}
+	zoom(view.ChartAcceptanceRate, 10, 40, true)
+	zoom(view.ChartHeatmap, 0, 1, false)
+	after = act(`location.assign(`+strconv.Quote(base+next)+`)`, shown)
 
 	// Refresh: the same page again, rendered anew.
 	again := act(`document.querySelector('#specdash-preview button.refresh-now').click()`, shown)

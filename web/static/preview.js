@@ -33,6 +33,8 @@
 //     (the live page draws only the charts in view too: drawing the others
 //     twice cost the main thread ~0.1 s a chart while the wasm started);
 //     the first chart drawn leaves the mark specdash:preview:first-chart;
+//     a span selected on a time chart loads the page zoomed to it
+//     (zoomable, zoomURL), as on the live page;
 //  4. removes the overlay when the live dashboard is ready or failed
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
@@ -85,9 +87,17 @@
   var FOCUS_KEY = "specdash.previewFocus";
   var leaving = false;
   function go(href, el) {
+    if (!href) return;
+    try {
+      goURL(decodeURLSafe(href), el);
+    } catch (e) {
+      // Not base64: the control does nothing, as an inert one.
+    }
+  }
+  function goURL(href, el) {
     if (!href || leaving) return;
     try {
-      var u = new URL(decodeURLSafe(href), location.href);
+      var u = new URL(href, location.href);
       if (u.origin !== location.origin) return;
       leaving = true;
       try {
@@ -97,6 +107,55 @@
     } catch (e) {
       // Not a URL: the control does nothing, as an inert one.
     }
+  }
+
+  // zoomURL is the page a span selected on a pre-rendered time chart el
+  // leads to: its data-zoom-href (the server's zoom on the whole window)
+  // with from and to set to the start of the first and the end of the
+  // last bucket of the span (category indices from..to; on the heatmap,
+  // columns, whose first buckets are data-zoom-first), as the live page's
+  // view.Query.Zoom sets them; the grid is the dashboard root's
+  // (data-window-start, data-step-seconds, data-buckets). "" when the span
+  // holds no bucket. (e2e TestPreviewZoom)
+  function zoomURL(el, from, to) {
+    var href = el.getAttribute("data-zoom-href");
+    var root = el.closest("[data-dashboard]");
+    if (!href || !root) return "";
+    var start = Number(root.getAttribute("data-window-start"));
+    var step = Math.round(Number(root.getAttribute("data-step-seconds")) * 1000);
+    var n = Number(root.getAttribute("data-buckets"));
+    if (!(step > 0 && n > 0 && isFinite(start))) return "";
+    var first = el.getAttribute("data-zoom-first");
+    if (first) {
+      first = first.split(",").map(Number);
+      if (from < 0 || to < from || from >= first.length) return "";
+      var b = first[from];
+      to = to + 1 < first.length ? first[to + 1] - 1 : n - 1;
+      from = b;
+    }
+    from = Math.max(from, 0);
+    to = Math.min(to, n - 1);
+    if (to < from) return "";
+    // RFC 3339 in UTC, as the server writes them (view.formatTime).
+    var iso = function (ms) { return new Date(ms).toISOString().replace(/\.000Z$/, "Z"); };
+    var u = new URL(decodeURLSafe(href), location.href);
+    u.searchParams.set("from", iso(start + from * step));
+    u.searchParams.set("to", iso(start + (to + 1) * step));
+    return u.pathname + u.search;
+  }
+
+  // zoomable lets a span selected on the pre-rendered chart el (drawn on
+  // inst) load the page zoomed to it, as on the live page (charts.js
+  // update and app/chart.go's brushEnd handler).
+  function zoomable(el, inst, opt) {
+    if (!opt.brush || !el.hasAttribute("data-zoom-href")) return;
+    inst.dispatchAction({ type: "takeGlobalCursor", key: "brush", brushOption: { brushType: "lineX", brushMode: "single" } });
+    inst.on("brushEnd", function (ev) {
+      var r = ev && ev.areas && ev.areas[0] && ev.areas[0].coordRange;
+      if (!r || r.length < 2) return;
+      var a = Math.round(r[0]), b = Math.round(r[1]);
+      goURL(zoomURL(el, Math.min(a, b), Math.max(a, b)));
+    });
   }
 
   // reset shows a control as the server rendered it, which its hrefs are
@@ -282,6 +341,7 @@
         if (drawing) drawing.remove();
         var inst = echarts.init(el, null, { renderer: "svg" });
         inst.setOption(opt, true);
+        zoomable(el, inst, opt);
         insts.push(inst);
         if (insts.length === 1) {
           try { performance.mark("specdash:preview:first-chart"); } catch (e2) { }
