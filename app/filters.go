@@ -147,7 +147,14 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 	search := d.flt.search[l]
 	vals := d.menuValues(l)
 	summary, tip := view.MenuTexts(l, chosen, chained)
-	return app.Div().Class("control", "control-filter").DataSet("filter", l).Body(
+	menu := app.Div().Class("control", "control-filter").DataSet("filter", l)
+	if !app.IsClient && d.page != nil {
+		// The pre-rendered menu works before the wasm runs (preview.js).
+		if href, param := view.FilterHref(d.page, d.q, l); href != "" {
+			menu = menu.DataSet("filter-href", href).DataSet("filter-param", param)
+		}
+	}
+	return menu.Body(
 		app.Span().Class("control-label", "label-name").ID(id+"-label").Text(l),
 		app.Div().Class("chips").Body(
 			app.Range(chosen).Slice(func(i int) app.UI {

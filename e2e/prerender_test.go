@@ -250,10 +250,12 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    firstEmpty: !!first && first !== o && first.children.length === 0,
 	    pointer: getComputedStyle(o).pointerEvents,
 	    controls: o.querySelectorAll('select, input, button').length,
-	    // Inert but the view's selects, group-by boxes, sort buttons, Live
-	    // and Refresh (TestPreviewControlsWork).
+	    // Inert but the view's selects, group-by boxes, sort buttons, Live,
+	    // Refresh and the filter menus' boxes and buttons
+	    // (TestPreviewControlsWork).
 	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]') ||
-	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('input[type=checkbox][data-href], button[data-href], button.refresh-now')),
+	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('input[type=checkbox][data-href], button[data-href], button.refresh-now') ||
+	      (!!el.closest('[data-filter-href]') && el.matches('input[type=checkbox][data-filter-value], button.chip-remove, button.filter-clear'))),
 	    chartPointer: getComputedStyle(o.querySelector('[data-chart="acceptance-rate"]')).pointerEvents,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
@@ -393,10 +395,12 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 // choosing "without bonus token" in the overlay loads that page, which the
 // server renders with the fixture's mean length without the bonus token;
 // turning a group-by label on loads the page grouped by it, a sort button
-// the page sorted by its column, a span selected on the acceptance-rate
+// the page sorted by its column, a value checked in a filter menu the
+// page filtered by it and its chip's remove button the page without it,
+// a span selected on the acceptance-rate
 // chart and then on the heatmap the page zoomed to its buckets (as the
 // live page's view.Query.Zoom); the controls
-// that need the wasm (the time inputs, the filter menus) stay inert.
+// that need the wasm (the time inputs, a filter menu's search) stay inert.
 func TestPreviewControlsWork(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	base, tab := previewSite(t, fx.OpenMetrics)
@@ -428,6 +432,7 @@ func TestPreviewControlsWork(t *testing.T) {
 		Inert      []string            `json:"inert"`  // ids of some controls that need the wasm, if inert
 		Sorts      [][]string          `json:"sorts"`  // per sortable column: column, aria-sort, decoded href
 		LiveHref   string              `json:"liveHref"`
+		Filters    [][]string          `json:"filters"` // per filter menu: label, its decoded data-filter-href, param, then the chips' values
 	}
 	const readJS = `(() => {
 	  const o = document.getElementById('specdash-preview');
@@ -443,7 +448,9 @@ func TestPreviewControlsWork(t *testing.T) {
 	    tz: o.querySelector('select#tz').value,
 	    meanLength: ml ? ml.dataset.value : '',
 	    hrefs,
-	    live: Array.from(o.querySelectorAll('input,select,button')).filter(el => !el.closest('[inert]')).map(el => el.id || el.className),
+	    live: Array.from(o.querySelectorAll('input,select,button')).filter(el => !el.closest('[inert]')).map(el => el.id || el.className || (el.dataset.filterValue ? 'filter-value' : el.tagName)),
+	    filters: Array.from(o.querySelectorAll('.control-filter[data-filter]')).map(m => [m.dataset.filter, m.dataset.filterHref ? dec(m.dataset.filterHref) : '', m.dataset.filterParam || '',
+	      ...Array.from(m.querySelectorAll('[data-chip]')).map(c => dec(c.dataset.value.slice(2)))]),
 	    groups: Array.from(o.querySelectorAll('input[type=checkbox][data-group]')).map(b => [b.dataset.group, String(b.checked), b.dataset.href ? dec(b.dataset.href) : '']),
 	    inert: ['from', 'to'].filter(id => { const el = o.querySelector('#' + id); return !!el && !!el.closest('[inert]'); }),
 	    sorts: Array.from(o.querySelectorAll('th.sortable')).map(th => { const b = th.querySelector('button'); return [th.dataset.sort, th.getAttribute('aria-sort'), b && b.dataset.href ? dec(b.dataset.href) : '']; }),
@@ -454,6 +461,10 @@ func TestPreviewControlsWork(t *testing.T) {
 	waitJS(t, tab, 30*time.Second, shown)
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	wantLive := []string{"range", "live", "tz", "convention", "refresh-now"} // not the auto-refresh period: the live page's
+	filterBoxes := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('#specdash-preview input[data-filter-value]').length`))
+	for range filterBoxes {
+		wantLive = append(wantLive, "filter-value")
+	}
 	for _, g := range before.Groups {
 		wantLive = append(wantLive, "group-"+g[0])
 	}
@@ -588,6 +599,40 @@ func TestPreviewControlsWork(t *testing.T) {
 		t.Errorf("after sorting by %s: page %q (want %q), aria-sort %q (was %q)", col[0], after.Page, col[2], sorted, col[1])
 	}
 	next = after.Page
+
+	// A filter menu: open it, check a value: the page filtered by it (as
+	// the live page's Query.SetFilter); its chip's remove button: the page
+	// without it again. Each menu leads to the page without its filter.
+	for _, f := range after.Filters {
+		q := view.ParseQuery(mustURL(t, after.Page).Query())
+		q.SetFilter(f[0], nil)
+		if want := decodedHref(view.EditHref(mustURL(t, after.Page), q)); len(f) != 3 || f[1] != want || f[2] == "" {
+			t.Errorf("filter menu %v: want no chip, leading to %q", f, want)
+		}
+	}
+	if len(after.Filters) == 0 {
+		t.Fatal("no filter menu in the preview")
+	}
+	fl := after.Filters[0][0]
+	fsel := `#specdash-preview .control-filter[data-filter=` + strconv.Quote(fl) + `]`
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector(`+strconv.Quote(fsel+` summary`)+`).click(); return true; })()`))
+	val := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(() => { const b = document.querySelector(`+strconv.Quote(fsel+` input[data-filter-value]`)+`);
+	  return b && b.closest('details').open && !b.closest('[inert]') ? b.value : ''; })()`))
+	v, ok := view.DecodeOptionOK(val)
+	if !ok {
+		t.Fatalf("filter menu %s: no value box that works once opened (%q)", fl, val)
+	}
+	unfiltered := after.Page
+	filtered := view.ParseQuery(mustURL(t, unfiltered).Query())
+	filtered.SetFilter(fl, []string{v})
+	after = act(`document.querySelector(`+strconv.Quote(fsel+` input[data-filter-value]`)+`).click()`, shown)
+	if got := view.ParseQuery(mustURL(t, after.Page).Query()); got.Values().Encode() != filtered.Values().Encode() || len(after.Filters) == 0 || !slices.Contains(after.Filters[0], v) {
+		t.Errorf("after checking %s = %q: page %q, filters %v; want %q with its chip", fl, v, after.Page, after.Filters, filtered.Values().Encode())
+	}
+	after = act(`document.querySelector(`+strconv.Quote(fsel+` button.chip-remove`)+`).click()`, shown)
+	if got := view.ParseQuery(mustURL(t, after.Page).Query()); got.Values().Encode() != view.ParseQuery(mustURL(t, unfiltered).Query()).Values().Encode() {
+		t.Errorf("after removing the chip %s = %q: page %q, want %q", fl, v, after.Page, unfiltered)
+	}
 
 	// Zoom: a span selected with the mouse on a time chart (from the
 	// middle of category a to that of b), then on the heatmap's columns

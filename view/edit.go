@@ -108,6 +108,16 @@ func (q Query) WithGroup(grouping []string, label string, on bool) Query {
 	return q
 }
 
+// FilterHref is where the pre-rendered page's filter menu of label leads
+// before the wasm runs (web/static/preview.js): href is EditHref of q
+// without a filter on label, to which preview.js appends one param
+// parameter per value the user's change keeps, as Query.SetFilter and
+// Values would write them.
+func FilterHref(cur *url.URL, q Query, label string) (href, param string) {
+	q.SetFilter(label, nil)
+	return EditHref(cur, q), filterParam(label)
+}
+
 // WithWindow is q with the window the From/To inputs give (Unix ms, 0 for
 // an empty input), or with base the compare baseline's (both empty: the
 // window just before); an error names what CheckWindow refused at now,

@@ -194,3 +194,33 @@ func mustQuery(t *testing.T, s string) url.Values {
 	}
 	return u.Query()
 }
+
+// FilterHref leads to the page without the label's filter (the others
+// and the page's other parameters kept) and names the parameter a value
+// of the label is written in; adding that parameter per value gives the
+// page of Query.SetFilter.
+func TestFilterHref(t *testing.T) {
+	cur := &url.URL{Path: "/", RawQuery: "range=6h&model=a&model=b&engine=0&f.job=vllm&other=x%26y"}
+	q := ParseQuery(cur.Query())
+	for _, c := range []struct{ label, param, keep string }{{"model_name", "model", "engine"}, {"engine", "engine", "model"}, {"job", "f.job", "model"}} {
+		href, param := FilterHref(cur, q, c.label)
+		b, err := base64.RawURLEncoding.DecodeString(href)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", c.label, href, err)
+		}
+		u, err := url.Parse(string(b))
+		if err != nil || u.Path != "/" {
+			t.Fatalf("%s: %q is not this site's page (%v)", c.label, b, err)
+		}
+		v := u.Query()
+		if param != c.param || v.Has(c.param) || !v.Has(c.keep) || v.Get("other") != "x&y" {
+			t.Errorf("%s: param %q, page %q; want %q, the page without it, %s and the other parameters kept", c.label, param, b, c.param, c.keep)
+		}
+		v.Add(param, "z")
+		want := q
+		want.SetFilter(c.label, []string{"z"})
+		if got := ParseQuery(v); got.Values().Encode() != want.Values().Encode() {
+			t.Errorf("%s: with %s=z reads back as %v, want %v", c.label, param, got.Values(), want.Values())
+		}
+	}
+}

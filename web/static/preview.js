@@ -20,8 +20,8 @@
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
 //     same layout, pointer-events: none but on its charts and the controls
 //     that work without the wasm (works: the view's selects, group-by
-//     boxes, sort buttons and Live go to the page they choose, Refresh
-//     reloads; the control that led here gets the focus), its other
+//     boxes, sort buttons, filter menus and Live go to the page they
+//     choose, Refresh reloads; the control that led here gets the focus), its other
 //     controls inert, with a "starting" hint)
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
@@ -109,6 +109,39 @@
     }
   }
 
+  // decodeOption is the label value of a filter box's value or a chip's
+  // data-value (view.EncodeOption: "v:" and base64url); null for another
+  // string.
+  function decodeOption(s) {
+    s = String(s || "");
+    if (s.indexOf("v:") !== 0) return null;
+    try {
+      return decodeURLSafe(s.slice(2));
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // filterURL is the page the filter menu menu leads to when value v is
+  // turned on or off: its data-filter-href (the page without this
+  // label's filter, view.FilterHref) with one data-filter-param parameter
+  // per value kept (the chips' values, v added or removed), sorted, as
+  // the live page's Query.SetFilter writes them. "" for no value.
+  function filterURL(menu, v, on) {
+    if (v === null) return "";
+    var vals = [];
+    var chips = menu.querySelectorAll("[data-chip]");
+    for (var i = 0; i < chips.length; i++) {
+      var c = decodeOption(chips[i].getAttribute("data-value"));
+      if (c !== null && c !== v && vals.indexOf(c) < 0) vals.push(c);
+    }
+    if (on) vals.push(v);
+    vals.sort();
+    var u = new URL(decodeURLSafe(menu.getAttribute("data-filter-href")), location.href);
+    for (var j = 0; j < vals.length; j++) u.searchParams.append(menu.getAttribute("data-filter-param"), vals[j]);
+    return u.pathname + u.search;
+  }
+
   // zoomURL is the page a span selected on a pre-rendered time chart el
   // leads to: its data-zoom-href (the server's zoom on the whole window)
   // with from and to set to the start of the first and the end of the
@@ -178,8 +211,9 @@
   // (the server renders it with fresh numbers). A select changed from the
   // keyboard (the arrows step through a closed select's options) goes on
   // Enter or when it loses the focus, so that a keyboard user can read the
-  // options first. Other controls (the auto-refresh period, filter menus,
-  // time inputs) wait for the wasm.
+  // options first. The filter menus work too (filterURL). Other controls
+  // (the auto-refresh period, a filter menu's search, the time inputs)
+  // wait for the wasm.
   var working = [];
   function works(el) {
     if (el.matches("select") && el.querySelector("option[data-href]")) {
@@ -209,6 +243,31 @@
     if (el.matches("button[data-href]")) {
       el.addEventListener("click", function () { go(el.getAttribute("data-href"), el); });
       return true;
+    }
+    // A filter menu (data-filter-href on its .control-filter): its toggle
+    // opens it (a <details>), a value's box and a chip's remove button go
+    // to the page with that value added or removed, Clear to the page
+    // without the filter; its search waits for the wasm.
+    var menu = el.closest("[data-filter-href]");
+    if (menu) {
+      if (el.matches("summary")) return true;
+      if (el.matches('input[type="checkbox"][data-filter-value]')) {
+        reset(el);
+        el.addEventListener("change", function () { goURL(filterURL(menu, decodeOption(el.value), el.checked), el); });
+        working.push(el);
+        return true;
+      }
+      if (el.matches("button.chip-remove")) {
+        el.addEventListener("click", function () {
+          var chip = el.closest("[data-chip]");
+          if (chip) goURL(filterURL(menu, decodeOption(chip.getAttribute("data-value")), false), el);
+        });
+        return true;
+      }
+      if (el.matches("button.filter-clear")) {
+        el.addEventListener("click", function () { go(menu.getAttribute("data-filter-href"), el); });
+        return true;
+      }
     }
     if (el.matches("button.refresh-now")) {
       el.addEventListener("click", function () { location.reload(); });
