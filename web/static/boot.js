@@ -22,8 +22,9 @@
 // the worker's install caches "/" (the server renders the page again, with a
 // load) and every asset, which competed with the start for the CPU.
 //
-// The module is handed over after the page's next painted frame: go-app then
-// runs the Go program on the main thread.
+// The module is handed over after the page's next painted frame (on a page
+// whose preview is shown, after its first chart is drawn, 1 s at most):
+// go-app then runs the Go program on the main thread.
 //
 // Performance marks: specdash:wasm:compile when the request and compile start,
 // specdash:wasm:compiled when the module is compiled, and from the worker
@@ -157,6 +158,18 @@
     });
   };
 
+  // previewDrawn waits, on a page whose preview is shown (preview.js), for
+  // its first chart drawn by ECharts (the event specdash:preview-drawn),
+  // 1 s at most: the Go program's start holds the main thread for a
+  // second, and a preview chart drawn before it answers hovers during it.
+  var previewDrawn = function () {
+    return new Promise(function (resolve) {
+      if (window.__specdashPreviewDrawn || document.body.getAttribute("data-preview") !== "shown") return resolve();
+      document.addEventListener("specdash:preview-drawn", function () { resolve(); });
+      setTimeout(resolve, 1000);
+    });
+  };
+
   // DOMContentLoaded comes after every deferred script has run, preview.js
   // included: go-app must not mount (replacing the body's first child)
   // before preview.js has moved the pre-rendered page into its overlay.
@@ -173,7 +186,7 @@
     // With a compiled module ready early, go-app otherwise mounted before
     // preview.js ran (the pre-rendered page was replaced by the empty live
     // one) or held up the first paint.
-    return Promise.all([compile(), parsed.then(afterPaint)]).then(function (r) {
+    return Promise.all([compile(), parsed.then(previewDrawn).then(afterPaint)]).then(function (r) {
       var m = r[0];
       return WebAssembly.instantiate(m, imports).then(function (instance) {
         return { module: m, instance: instance };

@@ -32,7 +32,9 @@
 //     a chart further down keeps its static drawing until it scrolls near
 //     (the live page draws only the charts in view too: drawing the others
 //     twice cost the main thread ~0.1 s a chart while the wasm started);
-//     the first chart drawn leaves the mark specdash:preview:first-chart;
+//     the first chart drawn leaves the mark specdash:preview:first-chart
+//     and sends the document the event specdash:preview-drawn (boot.js
+//     starts the Go program after it);
 //     a span selected on a time chart loads the page zoomed to it
 //     (zoomable, zoomURL), as on the live page;
 //  4. removes the overlay when the live dashboard is ready or failed
@@ -404,6 +406,8 @@
         insts.push(inst);
         if (insts.length === 1) {
           try { performance.mark("specdash:preview:first-chart"); } catch (e2) { }
+          window.__specdashPreviewDrawn = true;
+          document.dispatchEvent(new Event("specdash:preview-drawn"));
         }
       } catch (e) {
         // One bad chart must not stop the others; the wasm draws it anyway.
