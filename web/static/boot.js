@@ -101,6 +101,7 @@
         if (e && e.preventDefault) e.preventDefault();
         fail((e && e.message) || "error");
       };
+      w.onmessageerror = function () { fail("its answer could not be read"); };
       w.postMessage(url);
     });
   };
@@ -108,7 +109,10 @@
     if (compiled) return compiled;
     mark("specdash:wasm:compile");
     // compileInWorker's promise rejects when the worker cannot start too.
-    var module = compiler && window.Worker ? compileInWorker().catch(compileHere) : compileHere();
+    var module = compiler && window.Worker ? compileInWorker().catch(function (err) {
+      try { console.warn("specdash: " + err.message + "; compiling app.wasm on the main thread"); } catch (e) { }
+      return compileHere();
+    }) : compileHere();
     compiled = module.then(function (m) {
       mark("specdash:wasm:compiled");
       return m;

@@ -10,7 +10,8 @@
 //
 // Message in: the wasm's URL (same origin). Message out: {module, request,
 // end} (the fetch's start and last byte, in ms since this worker's
-// performance.timeOrigin, for the page's marks) or {error}.
+// performance.timeOrigin, for the page's marks) or {error}: every failure,
+// posting the module included, answers {error}.
 self.onmessage = function (e) {
   "use strict";
   var url = String(e.data);
@@ -26,7 +27,10 @@ self.onmessage = function (e) {
       end = entries[0].responseEnd;
     }
     self.postMessage({ module: m, origin: performance.timeOrigin, request: t0, end: end });
-  }, function (err) {
+  }).catch(function (err) {
+    // The fetch or the compile failed, or the module could not be posted
+    // (a browser that cannot share a WebAssembly.Module with the page
+    // throws DataCloneError): the page then compiles on its own thread.
     self.postMessage({ error: String((err && err.message) || err) });
   });
 };
