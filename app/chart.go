@@ -34,6 +34,14 @@ import (
 // docs/PERFORMANCE.md, "Live dashboard for a new user");
 // a cleared chart (Option "") and a div without layout (hidden, not
 // attached) are drawn at once.
+//
+// Adoption: a chart's first drawing takes, instead of a new ECharts
+// instance, the chart web/static/preview.js drew for the pre-rendered page
+// from the very same option JSON (charts.js adopt, preview.js take): its
+// element moves into the div (data-chart-adopted) with its instance, and
+// the live page does not draw it again (docs/PERFORMANCE.md, "Seventeenth
+// session"). An option that differs (another window, the browser's time
+// zone) is drawn as before.
 type Chart struct {
 	app.Compo
 
@@ -259,9 +267,14 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 				return
 			}
 			c.unwatch()
-			c.inst = echarts.Call("init", c.div, nil, map[string]any{"renderer": "canvas"})
-			c.drawn = ""
-			c.state = nil
+			if a := chartsLib().Call("adopt", c.div, c.Name, c.Option, c.Zoom); a.Truthy() {
+				// The preview's chart of this very option (charts.js adopt).
+				c.inst, c.state, c.drawn = a.Get("inst"), a.Get("state"), c.Option
+			} else {
+				c.inst = echarts.Call("init", c.div, nil, map[string]any{"renderer": "canvas"})
+				c.drawn = ""
+				c.state = nil
+			}
 			c.listen(ctx)
 			c.watch(ctx)
 			if c.Zoom {

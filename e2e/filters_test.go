@@ -80,9 +80,19 @@ func TestFilterMatchingNothing(t *testing.T) {
 // (handler, not yet listening) in front of it, at the fixture's step.
 func knownAnswerHandler(t *testing.T) (fixtures.Fixture, http.Handler) {
 	t.Helper()
+	return knownAnswerServer(t, 0)
+}
+
+// knownAnswerServer is knownAnswerHandler with the server's
+// PreRenderTimeout preRender (0: its default; negative: the pre-rendered
+// page has no numbers, so preview.js draws no chart for the live page to
+// adopt, app/chart.go: every chart is the live page's, on canvas).
+func knownAnswerServer(t *testing.T, preRender time.Duration) (fixtures.Fixture, http.Handler) {
+	t.Helper()
 	fx := fixtures.KnownAnswer()
 	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e",
+		PreRenderTimeout: preRender})
 	if err != nil {
 		t.Fatal(err)
 	}

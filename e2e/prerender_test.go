@@ -294,6 +294,10 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	checkNoScript(t, tab)
 	previewControls := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](sprintfJS(controlsJS, `#specdash-preview [data-dashboard]`)))
 
+	// The preview's ECharts instances, by chart.
+	previewIDs := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]string](`Object.fromEntries(Array.from(document.querySelectorAll('#specdash-preview [data-chart]'))
+	  .filter(el => echarts.getInstanceByDom(el)).map(el => [el.dataset.chart, echarts.getInstanceByDom(el).id]))`))
+
 	// Hand over to the wasm.
 	release()
 	waitReady(t, tab, 120*time.Second)
@@ -330,6 +334,96 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		}
 	}
 	checkNoScript(t, tab)
+	checkAdopted(t, tab, previewIDs)
+}
+
+// checkAdopted: the live page took over the charts the preview drew (ids:
+// chart name -> the preview's ECharts instance id) that are in view
+// instead of drawing them again (app/chart.go, charts.js adopt): the live
+// chart's element holds the preview's chart element with its instance,
+// not disposed when the overlay went, which echarts.getInstanceByDom
+// finds on the live element (checkFixtureView read its bars so); it
+// answers hovers with the live page's tooltip, exports a PNG with its
+// picture, and a span selected on it zooms the live page in place.
+func checkAdopted(t *testing.T, tab context.Context, ids map[string]string) {
+	t.Helper()
+	type adopted struct {
+		Name     string `json:"name"`
+		InView   bool   `json:"inView"`
+		Adopted  bool   `json:"adopted"`
+		ID       string `json:"id"`
+		OwnDom   bool   `json:"ownDom"`
+		Renderer string `json:"renderer"`
+		Disposed bool   `json:"disposed"`
+	}
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[[]adopted](`Array.from(document.querySelectorAll('body > [data-dashboard] [data-chart]')).map(el => {
+	  const inst = echarts.getInstanceByDom(el);
+	  const a = el.querySelector(':scope > [data-chart-adopted]');
+	  const r = el.getBoundingClientRect();
+	  return {name: el.dataset.chart, inView: r.bottom > -200 && r.top < innerHeight + 200, adopted: !!a, id: inst ? String(inst.id) : '',
+	    ownDom: !!inst && inst.getDom() === a, renderer: inst ? inst.getZr().painter.type : '', disposed: !!inst && inst.isDisposed()};
+	})`))
+	n := 0
+	for _, c := range got {
+		if !c.Adopted {
+			if c.InView && ids[c.Name] != "" {
+				t.Errorf("chart %s: drawn by the preview (instance %s) and in view, not adopted: %+v", c.Name, ids[c.Name], c)
+			}
+			continue
+		}
+		n++
+		if c.ID != ids[c.Name] || !c.OwnDom || c.Renderer != "canvas" || c.Disposed {
+			t.Errorf("adopted chart %s: %+v; want the preview's instance %q (canvas), on the adopted element, not disposed", c.Name, c, ids[c.Name])
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no chart adopted from the preview (preview instances %v; live %+v)", ids, got)
+	}
+	// A hover over the adopted acceptance-rate chart: the live page's
+	// tooltip (trigger axis) with the bucket's values.
+	box := run(t, tab, 10*time.Second, chromedp.Evaluate[[]float64](`(() => {
+	  const el = document.querySelector('body > [data-dashboard] [data-chart="acceptance-rate"]');
+	  el.scrollIntoView({block: 'center'});
+	  const r = el.getBoundingClientRect();
+	  return [r.left + r.width / 2, r.top + r.height / 2, el.querySelector('[data-chart-adopted]') ? 1 : 0];
+	})()`))
+	if box[2] != 1 {
+		t.Fatalf("the acceptance-rate chart (in view when the wasm started) was not adopted")
+	}
+	step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, box[0]-3, box[1]))
+	step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, box[0], box[1]))
+	waitJS(t, tab, 30*time.Second, `Array.from(echarts.getInstanceByDom(document.querySelector('body > [data-dashboard] [data-chart="acceptance-rate"]')).getDom().children).some(el =>
+	  el.style.zIndex === '9999999' && el.style.display !== 'none' && /%/.test(el.textContent))`)
+	step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, 5, 5))
+	// Its PNG export (charts.js exportPNG): the chart's size at pixel
+	// ratio 2 under one line of text, with the lines' pixels.
+	png := run(t, tab, 30*time.Second, chromedp.Evaluate[[]float64](`(async () => {
+	  const inst = echarts.getInstanceByDom(document.querySelector('body > [data-dashboard] [data-chart="acceptance-rate"]'));
+	  const url = specdashCharts.exportPNG(inst, '#ffffff', '#000000', ['title']);
+	  const img = new Image();
+	  img.src = url;
+	  await img.decode();
+	  const c = document.createElement('canvas');
+	  c.width = img.width;
+	  c.height = img.height;
+	  const ctx = c.getContext('2d');
+	  ctx.drawImage(img, 0, 0);
+	  const d = ctx.getImageData(0, 0, c.width, c.height).data;
+	  let colored = 0;
+	  for (let i = 0; i < d.length; i += 4) if (Math.max(d[i], d[i+1], d[i+2]) - Math.min(d[i], d[i+1], d[i+2]) > 60) colored++;
+	  return [url.startsWith('data:image/png') ? 1 : 0, img.width, img.height, inst.getWidth() * 2, inst.getHeight() * 2, colored];
+	})()`, chromedp.EvalAwaitPromise))
+	if png[0] != 1 || png[1] != png[3] || png[2] <= png[4] || png[5] < 500 {
+		t.Errorf("PNG export of the adopted chart: png %v, %vx%v (chart at ratio 2: %vx%v, plus the title), %v coloured pixels; want a PNG that wide, taller, with the lines",
+			png[0], png[1], png[2], png[3], png[4], png[5])
+	}
+	// A span selected on it with the mouse zooms the live page in place
+	// (the live page's handler, not the preview's page load).
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { window.__samePage = true; return true; })()`))
+	dragZoom(t, tab)
+	if same := run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`window.__samePage === true`)); !same {
+		t.Errorf("a span selected on the adopted chart loaded another page: want the live page's zoom")
+	}
 }
 
 // controlsJS lists the state of every select (its selected options' text)

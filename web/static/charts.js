@@ -5,6 +5,8 @@
 //
 // window.specdashCharts = {
 //   update(inst, json, zoom, prev) -> state   draw an option (see below)
+//   adopt(div, name, json, zoom) -> {inst, state} | null
+//                                             take the preview's chart (adopt)
 //   idle(cb, ms) -> handle, cancel(handle)    requestIdleCallback or a timer
 //   link(inst, group), unlink(inst)           shared crosshair and tooltip
 //   exportPNG(inst, bg, fg, lines) -> url      PNG export with a title
@@ -30,10 +32,15 @@
   // the instance does not have it yet. state is {rest, cursor, mode}. It
   // throws what setOption throws. (e2e TestChartUpdate)
   var swapKeys = ["series", "xAxis", "yAxis", "grid", "title", "legend", "tooltip", "visualMap"];
+  // restOf is the option's structure that update compares: its sorted
+  // keys, with the values of those outside swapKeys.
+  function restOf(opt, keys) {
+    return JSON.stringify(keys.map(function (k) { return swapKeys.indexOf(k) >= 0 ? k : [k, opt[k]]; }));
+  }
   function update(inst, json, zoom, prev) {
     var opt = JSON.parse(json);
     var keys = Object.keys(opt).sort();
-    var rest = JSON.stringify(keys.map(function (k) { return swapKeys.indexOf(k) >= 0 ? k : [k, opt[k]]; }));
+    var rest = restOf(opt, keys);
     var mode = "full", cursor = false;
     if (prev && prev.rest === rest) {
       mode = "merge";
@@ -179,5 +186,31 @@
     return out.toDataURL("image/png");
   }
 
-  window.specdashCharts = {update: update, idle: idle, cancel: cancel, link: link, unlink: unlink, exportPNG: exportPNG};
+  // adopt puts the chart that the preview drew from the option JSON json
+  // (preview.js take) into div, the live chart's element, instead of
+  // drawing it again; null when the preview has none for name (then the
+  // caller draws as before). The result is {inst, state}: the instance,
+  // and what update would have returned for json on a fresh instance.
+  function adopt(div, name, json, zoom) {
+    var p = window.specdashPreview;
+    var got = p && p.take(name, json);
+    if (!got) return null;
+    var el = got.el, inst = got.inst;
+    el.style.cssText = "width:100%;height:100%;";
+    div.appendChild(el);
+    // echarts.getInstanceByDom(div) finds the instance as for a chart
+    // drawn on div itself (ECharts keys its instances by this attribute).
+    div.setAttribute("_echarts_instance_", inst.id);
+    if (el.clientWidth !== inst.getWidth() || el.clientHeight !== inst.getHeight()) inst.resize();
+    var opt = JSON.parse(json);
+    var rest = restOf(opt, Object.keys(opt).sort());
+    var cursor = false;
+    if (zoom && opt.brush) {
+      inst.dispatchAction({type: "takeGlobalCursor", key: "brush", brushOption: {brushType: "lineX", brushMode: "single"}});
+      cursor = true;
+    }
+    return {inst: inst, state: {rest: rest, cursor: cursor, mode: "adopted"}};
+  }
+
+  window.specdashCharts = {adopt: adopt, update: update, idle: idle, cancel: cancel, link: link, unlink: unlink, exportPNG: exportPNG};
 })();

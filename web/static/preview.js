@@ -37,7 +37,10 @@
 //     starts the Go program after it);
 //     a span selected on a time chart loads the page zoomed to it
 //     (zoomable, zoomURL), as on the live page;
-//  4. removes the overlay when the live dashboard is ready or failed
+//  4. hands the charts it drew over to the live page (window.specdashPreview
+//     .take, which charts.js adopt calls: a live chart whose option is the
+//     one drawn here takes this chart instead of drawing it again), and
+//     removes the overlay when the live dashboard is ready or failed
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
 //     dashboard is never hidden or doubled), or SAFETY_MS after the live
@@ -354,6 +357,7 @@
     // queued when they scroll near (an IntersectionObserver from when
     // ECharts has run).
     var insts = [];
+    var drawn = {}; // data-chart name -> {el, inst, json}: what take hands over
     var done = false;
     var queue = [];
     var busy = false; // a drawNext is scheduled
@@ -396,14 +400,18 @@
       var el = queue.shift();
       if (watcher) watcher.unobserve(el);
       try {
-        var opt = JSON.parse(decode(el.getAttribute("data-option")));
+        var json = decode(el.getAttribute("data-option"));
+        var opt = JSON.parse(json);
         opt.animation = false;
         var drawing = el.querySelector("[data-chart-static]");
         if (drawing) drawing.remove();
-        var inst = echarts.init(el, null, { renderer: "svg" });
+        // The canvas renderer, the one web/echarts/entry.js builds in (as
+        // the live page's): the live page adopts this chart (charts.js).
+        var inst = echarts.init(el, null, { renderer: "canvas" });
         inst.setOption(opt, true);
         zoomable(el, inst, opt);
         insts.push(inst);
+        drawn[el.getAttribute("data-chart")] = { el: el, inst: inst, json: json };
         if (insts.length === 1) {
           try { performance.mark("specdash:preview:first-chart"); } catch (e2) { }
           window.__specdashPreviewDrawn = true;
@@ -445,7 +453,28 @@
     };
     window.addEventListener("resize", onResize);
 
-    // 4. Handing over to the wasm.
+    // 4. Handing over to the wasm. take(name, json) gives the live page
+    // (charts.js adopt) the preview's drawn chart called name when it was
+    // drawn from the very option json: its element (the pre-rendered
+    // attributes gone) and its ECharts instance, without the preview's
+    // zoom handler; null otherwise. The live page then does not draw that
+    // chart again (0.05-0.1 s of the main thread a chart on a 2-core
+    // machine), and the overlay's removal leaves it alone.
+    window.specdashPreview = {
+      take: function (name, json) {
+        var d = drawn[name];
+        if (done || !d || d.json !== json || d.inst.isDisposed()) return null;
+        delete drawn[name];
+        var i = insts.indexOf(d.inst);
+        if (i >= 0) insts.splice(i, 1);
+        d.inst.off("brushEnd");
+        var attrs = ["data-chart", "data-option", "data-preview-at", "data-preview-url", "data-zoom-href", "data-zoom-first", "role", "aria-labelledby", "style"];
+        for (var a = 0; a < attrs.length; a++) d.el.removeAttribute(attrs[a]);
+        d.el.className = "";
+        d.el.setAttribute("data-chart-adopted", name);
+        return { el: d.el, inst: d.inst };
+      }
+    };
     var observer;
     var timer = 0;
     var drop = function () {
