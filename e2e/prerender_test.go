@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/input"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -426,6 +427,34 @@ func checkAdopted(t *testing.T, tab context.Context, ids map[string]string) {
 	}
 }
 
+// hintZone is the browser's time zone in TestPreviewControlsWork: not
+// UTC, and half an hour off it, so that every hour and minute differs.
+const hintZone = "Asia/Kolkata"
+
+// checkHintZone: the preview's hint says the time of the numbers (the
+// charts' data-preview-at) as hh:mm:ss in the page's time zone tz (the tz
+// select's value: "utc", or "local", the browser's, hintZone), as the live
+// page's "Updated" does.
+func checkHintZone(t *testing.T, tab context.Context, tz string) {
+	t.Helper()
+	waitJS(t, tab, 30*time.Second, `!!document.querySelector('#specdash-preview [data-preview-hint]')`)
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`(() => {
+	  const o = document.getElementById('specdash-preview');
+	  return [o.querySelector('[data-preview-hint]').textContent, o.querySelector('[data-preview-at]').dataset.previewAt, o.querySelector('select#tz').value];
+	})()`))
+	at, err := strconv.ParseInt(got[1], 10, 64)
+	if err != nil || got[2] != tz {
+		t.Fatalf("preview: data-preview-at %q (%v), tz select %q; want a time and %q", got[1], err, got[2], tz)
+	}
+	loc := time.UTC
+	if tz != view.TZUTC {
+		loc = time.FixedZone(hintZone, 5*3600+30*60) // Kolkata keeps no summer time
+	}
+	if want := "as of " + time.UnixMilli(at).In(loc).Format("15:04:05"); !strings.HasSuffix(got[0], want) {
+		t.Errorf("preview hint %q with tz %s: want it to end %q", got[0], tz, want)
+	}
+}
+
 // controlsJS lists the state of every select (its selected options' text)
 // and checkbox (its value) under the root %q, in page order.
 const controlsJS = `(() => {
@@ -511,6 +540,10 @@ func TestPreviewControlsWork(t *testing.T) {
 	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
 		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
 	}))
+	// The browser's zone is not UTC (the hint's time follows the tz select).
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: hintZone})
+	}))
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
 	navigateNoWait(t, tab, base+"/?"+q.Encode())
@@ -553,6 +586,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	})()`
 	shown := `!!document.body && document.body.dataset.preview === 'shown' && !!document.querySelector('#specdash-preview select#convention')`
 	waitJS(t, tab, 30*time.Second, shown)
+	checkHintZone(t, tab, "local")
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	wantLive := []string{"range", "live", "tz", "convention", "refresh-now"} // not the auto-refresh period: the live page's
 	filterBoxes := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('#specdash-preview input[data-filter-value]').length`))
@@ -678,6 +712,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	if id := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.activeElement ? document.activeElement.id : ''`)); id != "tz" {
 		t.Errorf("after choosing a time zone from the keyboard, the focus is on %q, want the select (tz)", id)
 	}
+	checkHintZone(t, tab, stepped[1])
 	after = act(`location.assign(`+strconv.Quote(base+grouped)+`)`, shown)
 
 	// Sort the table by a column: the page sorted by it.
