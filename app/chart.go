@@ -36,12 +36,12 @@ import (
 // attached) are drawn at once.
 //
 // Adoption: a chart's first drawing takes, instead of a new ECharts
-// instance, the chart web/static/preview.js drew for the pre-rendered page
-// from the very same option JSON (charts.js adopt, preview.js take): its
-// element moves into the div (data-chart-adopted) with its instance, and
-// the live page does not draw it again (docs/PERFORMANCE.md, "Seventeenth
-// session"). An option that differs (another window, the browser's time
-// zone) is drawn as before.
+// instance, the chart web/static/preview.js drew of it for the
+// pre-rendered page (charts.js adopt, preview.js take): its element moves
+// into the div (data-chart-adopted) with its instance, kept as it is when
+// the preview drew the very same option JSON, updated to Option otherwise
+// (a window that moved on, the browser's time zone): the live page does
+// not draw it anew (docs/PERFORMANCE.md, "Seventeenth session").
 type Chart struct {
 	app.Compo
 
@@ -268,7 +268,7 @@ func (c *Chart) drawNow(ctx app.Context, force bool) {
 			}
 			c.unwatch()
 			if a := chartsLib().Call("adopt", c.div, c.Name, c.Option, c.Zoom); a.Truthy() {
-				// The preview's chart of this very option (charts.js adopt).
+				// The preview's chart, with Option drawn (charts.js adopt).
 				c.inst, c.state, c.drawn = a.Get("inst"), a.Get("state"), c.Option
 			} else {
 				c.inst = echarts.Call("init", c.div, nil, map[string]any{"renderer": "canvas"})

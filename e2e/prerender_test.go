@@ -199,6 +199,21 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	if lw := run(t, tab, 10*time.Second, chromedp.Evaluate[float64](`document.getElementById('app-wasm-loader').getBoundingClientRect().width`)); lw <= 0 || lw > 400 {
 		t.Errorf("go-app's loader %v px wide under the preview overlay: want the small badge", lw)
 	}
+	// One chart's pre-rendered option made wrong (every value of its lines
+	// 1): the preview draws it so, and the live page, which adopts that
+	// chart, must update it to its own option (checkAdopted).
+	wrongOption := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(() => {
+	  const el = document.querySelector('#specdash-preview [data-chart="acceptance-length"]');
+	  const bin = atob(el.dataset.option);
+	  const json = new TextDecoder().decode(Uint8Array.from(bin, c => c.charCodeAt(0)));
+	  const o = JSON.parse(json);
+	  for (const s of o.series) s.data = (s.data || []).map(d => (d !== null && typeof d === 'object') ? Object.assign({}, d, {value: 1}) : (typeof d === 'number' ? 1 : d));
+	  const bytes = new TextEncoder().encode(JSON.stringify(o));
+	  let out = '';
+	  for (const b of bytes) out += String.fromCharCode(b);
+	  el.dataset.option = btoa(out);
+	  return json;
+	})()`))
 	openGate("echarts")
 	// Record the live dashboard's state when the overlay leaves.
 	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => {
@@ -295,9 +310,13 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	checkNoScript(t, tab)
 	previewControls := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](sprintfJS(controlsJS, `#specdash-preview [data-dashboard]`)))
 
-	// The preview's ECharts instances, by chart.
+	// The preview's ECharts instances, by chart; the wrong option drawn.
 	previewIDs := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]string](`Object.fromEntries(Array.from(document.querySelectorAll('#specdash-preview [data-chart]'))
 	  .filter(el => echarts.getInstanceByDom(el)).map(el => [el.dataset.chart, echarts.getInstanceByDom(el).id]))`))
+	if previewIDs["acceptance-length"] == "" || !run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`echarts.getInstanceByDom(document.querySelector('#specdash-preview [data-chart="acceptance-length"]'))
+	  .getOption().series.every(s => s.data.every(d => d === '-' || d === null || (typeof d === 'object' ? d.value === 1 : d === 1)))`)) {
+		t.Fatalf("the preview did not draw the acceptance-length chart's wrong option (instances %v)", previewIDs)
+	}
 
 	// Hand over to the wasm.
 	release()
@@ -335,18 +354,21 @@ func TestPreRenderedFirstChart(t *testing.T) {
 		}
 	}
 	checkNoScript(t, tab)
-	checkAdopted(t, tab, previewIDs)
+	checkAdopted(t, tab, previewIDs, "acceptance-length", wrongOption)
 }
 
 // checkAdopted: the live page took over the charts the preview drew (ids:
-// chart name -> the preview's ECharts instance id) that are in view
-// instead of drawing them again (app/chart.go, charts.js adopt): the live
+// chart name -> the preview's ECharts instance id), in view or drawn
+// later, instead of drawing them anew (app/chart.go, charts.js adopt): the live
 // chart's element holds the preview's chart element with its instance,
 // not disposed when the overlay went, which echarts.getInstanceByDom
-// finds on the live element (checkFixtureView read its bars so); it
-// answers hovers with the live page's tooltip, exports a PNG with its
-// picture, and a span selected on it zooms the live page in place.
-func checkAdopted(t *testing.T, tab context.Context, ids map[string]string) {
+// finds on the live element (checkFixtureView read its bars so); the
+// chart wrong, which the preview drew from a wrong option, shows the
+// series of the live page's option (want: the pre-rendered option, the
+// same window's); an adopted chart answers hovers with the live page's
+// tooltip, exports a PNG with its picture, and a span selected on it
+// zooms the live page in place.
+func checkAdopted(t *testing.T, tab context.Context, ids map[string]string, wrong, want string) {
 	t.Helper()
 	type adopted struct {
 		Name     string `json:"name"`
@@ -357,6 +379,10 @@ func checkAdopted(t *testing.T, tab context.Context, ids map[string]string) {
 		Renderer string `json:"renderer"`
 		Disposed bool   `json:"disposed"`
 	}
+	// Every chart drawn: those out of view when the live page rendered
+	// too, in idle time after it (LazyIdleTimeout), when the overlay had
+	// gone (preview.js keeps the charts not taken for a while).
+	waitJS(t, tab, 30*time.Second, `!document.querySelector('body > [data-dashboard] [data-chart-pending]')`)
 	got := run(t, tab, 10*time.Second, chromedp.Evaluate[[]adopted](`Array.from(document.querySelectorAll('body > [data-dashboard] [data-chart]')).map(el => {
 	  const inst = echarts.getInstanceByDom(el);
 	  const a = el.querySelector(':scope > [data-chart-adopted]');
@@ -367,8 +393,8 @@ func checkAdopted(t *testing.T, tab context.Context, ids map[string]string) {
 	n := 0
 	for _, c := range got {
 		if !c.Adopted {
-			if c.InView && ids[c.Name] != "" {
-				t.Errorf("chart %s: drawn by the preview (instance %s) and in view, not adopted: %+v", c.Name, ids[c.Name], c)
+			if ids[c.Name] != "" {
+				t.Errorf("chart %s: drawn by the preview (instance %s), not adopted: %+v", c.Name, ids[c.Name], c)
 			}
 			continue
 		}
@@ -379,6 +405,15 @@ func checkAdopted(t *testing.T, tab context.Context, ids map[string]string) {
 	}
 	if n == 0 {
 		t.Fatalf("no chart adopted from the preview (preview instances %v; live %+v)", ids, got)
+	}
+	wantJSON, _ := json.Marshal(want)
+	series := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`(() => {
+	  const val = d => (d !== null && typeof d === 'object') ? d.value : d;
+	  const inst = echarts.getInstanceByDom(document.querySelector('body > [data-dashboard] [data-chart=`+strconv.Quote(wrong)+`]'));
+	  return [JSON.stringify(inst.getOption().series.map(s => s.data.map(val))), JSON.stringify(JSON.parse(`+string(wantJSON)+`).series.map(s => s.data.map(val)))];
+	})()`))
+	if series[0] != series[1] || !strings.Contains(series[1], ".") {
+		t.Errorf("adopted chart %s drawn from a wrong option: series %s, want the live option's %s", wrong, series[0], series[1])
 	}
 	// A hover over the adopted acceptance-rate chart: the live page's
 	// tooltip (trigger axis) with the bucket's values.

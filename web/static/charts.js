@@ -186,14 +186,15 @@
     return out.toDataURL("image/png");
   }
 
-  // adopt puts the chart that the preview drew from the option JSON json
-  // (preview.js take) into div, the live chart's element, instead of
-  // drawing it again; null when the preview has none for name (then the
-  // caller draws as before). The result is {inst, state}: the instance,
-  // and what update would have returned for json on a fresh instance.
+  // adopt puts the chart that the preview drew for name (preview.js take)
+  // into div, the live chart's element, instead of a new instance: as it
+  // is when the preview drew the option JSON json itself, updated to json
+  // (update, from the preview's option) otherwise; null when the preview
+  // has no chart name (then the caller draws as before). The result is
+  // {inst, state}: the instance, and what update returns.
   function adopt(div, name, json, zoom) {
     var p = window.specdashPreview;
-    var got = p && p.take(name, json);
+    var got = p && p.take(name);
     if (!got) return null;
     var el = got.el, inst = got.inst;
     el.style.cssText = "width:100%;height:100%;";
@@ -202,14 +203,14 @@
     // drawn on div itself (ECharts keys its instances by this attribute).
     div.setAttribute("_echarts_instance_", inst.id);
     if (el.clientWidth !== inst.getWidth() || el.clientHeight !== inst.getHeight()) inst.resize();
-    var opt = JSON.parse(json);
-    var rest = restOf(opt, Object.keys(opt).sort());
-    var cursor = false;
-    if (zoom && opt.brush) {
+    var drawn = JSON.parse(got.json);
+    var prev = {rest: restOf(drawn, Object.keys(drawn).sort()), cursor: got.cursor, mode: "preview"};
+    if (got.json !== json) return {inst: inst, state: update(inst, json, zoom, prev)};
+    if (zoom && drawn.brush && !prev.cursor) {
       inst.dispatchAction({type: "takeGlobalCursor", key: "brush", brushOption: {brushType: "lineX", brushMode: "single"}});
-      cursor = true;
+      prev.cursor = true;
     }
-    return {inst: inst, state: {rest: rest, cursor: cursor, mode: "adopted"}};
+    return {inst: inst, state: prev};
   }
 
   window.specdashCharts = {adopt: adopt, update: update, idle: idle, cancel: cancel, link: link, unlink: unlink, exportPNG: exportPNG};

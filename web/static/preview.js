@@ -53,6 +53,7 @@
   var MAX_AGE_MS = 60000; // older previews are skipped (stale numbers)
   var SAFETY_MS = 15000; // the overlay never outlives the mounted wasm by more
   var NEAR_PX = 200; // a chart this close to the viewport is drawn (app.LazyMargin)
+  var KEEP_MS = 60000; // a drawn chart waits this long after the overlay for the live page
 
   function decode(b64) {
     var bin = atob(b64);
@@ -186,7 +187,7 @@
   // inst) load the page zoomed to it, as on the live page (charts.js
   // update and app/chart.go's brushEnd handler).
   function zoomable(el, inst, opt) {
-    if (!opt.brush || !el.hasAttribute("data-zoom-href")) return;
+    if (!opt.brush || !el.hasAttribute("data-zoom-href")) return false;
     inst.dispatchAction({ type: "takeGlobalCursor", key: "brush", brushOption: { brushType: "lineX", brushMode: "single" } });
     inst.on("brushEnd", function (ev) {
       var r = ev && ev.areas && ev.areas[0] && ev.areas[0].coordRange;
@@ -194,6 +195,7 @@
       var a = Math.round(r[0]), b = Math.round(r[1]);
       goURL(zoomURL(el, Math.min(a, b), Math.max(a, b)));
     });
+    return true;
   }
 
   // reset shows a control as the server rendered it, which its hrefs are
@@ -409,9 +411,9 @@
         // the live page's): the live page adopts this chart (charts.js).
         var inst = echarts.init(el, null, { renderer: "canvas" });
         inst.setOption(opt, true);
-        zoomable(el, inst, opt);
+        var cursor = zoomable(el, inst, opt);
         insts.push(inst);
-        drawn[el.getAttribute("data-chart")] = { el: el, inst: inst, json: json };
+        drawn[el.getAttribute("data-chart")] = { el: el, inst: inst, json: json, cursor: cursor };
         if (insts.length === 1) {
           try { performance.mark("specdash:preview:first-chart"); } catch (e2) { }
           window.__specdashPreviewDrawn = true;
@@ -456,17 +458,19 @@
     };
     window.addEventListener("resize", onResize);
 
-    // 4. Handing over to the wasm. take(name, json) gives the live page
-    // (charts.js adopt) the preview's drawn chart called name when it was
-    // drawn from the very option json: its element (the pre-rendered
-    // attributes gone) and its ECharts instance, without the preview's
-    // zoom handler; null otherwise. The live page then does not draw that
-    // chart again (0.05-0.1 s of the main thread a chart on a 2-core
-    // machine), and the overlay's removal leaves it alone.
+    // 4. Handing over to the wasm. take(name) gives the live page
+    // (charts.js adopt) the preview's drawn chart called name: its element
+    // (the pre-rendered attributes gone) and ECharts instance, without the
+    // preview's zoom handler, the option JSON it drew and whether it took
+    // the brush cursor; null when there is none. The live page then does
+    // not draw that chart anew (0.05-0.1 s of the main thread a chart on a
+    // 2-core machine): it keeps it, or updates it to its own option. The
+    // overlay's removal leaves the charts not taken yet to the live
+    // charts still pending (out of view), KEEP_MS longer.
     window.specdashPreview = {
-      take: function (name, json) {
+      take: function (name) {
         var d = drawn[name];
-        if (done || !d || d.json !== json || d.inst.isDisposed()) return null;
+        if (!d || d.inst.isDisposed()) return null;
         delete drawn[name];
         var i = insts.indexOf(d.inst);
         if (i >= 0) insts.splice(i, 1);
@@ -475,7 +479,7 @@
         for (var a = 0; a < attrs.length; a++) d.el.removeAttribute(attrs[a]);
         d.el.className = "";
         d.el.setAttribute("data-chart-adopted", name);
-        return { el: d.el, inst: d.inst };
+        return { el: d.el, inst: d.inst, json: d.json, cursor: d.cursor };
       }
     };
     var observer;
@@ -487,9 +491,12 @@
       if (watcher) watcher.disconnect();
       if (timer) clearTimeout(timer);
       window.removeEventListener("resize", onResize);
-      for (var j = 0; j < insts.length; j++) {
-        try { insts[j].dispose(); } catch (e) { }
-      }
+      setTimeout(function () {
+        for (var name in drawn) {
+          try { drawn[name].inst.dispose(); } catch (e) { }
+        }
+        drawn = {};
+      }, KEEP_MS);
       overlay.remove();
     };
     var check = function () {
