@@ -38,8 +38,9 @@
 //     a span selected on a time chart loads the page zoomed to it
 //     (zoomable, zoomURL), as on the live page;
 //  4. hands the charts it drew over to the live page (window.specdashPreview
-//     .take, which charts.js adopt calls: a live chart whose option is the
-//     one drawn here takes this chart instead of drawing it again), and
+//     .take, which charts.js adopt calls: a live chart takes the one drawn
+//     here, updated to its own option when that differs, instead of
+//     drawing one anew), and
 //     removes the overlay when the live dashboard is ready or failed
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
@@ -185,7 +186,8 @@
 
   // zoomable lets a span selected on the pre-rendered chart el (drawn on
   // inst) load the page zoomed to it, as on the live page (charts.js
-  // update and app/chart.go's brushEnd handler).
+  // update and app/chart.go's brushEnd handler); it reports whether it
+  // did (and took the brush cursor).
   function zoomable(el, inst, opt) {
     if (!opt.brush || !el.hasAttribute("data-zoom-href")) return false;
     inst.dispatchAction({ type: "takeGlobalCursor", key: "brush", brushOption: { brushType: "lineX", brushMode: "single" } });
@@ -359,7 +361,7 @@
     // queued when they scroll near (an IntersectionObserver from when
     // ECharts has run).
     var insts = [];
-    var drawn = {}; // data-chart name -> {el, inst, json}: what take hands over
+    var drawn = {}; // data-chart name -> {el, inst, json, cursor}: what take hands over
     var done = false;
     var queue = [];
     var busy = false; // a drawNext is scheduled
