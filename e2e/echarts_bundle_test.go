@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -415,19 +414,7 @@ func dragZoom(t *testing.T, tab context.Context) [2]string {
 		From, To  string
 	}
 	p := run(t, tab, 10*time.Second, chromedp.Evaluate[points](dragZoomJS))
-	left := func(q *input.DispatchMouseEventParams) {
-		q.Button = input.MouseButtonLeft
-		q.Buttons = 1
-		q.ClickCount = 1
-	}
-	acts := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MouseMoved, p.X1, p.Y), chromedp.MouseEvent(chromedp.MousePressed, p.X1, p.Y, left)}
-	for i := 1; i <= 8; i++ {
-		acts = append(acts, chromedp.MouseEvent(chromedp.MouseMoved, p.X1+(p.X2-p.X1)*float64(i)/8, p.Y, left))
-	}
-	acts = append(acts, chromedp.MouseEvent(chromedp.MouseReleased, p.X2, p.Y, left))
-	for _, a := range acts {
-		step(t, tab, 10*time.Second, a)
-	}
+	drag(t, tab, p.X1, p.X2, p.Y)
 	waitJS(t, tab, 30*time.Second, fmt.Sprintf(`new URLSearchParams(location.search).get('from') !== %q`, p.From))
 	waitReady(t, tab, 60*time.Second)
 	got := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`(() => { const q = new URLSearchParams(location.search); return [q.get('from') || '', q.get('to') || '']; })()`))

@@ -19,7 +19,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/input"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -802,7 +801,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	// middle of category a to that of b), then on the heatmap's columns
 	// (what ECharts emits for a finished lineX selection): the page zoomed
 	// to the span's buckets, as the live page's view.Query.Zoom.
-	zoom := func(chart string, a, b int, drag bool) {
+	zoom := func(chart string, a, b int, byMouse bool) {
 		t.Helper()
 		sel := strconv.Quote(`#specdash-preview [data-chart="` + chart + `"]`)
 		inst := `echarts.getInstanceByDom(document.querySelector(` + sel + `))`
@@ -828,20 +827,12 @@ func TestPreviewControlsWork(t *testing.T) {
 		q.From, q.To = start+int64(from)*stepMs, start+int64(to+1)*stepMs
 		want := mustURL(t, decodedHref(view.EditHref(cur, q)))
 		var got previewState
-		if drag {
+		if byMouse {
 			p := run(t, tab, 10*time.Second, chromedp.Evaluate[[]float64](`(() => { const i = `+inst+`; const r = document.querySelector(`+sel+`).getBoundingClientRect();
 			  const g = i.getModel().getComponent('grid', 0).coordinateSystem.getRect();
 			  return [r.left + i.convertToPixel({xAxisIndex: 0}, `+strconv.Itoa(a)+`), r.left + i.convertToPixel({xAxisIndex: 0}, `+strconv.Itoa(b)+`), r.top + g.y + g.height / 2]; })()`))
-			left := func(q *input.DispatchMouseEventParams) {
-				q.Button, q.Buttons, q.ClickCount = input.MouseButtonLeft, 1, 1
-			}
 			nav := nextPage(t, tab)
-			step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, p[0], p[2]))
-			step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MousePressed, p[0], p[2], left))
-			for i := 1; i <= 8; i++ {
-				step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, p[0]+(p[1]-p[0])*float64(i)/8, p[2], left))
-			}
-			step(t, tab, 10*time.Second, chromedp.MouseEvent(chromedp.MouseReleased, p[1], p[2], left))
+			drag(t, tab, p[0], p[1], p[2])
 			nav(shown)
 			got = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 		} else {
