@@ -362,6 +362,7 @@
     // ECharts has run).
     var insts = [];
     var drawn = {}; // data-chart name -> {el, inst, json, cursor}: what take hands over
+    var firstDrawn = false; // the first chart's mark and event are out (insts shrinks by take)
     var done = false;
     var queue = [];
     var busy = false; // a drawNext is scheduled
@@ -416,7 +417,8 @@
         var cursor = zoomable(el, inst, opt);
         insts.push(inst);
         drawn[el.getAttribute("data-chart")] = { el: el, inst: inst, json: json, cursor: cursor };
-        if (insts.length === 1) {
+        if (!firstDrawn) {
+          firstDrawn = true;
           try { performance.mark("specdash:preview:first-chart"); } catch (e2) { }
           window.__specdashPreviewDrawn = true;
           document.dispatchEvent(new Event("specdash:preview-drawn"));
@@ -494,9 +496,12 @@
       if (timer) clearTimeout(timer);
       window.removeEventListener("resize", onResize);
       setTimeout(function () {
-        for (var name in drawn) {
-          try { drawn[name].inst.dispose(); } catch (e) { }
+        // Every instance not taken (take removes it from insts), those of
+        // a name drawn twice too.
+        for (var j = 0; j < insts.length; j++) {
+          try { insts[j].dispose(); } catch (e) { }
         }
+        insts = [];
         drawn = {};
       }, KEEP_MS);
       overlay.remove();
