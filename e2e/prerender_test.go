@@ -371,7 +371,6 @@ func checkAdopted(t *testing.T, tab context.Context, ids map[string]string, wron
 	t.Helper()
 	type adopted struct {
 		Name     string `json:"name"`
-		InView   bool   `json:"inView"`
 		Adopted  bool   `json:"adopted"`
 		ID       string `json:"id"`
 		OwnDom   bool   `json:"ownDom"`
@@ -385,8 +384,7 @@ func checkAdopted(t *testing.T, tab context.Context, ids map[string]string, wron
 	got := run(t, tab, 10*time.Second, chromedp.Evaluate[[]adopted](`Array.from(document.querySelectorAll('body > [data-dashboard] [data-chart]')).map(el => {
 	  const inst = echarts.getInstanceByDom(el);
 	  const a = el.querySelector(':scope > [data-chart-adopted]');
-	  const r = el.getBoundingClientRect();
-	  return {name: el.dataset.chart, inView: r.bottom > -200 && r.top < innerHeight + 200, adopted: !!a, id: inst ? String(inst.id) : '',
+	  return {name: el.dataset.chart, adopted: !!a, id: inst ? String(inst.id) : '',
 	    ownDom: !!inst && inst.getDom() === a, renderer: inst ? inst.getZr().painter.type : '', disposed: !!inst && inst.isDisposed()};
 	})`))
 	n := 0
