@@ -55,6 +55,17 @@ const (
 	scNoCreated      = 8*6 + 5 // exports no _created
 	scOutageRestart  = 8*8 + 6 // not scraped for longer than the lookback, restarted meanwhile with a higher value
 	scJoinNoCreated  = 8*8 + 2 // starts inside the window, between step points, without _created
+
+	// Restarts at the edges of the detection's ranges (detectionQuery;
+	// the lookback W is 300 s, the step s 30 s): not scraped for longer
+	// than W but less than W + s, for exactly W + s (its last old sample
+	// on the edge of a range that is closed in Prometheus 2 and open in
+	// Prometheus 3 and VictoriaMetrics), for exactly W, and one restarted
+	// at the window's start.
+	scGapRestart     = 8*1 + 3
+	scGapEdgeRestart = 8*2 + 6
+	scGapWRestart    = 8*3 + 4
+	scRestartAtStart = 8*4 + 1
 )
 
 // fleet returns n engines (n a multiple of fleetPerInst, at least 72 so
@@ -101,6 +112,18 @@ func fleetNamed(n int, gs int64, a, b string) []fleetEngine {
 			// first sample on.
 			e.noCreated = true
 			e.procs = []fleetProc{{created: float64(gs - 10), from: gs + 315, to: ge, offset: 40}}
+		case scGapRestart:
+			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 90, offset: 5000},
+				{created: float64(gs + 400), from: gs + 405, to: ge, offset: 7}}
+		case scGapEdgeRestart:
+			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 90, offset: 5000},
+				{created: float64(gs + 410), from: gs + 420, to: ge, offset: 7}}
+		case scGapWRestart:
+			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 90, offset: 5000},
+				{created: float64(gs + 385), from: gs + 390, to: ge, offset: 7}}
+		case scRestartAtStart:
+			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs - 15, offset: 5000},
+				{created: float64(gs - 5), from: gs, to: ge, offset: 7}}
 		case scOutageRestart:
 			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 150, offset: 10},
 				{created: float64(gs + 500), from: gs + 510, to: ge, offset: 700000}}

@@ -39,10 +39,11 @@ func summable(r OptionalRole) bool {
 // engines. A family then holds one summed series (labels: none but le)
 // standing for every steady series, and each irregular series of its own:
 //
-//   - one instant query at g.End finds the irregular label sets of the
-//     histograms (from _count) and counters, as FetchShaped's detection
-//     does: a series that reset, whose _created changed, or that has no
-//     value at the grid's start or end;
+//   - one step-local range query over the grid's points finds the
+//     irregular label sets of the histograms (from _count) and counters,
+//     as FetchShaped's detection does (detectionQuery): a series that
+//     reset, whose _created changed, or that has a value at one grid
+//     point and none at the next or the other way round;
 //   - concurrently, one range query sums per sample name and le the last
 //     value in each step's lookback window (the raw read's values),
 //     another counts the series of each histogram's _count, counter and
@@ -203,7 +204,7 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 	}
 	var (
 		sm, cm model.Matrix
-		dv     model.Vector
+		dm     model.Matrix
 		warns  [4][]string
 	)
 	rng := v1.Range{Start: time.UnixMilli(read.Start), End: time.UnixMilli(read.End), Step: step}
@@ -218,10 +219,10 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		cm, warns[3], err = c.queryMatrix(ectx, cq, rng)
 		return err
 	})
-	if dq != "" {
+	if dq != "" && detG.End > detG.Start {
 		eg.Go(func() error {
 			var err error
-			dv, warns[1], err = c.queryVector(ectx, dq, time.UnixMilli(g.End))
+			dm, warns[1], err = c.queryMatrix(ectx, dq, detectionRange(detG))
 			return err
 		})
 	}
@@ -290,8 +291,8 @@ func (c *Client) fetchSummed(ctx context.Context, prev *Window, pl *optionalPlan
 		raw.detectedAt = p.detectedAt
 	}
 	raw.irregular = irr
-	for _, smp := range dv {
-		l := plainLabels(smp.Metric, string(model.BucketLabel))
+	for _, ss := range dm {
+		l := plainLabels(ss.Metric, string(model.BucketLabel))
 		irr[compute.LabelString(l)] = l
 	}
 	// The irregular series: those prev read too continue prev's read

@@ -102,8 +102,8 @@ func fleetWithLatencyOM(t *testing.T, engines []fleetEngine) string {
 
 // latencyFleet is fleet(n) whose last two engines are of model "m-gap", the
 // last of them not scraped for 6.5 minutes (longer than the lookback)
-// inside the window without restarting: a gap the summed read's detection
-// does not name (the engine has values at both ends of the window).
+// inside the window without restarting: it has values at both ends of the
+// window, so only a detection that looks at every grid point names it.
 func latencyFleet(n int, gs int64) []fleetEngine {
 	engines := fleet(n, gs)
 	for i := n - 2; i < n; i++ {
@@ -202,7 +202,7 @@ func TestOptionalSummedFleet(t *testing.T) {
 	// The restarted and joined engines (scJoinNoCreated starts between
 	// two step points without _created: absent at the start). scLeave's
 	// last sample lies within the lookback of the window's end: steady.
-	if want := 6; sum.Irregular != want {
+	if want := 10; sum.Irregular != want {
 		t.Errorf("%d irregular engines, want %d", sum.Irregular, want)
 	}
 	itl := sum.Families[InterTokenLatency]
@@ -224,7 +224,9 @@ func TestOptionalSummedFleet(t *testing.T) {
 		t.Errorf("the summed read took %d bytes, the raw read %d: want under a quarter", total, r)
 	}
 
-	// The engine with a gap: the raw path, said in a warning.
+	// The engine with a gap: the detection (step-local, so it sees the
+	// grid points without a value in their lookback) names it, and it is
+	// read series by series: summed, exact, no warning.
 	gap := []Filter{{Name: "model_name", Values: []string{"m-gap"}}}
 	raw, err = c.FetchOptional(ctx, VLLMV1, g, gap, summedRoles...)
 	if err != nil {
@@ -234,11 +236,27 @@ func TestOptionalSummedFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Summed || len(sum.Warnings) == 0 || !strings.Contains(sum.Warnings[len(sum.Warnings)-1], "steady series at the window's start and 1 at") {
-		t.Errorf("gap: summed %v, warnings %q", sum.Summed, sum.Warnings)
+	if !sum.Summed || len(sum.Warnings) != 0 || len(raw.Warnings) != 0 || sum.Irregular != 1 {
+		t.Errorf("gap: summed %v, %d irregular, warnings %q (raw %q); want summed, the gapped engine irregular, no warning", sum.Summed, sum.Irregular, sum.Warnings, raw.Warnings)
 	}
-	if !reflect.DeepEqual(sum.Families, raw.Families) || len(raw.Warnings) != 0 {
-		t.Errorf("gap: the fallback differs from the raw read:\n%+v\n%+v\n%q\n%q", sum.Families, raw.Families, sum.Warnings, raw.Warnings)
+	sameOptional(t, "gap", g, sum, raw)
+
+	// A detection that misses it (blindDetection): the count of steady
+	// series dips, and the read falls back to the raw one, saying why.
+	var blinded atomic.Int64
+	blind, err := New(Config{Address: blindDetection(t, srv.URL, &blinded), ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err = blind.FetchOptionalSummed(ctx, nil, VLLMV1, g, gap, summedRoles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Summed || blinded.Load() == 0 || len(sum.Warnings) == 0 || !strings.Contains(sum.Warnings[len(sum.Warnings)-1], "steady series at the window's start and 1 at") {
+		t.Errorf("blind detection: summed %v, warnings %q", sum.Summed, sum.Warnings)
+	}
+	if !reflect.DeepEqual(sum.Families, raw.Families) {
+		t.Errorf("blind detection: the fallback differs from the raw read:\n%+v\n%+v", sum.Families, raw.Families)
 	}
 }
 

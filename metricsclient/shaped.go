@@ -123,11 +123,13 @@ func groupKey(vals []string) string {
 // filters, for grouping by groupBy, with queries whose answers grow with
 // groups x positions x buckets rather than with the number of series:
 //
-//   - one instant query at g.End finds the irregular label sets (engines)
-//     from the drafts counter (detectName): a counter that reset
-//     (resets), a _created gauge that changed (changes: a restart whose
-//     first value is above the old one), a series absent at g.Start or at
-//     g.End (started or stopped inside the window);
+//   - one step-local range query over g's points (detectionQuery, which
+//     the proxy's range cache keeps) finds the irregular label sets
+//     (engines) from the drafts counter (detectName): a counter that
+//     reset (resets), a _created gauge that changed (changes: a restart
+//     whose first value is above the old one), a series with a value at
+//     one grid point and none at the next or the other way round
+//     (started, stopped, or not scraped for longer than the lookback);
 //   - concurrently, two range queries per family over g sum and count,
 //     per group and position, the last value in each step's lookback
 //     window (Lookback), as FetchSeries reads each series; when the counts
@@ -138,16 +140,15 @@ func groupKey(vals []string) string {
 //     they reset or restarted, and the raw samples of those buckets, from
 //     which their exact increases are computed (a restart between two
 //     step points, or one that _created alone reveals, loses nothing);
-//   - a steady series that misses grid points (a gap longer than the
-//     lookback), or a series of another family than drafts that started
-//     or stopped while its engine's drafts did not, shows as a change in
-//     its group's count of series: one instant query per cause names it
-//     (the detection of that family, the gap probe), and it is read as an
-//     irregular one. Not seen: a counter of another family that falls
-//     while the engine's drafts neither fall nor change _created (a
-//     restart counting more drafts before its first scrape than the
-//     engine had before, without _created) and whose steady sum does not
-//     fall at a grid point.
+//   - a series of another family than drafts that started, stopped or
+//     missed grid points while its engine's drafts did not shows as a
+//     change in its group's count of series: the detection of that
+//     family and an instant query at those points (the gap probe) name
+//     it, and it is read as an irregular one. Not seen: a counter of
+//     another family that falls while the engine's drafts neither fall
+//     nor change _created (a restart counting more drafts before its
+//     first scrape than the engine had before, without _created) and
+//     whose steady sum does not fall at a grid point.
 //
 // compute.Aggregate(result.Series, groupBy, g) (or result.Groups(g)) gives
 // the raw path's groups: the same counts per bucket and in total, the same
@@ -398,12 +399,9 @@ func (r *shapedRead) detectName() string {
 	return ""
 }
 
-// detectQuery is the instant query (at g.End) that lists the irregular
-// label sets (without metric name and position) of the counters names:
-// a series that reset in the window (resets), whose _created gauge
-// changed (a restart whose first value is above the old one), or that
-// has samples in the window but none in the lookback of its start or of
-// its end (it started or stopped inside the window).
+// detectQuery is the step-local range query (over detectionRange(r.g))
+// that lists the irregular label sets (without metric name and position)
+// of the counters names: see detectionQuery.
 func (r *shapedRead) detectQuery(names []string) (string, error) {
 	created := make([]string, len(names))
 	for i, n := range names {
@@ -412,26 +410,51 @@ func (r *shapedRead) detectQuery(names []string) (string, error) {
 	return detectionQuery(r.g, r.filters, r.s.PositionLabel, names, created)
 }
 
-// detectionQuery is detectQuery's query for the counters names whose
-// _created gauges are created (one per name, "" for none), over g:
-// label sets without metric name and without the label without.
+// detectionQuery is the range query, over detectionRange(g), that lists
+// the irregular label sets of the counters names (without metric name
+// and without the label without), whose _created gauges are created (one
+// per name, "" for none). At each grid point t after g's start, with s
+// the step and W = Lookback(s), it counts the label sets of series that
+//
+//   - reset between two samples in the range (t - s - W, t] (resets),
+//   - whose _created gauge changed there (a restart whose first value is
+//     above the old one),
+//   - have a sample in the lookback (t - W, t] but none in (t - s - W,
+//     t - s], or the other way round (they started or stopped, or came
+//     back after a gap longer than the lookback).
+//
+// Over the grid's points this finds every label set an instant query at
+// g.End over the whole window ([span + W]) finds, and only a few more:
+// two successive samples a < b with b in (t - s, t] lie both in t's
+// range unless a lies before it, and then the series has no sample in
+// the lookback of t - s and one (b) in that of t (W >= s). That holds with a
+// range's left end open (Prometheus 3, VictoriaMetrics) or closed
+// (Prometheus 2), since the lookback and the range follow the same rule;
+// a source that also looks at the sample before the range
+// (VictoriaMetrics' resets and changes) finds more, never fewer. The
+// _created gauge is assumed to be scraped with its counter (one
+// exposition), so a gap in it is a gap in the counter.
+//
+// Unlike the instant query, each point's value depends only on that
+// point's time (StepLocal), so the proxy's range cache keeps the settled
+// points and a live window's next load asks the source only for the new
+// ones (docs/ARCHITECTURE.md, "The proxy's range cache").
 func detectionQuery(g compute.Grid, filters []Filter, without string, names, created []string) (string, error) {
-	w := Lookback(time.Duration(g.Step) * time.Millisecond)
-	span := time.Duration(g.End-g.Start) * time.Millisecond
-	d, ws, off := dur(span+w), dur(w), dur(span)
+	s := time.Duration(g.Step) * time.Millisecond
+	w := Lookback(s)
+	d, ws, off := dur(s+w), dur(w), dur(s)
 	var terms []string
 	for i, name := range names {
 		sel, err := Selector([]string{name}, filters)
 		if err != nil {
 			return "", err
 		}
-		atStart := "last_over_time(" + sel + "[" + ws + "] offset " + off + ")"
-		if span == 0 {
-			atStart = "last_over_time(" + sel + "[" + ws + "])"
-		}
+		now := "last_over_time(" + sel + "[" + ws + "])"
+		before := "last_over_time(" + sel + "[" + ws + "] offset " + off + ")"
 		terms = append(terms,
 			"(resets("+sel+"["+d+"]) > 0)",
-			"(last_over_time("+sel+"["+d+"]) unless ("+atStart+" and last_over_time("+sel+"["+ws+"])))")
+			"("+now+" unless "+before+")",
+			"("+before+" unless "+now+")")
 		if cn := created[i]; cn != "" {
 			csel, err := Selector([]string{cn}, filters)
 			if err != nil {
@@ -441,6 +464,13 @@ func detectionQuery(g compute.Grid, filters []Filter, without string, names, cre
 		}
 	}
 	return "count without(" + without + ") (" + strings.Join(terms, " or ") + ")", nil
+}
+
+// detectionRange is the range over which detectionQuery runs: g's grid
+// points after its start (each looks back over the bucket that ends
+// there). Empty (End < Start) for a grid without buckets.
+func detectionRange(g compute.Grid) v1.Range {
+	return v1.Range{Start: time.UnixMilli(g.Start + g.Step), End: time.UnixMilli(g.End), Step: time.Duration(g.Step) * time.Millisecond}
 }
 
 // unsupported reports whether err says the source cannot evaluate a
@@ -489,14 +519,14 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 	var (
 		sms   = make([]model.Matrix, len(parts))
 		warns = make([][]string, len(parts)+1)
-		dv    model.Vector
+		dm    model.Matrix
 	)
 	eg, ectx := errgroup.WithContext(ctx)
 	eg.SetLimit(maxShapedConcurrent)
 	eg.Go(func() error {
 		r.count()
 		var err error
-		dv, warns[len(parts)], err = r.c.queryVector(ectx, dq, time.UnixMilli(g.End))
+		dm, warns[len(parts)], err = r.c.queryMatrix(ectx, dq, detectionRange(g))
 		return err
 	})
 	for i, p := range parts {
@@ -600,23 +630,22 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 
 	// Irregular label sets.
 	irr := map[string]map[string]string{}
-	addIrregular := func(vec model.Vector) int {
-		added := 0
-		for _, s := range vec {
-			l := map[string]string{}
-			for k, v := range s.Metric {
-				if k != model.MetricNameLabel && k != pos {
-					l[string(k)] = string(v)
-				}
-			}
-			if id := labelString(l); irr[id] == nil {
-				irr[id] = l
-				added++
+	addIrregular := func(m model.Metric) int {
+		l := map[string]string{}
+		for k, v := range m {
+			if k != model.MetricNameLabel && k != pos {
+				l[string(k)] = string(v)
 			}
 		}
-		return added
+		if id := labelString(l); irr[id] == nil {
+			irr[id] = l
+			return 1
+		}
+		return 0
 	}
-	addIrregular(dv)
+	for _, ss := range dm {
+		addIrregular(ss.Metric)
+	}
 	warnings := out.Warnings
 	for pass := 0; ; pass++ {
 		out.Warnings = append([]string(nil), warnings...)
@@ -651,7 +680,7 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 				return nil, "", err
 			}
 			r.count()
-			found, ws, err := r.c.queryVector(ctx, q, time.UnixMilli(g.End))
+			found, ws, err := r.c.queryMatrix(ctx, q, detectionRange(g))
 			warnings = append(warnings, ws...)
 			if err != nil {
 				if unsupported(err) {
@@ -659,7 +688,9 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 				}
 				return nil, "", err
 			}
-			added += addIrregular(found)
+			for _, ss := range found {
+				added += addIrregular(ss.Metric)
+			}
 		}
 		if len(gaps) <= maxGapProbes {
 			found, ws, err := r.probeGaps(ctx, gaps)
@@ -670,7 +701,9 @@ func (r *shapedRead) read(ctx context.Context) (*Shaped, string, error) {
 				}
 				return nil, "", err
 			}
-			added += addIrregular(found)
+			for _, smp := range found {
+				added += addIrregular(smp.Metric)
+			}
 		}
 		if added == 0 {
 			return nil, gapReason(gaps), nil

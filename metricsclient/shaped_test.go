@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,10 +230,10 @@ func TestShapedFleetPrometheus(t *testing.T) {
 		if sh.Raw || !reflect.DeepEqual(sh.Warnings, rawWarn) {
 			t.Errorf("%s: raw %v, warnings %q, want the raw path's %q", name, sh.Raw, sh.Warnings, rawWarn)
 		}
-		// The four restarts and the two joins (the engine that leaves is
+		// The eight restarts and the two joins (the engine that leaves is
 		// still seen at the end through the lookback).
-		if sh.Irregular != 6 {
-			t.Errorf("%s: %d irregular engines, want 6", name, sh.Irregular)
+		if sh.Irregular != 10 {
+			t.Errorf("%s: %d irregular engines, want 10", name, sh.Irregular)
 		}
 		got := sh.Groups(g)
 		want := compute.Aggregate(truth, groupBy, g)
@@ -346,10 +347,12 @@ func truthOf(truth []compute.Series, f Filter) []compute.Series {
 }
 
 // TestShapedGap: a steady series (no restart, present at both ends of
-// the window) that was not scraped for longer than the lookback makes the
-// count of its group's steady series dip; FetchShaped finds it with one
-// more query and reads it as an irregular series: the counts stay the
-// truth, no raw path. The models' names hold PromQL and regexp syntax.
+// the window) that was not scraped for longer than the lookback: the
+// detection names it (grid points without a value in their lookback),
+// and FetchShaped reads it as an irregular series: the counts stay the
+// truth, no raw path; with a detection that misses it, its group's count
+// of steady series dips and the gap probe names it. The models' names
+// hold PromQL and regexp syntax.
 func TestShapedGap(t *testing.T) {
 	gs := time.Now().Add(-3*time.Hour).Unix() / 600 * 600
 	engines := fleetNamed(72, gs, "a|b", `\"}`+` or vector(1) #`)
@@ -369,13 +372,13 @@ func TestShapedGap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The four restarts, the two joins and the gap.
-		if sh.Raw || len(sh.Warnings) != 1 || sh.Irregular != 7 {
-			t.Errorf("by %v: raw %v, warnings %q, %d irregular engines, want 7 and one start warning", groupBy, sh.Raw, sh.Warnings, sh.Irregular)
+		// The eight restarts, the two joins and the gap.
+		if sh.Raw || len(sh.Warnings) != 1 || sh.Irregular != 11 {
+			t.Errorf("by %v: raw %v, warnings %q, %d irregular engines, want 11 and one start warning", groupBy, sh.Raw, sh.Warnings, sh.Irregular)
 		}
 		sameGroups(t, fmt.Sprintf("by %v", groupBy), sh.Groups(g), compute.Aggregate(truth, groupBy, g))
 	}
-	// Filtered to the second model (the gapped engine's and two restarted
+	// Filtered to the second model (the gapped engine's and four restarted
 	// ones').
 	b := engines[gapped].model
 	sh, err := c.FetchShaped(ctx, g, []Filter{{Name: "model_name", Values: []string{b}}}, []string{"engine"})
@@ -388,10 +391,55 @@ func TestShapedGap(t *testing.T) {
 			onlyB = append(onlyB, s)
 		}
 	}
-	if sh.Raw || sh.Irregular != 3 {
-		t.Errorf("model %q: raw %v, %d irregular engines, want 3", b, sh.Raw, sh.Irregular)
+	if sh.Raw || sh.Irregular != 5 {
+		t.Errorf("model %q: raw %v, %d irregular engines, want 5", b, sh.Raw, sh.Irregular)
 	}
 	sameGroups(t, "model "+b, sh.Groups(g), compute.Aggregate(onlyB, []string{"engine"}, g))
+
+	// A detection that misses the gap (blindDetection): the count of the
+	// instance's steady series dips at the gap's grid points, and the
+	// probe (probeGaps) names the engine.
+	var blinded atomic.Int64
+	blind, err := New(Config{Address: blindDetection(t, srv.URL, &blinded), ScrapeInterval: fleetScrape * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := Filter{Name: "instance", Values: []string{engines[gapped].inst}}
+	sh, err = blind.FetchShaped(ctx, g, []Filter{inst}, []string{"engine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Raw || sh.Irregular != 1 || len(sh.Warnings) != 0 || blinded.Load() == 0 {
+		t.Errorf("blind detection: raw %v, %d irregular engines, warnings %q; want the gapped engine found by the probe", sh.Raw, sh.Irregular, sh.Warnings)
+	}
+	sameGroups(t, "blind detection", sh.Groups(g), compute.Aggregate(truthOf(truth, inst), []string{"engine"}, g))
+}
+
+// blindDetection returns the address of a proxy in front of the source at
+// target that answers the detection's queries (detectionQuery) with no
+// series: a detection that misses every irregular label set, a fault no
+// installed source makes, to test what catches it behind the detection.
+// *blinded counts the queries so answered.
+func blindDetection(t *testing.T, target string, blinded *atomic.Int64) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := parseFormAgain(r); err == nil {
+			if q := r.Form.Get("query"); strings.HasPrefix(q, "count without(") && strings.Contains(q, "resets(") {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `{"status":"success","data":{"resultType":"matrix","result":[]}}`)
+				blinded.Add(1)
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return front.URL
 }
 
 // TestShapedUnsupportedFallsBack: a source that rejects a function the
