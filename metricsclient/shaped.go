@@ -427,13 +427,13 @@ func (r *shapedRead) detectQuery(names []string) (string, error) {
 // g.End over the whole window ([span + W]) finds, and only a few more:
 // two successive samples a < b with b in (t - s, t] lie both in t's
 // range unless a lies before it, and then the series has no sample in
-// the lookback of t - s and one (b) in that of t (W >= s). That holds with a
-// range's left end open (Prometheus 3, VictoriaMetrics) or closed
-// (Prometheus 2), since the lookback and the range follow the same rule;
-// a source that also looks at the sample before the range
-// (VictoriaMetrics' resets and changes) finds more, never fewer. The
-// _created gauge is assumed to be scraped with its counter (one
-// exposition), so a gap in it is a gap in the counter.
+// the lookback of t - s and one (b) in that of t (W >= s). That holds
+// whether a source opens a range's left end (Prometheus 3,
+// VictoriaMetrics) or closes it (Prometheus 2), since its lookback and
+// its range follow the same rule; a source whose rollups read more
+// samples finds more, never fewer. The _created gauge is assumed to be
+// scraped with its counter (one exposition), so a gap in it is a gap in
+// the counter.
 //
 // Unlike the instant query, each point's value depends only on that
 // point's time (StepLocal), so the proxy's range cache keeps the settled
