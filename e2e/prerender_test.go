@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -552,10 +553,11 @@ func checkFixtureView(t *testing.T, name string, v previewView, w fixtures.Windo
 // turning a group-by label on loads the page grouped by it, a sort button
 // the page sorted by its column, a value checked in a filter menu the
 // page filtered by it and its chip's remove button the page without it,
-// a span selected on the acceptance-rate
+// a filter menu's search lists the values that hold its text and Enter
+// the page filtered by the first, a span selected on the acceptance-rate
 // chart and then on the heatmap the page zoomed to its buckets (as the
-// live page's view.Query.Zoom); the controls
-// that need the wasm (the time inputs, a filter menu's search) stay inert.
+// live page's view.Query.Zoom); the controls that need the wasm (the time
+// inputs) stay inert.
 func TestPreviewControlsWork(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	base, tab := previewSite(t, fx.OpenMetrics)
@@ -621,9 +623,11 @@ func TestPreviewControlsWork(t *testing.T) {
 	checkHintZone(t, tab, "local")
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
 	wantLive := []string{"range", "live", "tz", "convention", "refresh-now"} // not the auto-refresh period: the live page's
-	filterBoxes := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('#specdash-preview input[data-filter-value]').length`))
-	for range filterBoxes {
-		wantLive = append(wantLive, "filter-value")
+	// Each filter menu: its search, then its value boxes.
+	menus := run(t, tab, 10*time.Second, chromedp.Evaluate[[][]string](`Array.from(document.querySelectorAll('#specdash-preview .control-filter')).map(m =>
+	  [m.querySelector('input.filter-search').id, ...Array.from(m.querySelectorAll('input[data-filter-value]')).map(() => 'filter-value')])`))
+	for _, m := range menus {
+		wantLive = append(wantLive, m...)
 	}
 	for _, g := range before.Groups {
 		wantLive = append(wantLive, "group-"+g[0])
@@ -633,7 +637,7 @@ func TestPreviewControlsWork(t *testing.T) {
 	}
 	wantLive = append(wantLive, "compare")
 	if len(before.Groups) < 2 || len(before.Sorts) < 2 || !slices.Equal(before.Live, wantLive) {
-		t.Errorf("controls working in the preview: %v; want the view's selects, Live, Refresh, the group-by boxes and the sort buttons %v", before.Live, wantLive)
+		t.Errorf("controls working in the preview: %v; want the view's selects, Live, Refresh, the filter menus' searches and boxes, the group-by boxes and the sort buttons %v", before.Live, wantLive)
 	}
 	if !slices.Equal(before.Inert, []string{"from", "to"}) {
 		t.Errorf("time inputs inert in the preview: %v, want from and to: only the wasm handles them", before.Inert)
@@ -795,6 +799,41 @@ func TestPreviewControlsWork(t *testing.T) {
 		t.Errorf("after removing the chip %s = %q: page %q, want %q", fl, v, after.Page, unfiltered)
 	}
 
+	// The model menu's search lists the values whose text holds it (any
+	// case) and says when none does; Enter checks the first value listed:
+	// the page filtered by it.
+	msel := `#specdash-preview #model-menu`
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector(`+strconv.Quote(msel+` summary`)+`).click(); return true; })()`))
+	search := chromedp.CSS(msel + ` input.filter-search`)
+	listed := func() []string {
+		t.Helper()
+		return run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`(() => {
+		  const m = document.querySelector(`+strconv.Quote(msel)+`);
+		  const none = m.querySelector('.filter-none');
+		  return [...Array.from(m.querySelectorAll('.filter-option')).filter(o => getComputedStyle(o).display !== 'none').map(o => o.textContent.trim()),
+		    ...(none && getComputedStyle(none).display !== 'none' ? ['(' + none.textContent + ')'] : [])];
+		})()`))
+	}
+	step(t, tab, 10*time.Second, chromedp.SendKeys(search, "MODEL-B"))
+	if got := listed(); !slices.Equal(got, []string{fixtures.ModelB}) {
+		t.Errorf("search MODEL-B in the preview's model menu lists %q, want [%q]", got, fixtures.ModelB)
+	}
+	step(t, tab, 10*time.Second, chromedp.SendKeys(search, "x"))
+	if got := listed(); !slices.Equal(got, []string{"(No value matches)"}) {
+		t.Errorf("search MODEL-Bx lists %q, want none, said", got)
+	}
+	step(t, tab, 10*time.Second, chromedp.SendKeys(search, kb.Backspace))
+	nav = nextPage(t, tab)
+	step(t, tab, 10*time.Second, chromedp.SendKeys(search, kb.Enter))
+	nav(shown)
+	after = run(t, tab, 10*time.Second, chromedp.Evaluate[previewState](readJS))
+	byModel := view.ParseQuery(mustURL(t, unfiltered).Query())
+	byModel.SetFilter("model_name", []string{fixtures.ModelB})
+	if got := view.ParseQuery(mustURL(t, after.Page).Query()); got.Values().Encode() != byModel.Values().Encode() {
+		t.Errorf("after Enter in the model search: page %q, want %q", after.Page, byModel.Values().Encode())
+	}
+	after = act(`location.assign(`+strconv.Quote(base+unfiltered)+`)`, shown)
+
 	// Zoom: a span selected with the mouse on a time chart (from the
 	// middle of category a to that of b), then on the heatmap's columns
 	// (what ECharts emits for a finished lineX selection): the page zoomed
@@ -854,6 +893,75 @@ func TestPreviewControlsWork(t *testing.T) {
 	defer mu.Unlock()
 	if heldWasm == 0 {
 		t.Error("no app.wasm request was held: the test cannot tell the preview from the wasm")
+	}
+}
+
+// TestPreviewHandsOver: what a user did in the preview that loads no page
+// goes on in the live dashboard: a filter menu opened and searched in
+// the preview while the wasm is held back is open in the live page once
+// the overlay is gone, with the same search text and the live menu
+// listing only the matching value, and the focus is still in its search.
+func TestPreviewHandsOver(t *testing.T) {
+	fx := fixtures.KnownAnswer()
+	base, tab := previewSite(t, fx.OpenMetrics)
+	var mu sync.Mutex
+	var held []fetch.RequestID
+	released := false
+	cont := func(id fetch.RequestID) {
+		go chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+			return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+		}))
+	}
+	_ = chromedp.Listen(tab, func(ev any) {
+		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+			mu.Lock()
+			defer mu.Unlock()
+			if released {
+				cont(ev.RequestID)
+			} else {
+				held = append(held, ev.RequestID)
+			}
+		}
+	})
+	release := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		released = true
+		for _, id := range held {
+			cont(id)
+		}
+		held = nil
+	}
+	t.Cleanup(release)
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
+	}))
+	w := fx.Whole
+	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}
+	navigateNoWait(t, tab, base+"/?"+q.Encode())
+	waitJS(t, tab, 30*time.Second, `!!document.body && document.body.dataset.preview === 'shown' && !!document.querySelector('#specdash-preview #model-menu summary')`)
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.querySelector('#specdash-preview #model-menu summary').click(); return true; })()`))
+	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#specdash-preview #model-search`), "model-B"))
+
+	release()
+	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && (document.querySelector('body > [data-dashboard]') || {}).dataset.state === 'ready'`)
+	// The live menu lists what go-app renders for the search (its
+	// handler ran): only the matching value.
+	waitJS(t, tab, 10*time.Second, `document.querySelectorAll('#model-menu .filter-option').length === 1`)
+	type liveMenu struct {
+		Open    bool     `json:"open"`
+		Search  string   `json:"search"`
+		Values  []string `json:"values"`
+		Focused string   `json:"focused"`
+	}
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[liveMenu](`(() => {
+	  const m = document.getElementById('model-menu');
+	  return {open: m.open, search: document.getElementById('model-search').value,
+	    values: Array.from(m.querySelectorAll('.filter-option')).map(o => o.textContent.trim()),
+	    focused: document.activeElement ? document.activeElement.id : ''};
+	})()`))
+	if want := (liveMenu{Open: true, Search: "model-B", Values: []string{fixtures.ModelB}, Focused: "model-search"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("live model menu after the preview: %+v, want %+v", got, want)
 	}
 }
 

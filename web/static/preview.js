@@ -45,7 +45,9 @@
 //     (data-state "ready"/"error", checked on every DOM change: the overlay
 //     goes in the task that made the live dashboard ready, so a ready live
 //     dashboard is never hidden or doubled), or SAFETY_MS after the live
-//     dashboard mounted, whichever comes first.
+//     dashboard mounted, whichever comes first, handing the filter menus
+//     left open (with their search text) and the focus to the live page
+//     (handOver).
 //
 // Label values (model names) in the options stay data: options are parsed
 // with JSON.parse and handed to ECharts; nothing here writes HTML.
@@ -208,6 +210,10 @@
       for (var i = 0; i < el.options.length; i++) el.options[i].selected = el.options[i].defaultSelected;
     } else if (el.matches('input[type="checkbox"]')) {
       el.checked = el.defaultChecked;
+    } else if (el.matches("input.filter-search")) {
+      el.value = el.defaultValue;
+      var menu = el.closest("[data-filter-href]");
+      if (menu) showMatching(menu, el.value);
     }
   }
 
@@ -220,9 +226,9 @@
   // (the server renders it with fresh numbers). A select changed from the
   // keyboard (the arrows step through a closed select's options) goes on
   // Enter or when it loses the focus, so that a keyboard user can read the
-  // options first. The filter menus work too (filterURL). Other controls
-  // (the auto-refresh period, a filter menu's search, the time inputs)
-  // wait for the wasm.
+  // options first. The filter menus work too (filterURL), their search
+  // too (showMatching, searchKey). Other controls (the auto-refresh
+  // period, the time inputs) wait for the wasm.
   var working = [];
   function works(el) {
     if (el.matches("select") && el.querySelector("option[data-href]")) {
@@ -256,7 +262,7 @@
     // A filter menu (data-filter-href on its .control-filter): its toggle
     // opens it (a <details>), a value's box and a chip's remove button go
     // to the page with that value added or removed, Clear to the page
-    // without the filter; its search waits for the wasm.
+    // without the filter; its search lists the values that match.
     var menu = el.closest("[data-filter-href]");
     if (menu) {
       if (el.matches("summary")) return true;
@@ -277,12 +283,88 @@
         el.addEventListener("click", function () { go(menu.getAttribute("data-filter-href"), el); });
         return true;
       }
+      if (el.matches("input.filter-search")) {
+        reset(el);
+        el.addEventListener("input", function () { showMatching(menu, el.value); });
+        el.addEventListener("keydown", function (e) { searchKey(menu, el, e); });
+        working.push(el);
+        return true;
+      }
     }
     if (el.matches("button.refresh-now")) {
       el.addEventListener("click", function () { location.reload(); });
       return true;
     }
     return false;
+  }
+
+  // showMatching shows, in the filter menu menu, only the values whose
+  // text contains search (trimmed, any case), as the live menu lists them
+  // (view.MenuValues), and says so when none does ("No value matches").
+  // It returns the first value's box shown, or null.
+  function showMatching(menu, search) {
+    var s = String(search || "").trim().toLowerCase();
+    var opts = menu.querySelectorAll(".filter-option");
+    var first = null;
+    for (var i = 0; i < opts.length; i++) {
+      var show = s === "" || opts[i].textContent.toLowerCase().indexOf(s) >= 0;
+      opts[i].style.display = show ? "" : "none";
+      if (show && !first) first = opts[i].querySelector('input[type="checkbox"]');
+    }
+    var none = menu.querySelector(".filter-none");
+    if (!none && !first) {
+      var list = menu.querySelector(".filter-options");
+      if (list) {
+        none = document.createElement("div");
+        none.className = "filter-none";
+        none.textContent = "No value matches";
+        list.insertAdjacentElement("afterend", none);
+      }
+    }
+    if (none) none.style.display = first ? "none" : "";
+    return first;
+  }
+
+  // searchKey: Enter in a filter menu's search toggles the first value
+  // listed (its box's change goes to that page), Escape closes the menu
+  // and puts the focus back on its toggle, as on the live page
+  // (app/filters.go onFilterKey).
+  function searchKey(menu, el, e) {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      var box = showMatching(menu, el.value);
+      if (box) {
+        box.checked = !box.checked;
+        box.dispatchEvent(new Event("change"));
+      }
+    } else if (e.key === "Escape") {
+      var details = el.closest("details");
+      if (details) {
+        details.open = false;
+        var toggle = details.querySelector("summary");
+        if (toggle) toggle.focus();
+      }
+    }
+  }
+
+  // handOver gives the live page, once the overlay is gone, what the user
+  // did in the preview that loaded no page: the filter menus left open,
+  // with the text typed in their search (an input event, which the live
+  // menu's handler reads), and the focus, by element id (the live page
+  // renders the same ids).
+  function handOver(open, focusID) {
+    for (var i = 0; i < open.length; i++) {
+      var live = document.getElementById(open[i].id);
+      if (!live || live.tagName !== "DETAILS") continue;
+      live.open = true;
+      var search = live.querySelector("input.filter-search");
+      if (search && open[i].search && search.value !== open[i].search) {
+        search.value = open[i].search;
+        search.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    }
+    var f = focusID && document.getElementById(focusID);
+    if (f && !f.closest("[inert]")) f.focus();
   }
 
   // focusBack focuses, in root, the control whose change loaded this page
@@ -495,6 +577,14 @@
       if (watcher) watcher.disconnect();
       if (timer) clearTimeout(timer);
       window.removeEventListener("resize", onResize);
+      var act = document.activeElement;
+      var focusID = act && act !== document.body && overlay.contains(act) ? act.id : "";
+      var open = [];
+      var menus = overlay.querySelectorAll("details.filter-menu[open]");
+      for (var m = 0; m < menus.length; m++) {
+        var search = menus[m].querySelector("input.filter-search");
+        if (menus[m].id) open.push({ id: menus[m].id, search: search ? search.value : "" });
+      }
       setTimeout(function () {
         // Every instance not taken (take removes it from insts), those of
         // a name drawn twice too.
@@ -505,6 +595,9 @@
         drawn = {};
       }, KEEP_MS);
       overlay.remove();
+      try {
+        handOver(open, focusID);
+      } catch (e) { }
     };
     var check = function () {
       var live = body.firstElementChild;
