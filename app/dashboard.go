@@ -99,8 +99,12 @@ func (d *Dashboard) OnInit() {
 // when the server provides a client (SetPreRenderClient), the URL's numbers
 // (prerender.go).
 func (d *Dashboard) OnPreRender(ctx app.Context) {
-	d.page = ctx.Page().URL()
+	var zone *time.Location
+	d.page, zone = preRenderPage(ctx.Page().URL())
 	d.q = view.ParseQuery(d.page.Query())
+	if zone != nil {
+		d.q = d.q.InZone(zone)
+	}
 	d.readLayout(d.page)
 	d.preRenderLoad(ctx)
 }

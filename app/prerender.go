@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"specdash/chartopt"
+	"specdash/compute"
 	"specdash/metricsclient"
 	"specdash/view"
 )
@@ -106,4 +110,41 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	}
 	d.adopt(&res)
 	d.preview = true
+}
+
+// preRenderPage returns the page URL u without its fragment and the
+// browser's time zone that package server put there (view.ZoneFragment,
+// from the browser's view.ZoneCookie): nil when there is none or it is not
+// a known zone. The pre-render shows "local" times in that zone, as the
+// browser's live page will, and tells web/static/preview.js which zone
+// it used (zoneOffsets).
+func preRenderPage(u *url.URL) (*url.URL, *time.Location) {
+	page := *u
+	frag := page.Fragment
+	page.Fragment, page.RawFragment = "", ""
+	name, ok := strings.CutPrefix(frag, view.ZoneFragment)
+	if !ok {
+		return &page, nil
+	}
+	loc, ok := view.BrowserZone(name)
+	if !ok {
+		return &page, nil
+	}
+	return &page, loc
+}
+
+// zoneOffsets is the pre-rendered root's data-zone-offsets: the UTC
+// offsets (seconds east) of the zone its "local" times are shown in, at
+// the window's start and end, "start,end"; "" when the page shows UTC, or
+// in the browser. web/static/preview.js shows the preview only when the
+// browser's zone has the same offsets (the server knows the browser's
+// zone from the second visit on, and a browser can move).
+func (d *Dashboard) zoneOffsets(g compute.Grid) string {
+	if app.IsClient || d.q.TZ == view.TZUTC {
+		return ""
+	}
+	loc := d.q.Location()
+	_, a := time.UnixMilli(g.Start).In(loc).Zone()
+	_, b := time.UnixMilli(g.End).In(loc).Zone()
+	return strconv.Itoa(a) + "," + strconv.Itoa(b)
 }

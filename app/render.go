@@ -60,6 +60,9 @@ func (d *Dashboard) Render() app.UI {
 			DataSet("step-seconds", strconv.FormatFloat(grid.StepSeconds(), 'f', -1, 64)).
 			DataSet("buckets", grid.Buckets()).
 			DataSet("complete-buckets", d.res.Complete)
+		if z := d.zoneOffsets(grid); z != "" {
+			root = root.DataSet("zone-offsets", z)
+		}
 		if d.err != nil {
 			root = root.DataSet("stale", "true")
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -267,11 +268,11 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	    pointer: getComputedStyle(o).pointerEvents,
 	    controls: o.querySelectorAll('select, input, button').length,
 	    // Inert but the view's selects, group-by boxes, sort buttons, Live,
-	    // Refresh and the filter menus' boxes and buttons
+	    // Refresh and the filter menus' boxes, buttons and search
 	    // (TestPreviewControlsWork).
 	    inert: Array.from(o.querySelectorAll('select, input, button')).every(el => el.inert || el.closest('[inert]') ||
 	      (el.matches('select') && !!el.querySelector('option[data-href]')) || el.matches('input[type=checkbox][data-href], button[data-href], button.refresh-now') ||
-	      (!!el.closest('[data-filter-href]') && el.matches('input[type=checkbox][data-filter-value], button.chip-remove, button.filter-clear'))),
+	      (!!el.closest('[data-filter-href]') && el.matches('input[type=checkbox][data-filter-value], button.chip-remove, button.filter-clear, input.filter-search'))),
 	    chartPointer: getComputedStyle(o.querySelector('[data-chart="acceptance-rate"]')).pointerEvents,
 	    hint: (o.querySelector('[data-preview-hint]') || {}).textContent || '',
 	  };
@@ -574,10 +575,10 @@ func TestPreviewControlsWork(t *testing.T) {
 	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
 		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
 	}))
-	// The browser's zone is not UTC (the hint's time follows the tz select).
-	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-		return cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: hintZone})
-	}))
+	// The browser's zone is not UTC (the hint's time follows the tz
+	// select), and the server knows it (boot.js's cookie from a visit
+	// before: TestPreviewInBrowserZone).
+	inZone(t, tab, base, hintZone)
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "group": {"model_name"}}
 	navigateNoWait(t, tab, base+"/?"+q.Encode())
@@ -893,6 +894,88 @@ func TestPreviewControlsWork(t *testing.T) {
 	defer mu.Unlock()
 	if heldWasm == 0 {
 		t.Error("no app.wasm request was held: the test cannot tell the preview from the wasm")
+	}
+}
+
+// inZone puts the browser of tab in the time zone zone, with the cookie
+// in which boot.js tells the server of base that zone (view.ZoneCookie)
+// as after a first visit.
+func inZone(t *testing.T, tab context.Context, base, zone string) {
+	t.Helper()
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
+	}))
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, network.SetCookie, network.SetCookieParams{Name: view.ZoneCookie, Value: zone, URL: base + "/"})
+	}))
+	t.Cleanup(func() { clearCookies(t, tab) })
+}
+
+// clearCookies clears the cookies of tab's browser, which its other tabs
+// share (a cookie of 127.0.0.1 holds for every port: every test's
+// server).
+func clearCookies(t *testing.T, tab context.Context) {
+	t.Helper()
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, network.ClearBrowserCookies, cdp.Empty{})
+	}))
+}
+
+// TestPreviewInBrowserZone: the pre-rendered page shows "local" times in
+// the browser's zone, which the server learns from boot.js's cookie. A
+// browser 5 h 30 off UTC (the server's zone here) on its first visit gets
+// no preview (its times would be the server's: preview.js compares the
+// zone offsets the server used) and the cookie; on the next visit the
+// preview shows the window's start in the browser's zone, as the live
+// page then does.
+func TestPreviewInBrowserZone(t *testing.T) {
+	if _, off := time.Now().Zone(); off == 5*3600+1800 {
+		t.Skip("the server runs in the browser's zone: nothing to tell apart")
+	}
+	fx := fixtures.KnownAnswer()
+	base, tab := previewSite(t, fx.OpenMetrics)
+	clearCookies(t, tab) // a first visit
+	t.Cleanup(func() { clearCookies(t, tab) })
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: hintZone})
+	}))
+	w := fx.Whole
+	page := base + "/?" + url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}.Encode()
+	loc, err := time.LoadLocation(hintZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFrom := view.FormatLocalInput(w.StartTime().UnixMilli(), loc)
+	type seen struct {
+		Preview string `json:"preview"`
+		Cookie  string `json:"cookie"`
+		From    string `json:"from"`
+	}
+	const read = `(() => { const f = document.querySelector('#specdash-preview #from');
+	  return {preview: document.body.dataset.preview || '', cookie: document.cookie, from: f ? f.value : ''}; })()`
+	const settled = `!!document.body && !!document.body.dataset.preview`
+	navigateNoWait(t, tab, page)
+	waitJS(t, tab, 30*time.Second, settled)
+	first := run(t, tab, 10*time.Second, chromedp.Evaluate[seen](read))
+	// The cookie names the browser's zone (Chromium may name Asia/Kolkata
+	// by its older alias, Asia/Calcutta).
+	_, name, _ := strings.Cut(first.Cookie, view.ZoneCookie+"=")
+	name, _, _ = strings.Cut(name, ";")
+	cl, err := time.LoadLocation(name)
+	if first.Preview != "skipped" || err != nil || view.FormatLocalInput(w.StartTime().UnixMilli(), cl) != wantFrom {
+		t.Errorf("first visit from %s: preview %q, cookies %q; want skipped (the server's zone differs) and the zone's cookie", hintZone, first.Preview, first.Cookie)
+	}
+	waitJS(t, tab, 60*time.Second, `(document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
+	nav := nextPage(t, tab)
+	navigateNoWait(t, tab, page)
+	nav(settled)
+	second := run(t, tab, 10*time.Second, chromedp.Evaluate[seen](read))
+	if second.Preview != "shown" || second.From != wantFrom {
+		t.Errorf("second visit: preview %q, From %q; want shown, %q (the window's start in %s)", second.Preview, second.From, wantFrom, hintZone)
+	}
+	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && (document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
+	if got := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.getElementById('from').value`)); got != wantFrom {
+		t.Errorf("live page's From %q, want %q as the preview's", got, wantFrom)
 	}
 }
 

@@ -284,7 +284,7 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r = r.Clone(r.Context())
 			r.Header.Del("If-None-Match")
 		}
-		h.page.ServeHTTP(w, r)
+		h.page.ServeHTTP(w, withBrowserZone(w, r))
 	default:
 		h.app.ServeHTTP(w, r)
 	}

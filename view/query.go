@@ -183,6 +183,10 @@ type Query struct {
 	// Warn says why a window given in the URL was refused (not part of
 	// the view: never written back, ignored by SameData).
 	Warn string
+	// zone is the browser's time zone for TZLocal in the server's
+	// pre-render (InZone; never in a URL); nil: time.Local, which in the
+	// browser is the browser's own zone.
+	zone *time.Location
 }
 
 // Limits of an absolute window (URL from/to, base_from/base_to, the time
@@ -593,7 +597,48 @@ func (q Query) Location() *time.Location {
 	if q.TZ == TZUTC {
 		return time.UTC
 	}
+	if q.zone != nil {
+		return q.zone
+	}
 	return time.Local
+}
+
+// InZone is q showing "local" times in loc: the server's pre-render of a
+// page for a browser whose zone the server knows (ZoneFragment), which
+// time.Local (the server's) is not.
+func (q Query) InZone(loc *time.Location) Query {
+	q.zone = loc
+	return q
+}
+
+// ZoneCookie is the cookie in which web/static/boot.js gives the server
+// the browser's IANA time zone, and ZoneFragment the prefix under which
+// the server hands it to the pre-render as the page URL's fragment (a
+// browser never sends one): the pre-rendered page then shows "local"
+// times in the browser's zone (app/prerender.go).
+const (
+	ZoneCookie   = "specdash_tz"
+	ZoneFragment = "specdash-tz="
+)
+
+// BrowserZone returns the location named by a ZoneCookie value: an IANA
+// name of at most 64 characters (letters, digits, "/", "_", "+", "-")
+// that time.LoadLocation knows; ok false for anything else ("Local" and
+// "" included).
+func BrowserZone(name string) (loc *time.Location, ok bool) {
+	if name == "" || len(name) > 64 || name == "Local" {
+		return nil, false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/_+-", c)) {
+			return nil, false
+		}
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, false
+	}
+	return loc, true
 }
 
 // SameData reports whether q and o select the same data (they may differ in

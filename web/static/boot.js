@@ -42,6 +42,15 @@
     }
     if (theme === "dark" || theme === "light") document.documentElement.setAttribute("data-theme", theme);
   } catch (e) { }
+  // The browser's time zone for the server's pre-render of the next page
+  // (server/zone.go, view.ZoneCookie): its "local" times are then the
+  // browser's before the wasm runs (preview.js checks the zone it used).
+  try {
+    var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (/^[A-Za-z0-9\/_+-]{1,64}$/.test(tz || "")) {
+      document.cookie = "specdash_tz=" + tz + "; path=/; max-age=31536000; samesite=lax";
+    }
+  } catch (e) { }
 
   var script = document.currentScript;
   var url = script && script.getAttribute("data-wasm");

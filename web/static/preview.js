@@ -14,7 +14,8 @@
 //
 //  1. leaves the page alone unless the body's first element is a pre-rendered
 //     dashboard (data-state="preview") rendered less than MAX_AGE_MS ago for
-//     this very URL (go-app's service worker may serve an old copy of "/"),
+//     this very URL (go-app's service worker may serve an old copy of "/")
+//     in a zone with the browser's UTC offsets (data-zone-offsets),
 //     and then marks the body data-preview="skipped" (the full-page loader
 //     comes back over the old numbers);
 //  2. moves that root into an overlay (#specdash-preview: on top, opaque,
@@ -409,6 +410,16 @@
     var age = Date.now() - at;
     if (!(age < MAX_AGE_MS && age > -MAX_AGE_MS)) return skip();
     if (decodeURLSafe(first.getAttribute("data-preview-url") || "") !== location.pathname + location.search) return skip();
+    // Its "local" times are in the zone the server took for this browser
+    // (the browser's from boot.js's cookie, else the server's own:
+    // server/zone.go): shown only when the browser's zone has the same
+    // UTC offsets at the window's start and end (data-zone-offsets).
+    var offsets = root.getAttribute("data-zone-offsets");
+    if (offsets) {
+      var o = offsets.split(",");
+      var at0 = Number(root.getAttribute("data-window-start")), at1 = Number(root.getAttribute("data-window-end"));
+      if (-new Date(at0).getTimezoneOffset() * 60 !== Number(o[0]) || -new Date(at1).getTimezoneOffset() * 60 !== Number(o[1])) return skip();
+    }
 
     // 2. The overlay, and go-app's fresh first child.
     var overlay = document.createElement("div");

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"specdash/internal/fixtures"
+	"specdash/view"
+)
+
+// TestPreRenderInBrowserZone: the pre-rendered page shows "local" times in
+// the zone of the browser's view.ZoneCookie (web/static/boot.js), and says
+// which offsets it used (data-zone-offsets, for web/static/preview.js);
+// without the cookie, or with one that names no zone, in the server's own
+// zone; with tz=utc in UTC, without offsets. The answer varies with the
+// cookie.
+func TestPreRenderInBrowserZone(t *testing.T) {
+	base := fixturePage(t)
+	w := fixtures.KnownAnswer().Whole
+	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offsets := func(loc *time.Location) string {
+		_, a := w.StartTime().In(loc).Zone()
+		_, b := w.EndTime().In(loc).Zone()
+		return strconv.Itoa(a) + "," + strconv.Itoa(b)
+	}
+	for _, c := range []struct {
+		name, cookie, tz string
+		loc              *time.Location
+		offsets          string
+	}{
+		{"no cookie", "", "", time.Local, offsets(time.Local)},
+		{"browser's zone", "Asia/Kolkata", "", kolkata, "19800,19800"},
+		{"not a zone", "Mars/Olympus_Mons", "", time.Local, offsets(time.Local)},
+		{"not a name", "../../etc/passwd", "", time.Local, offsets(time.Local)},
+		{"the server's Local", "Local", "", time.Local, offsets(time.Local)},
+		{"page in UTC", "Asia/Kolkata", "utc", time.UTC, ""},
+	} {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		if c.tz != "" {
+			v.Set("tz", c.tz)
+		}
+		req, err := http.NewRequest(http.MethodGet, base+"/?"+v.Encode(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.cookie != "" {
+			req.AddCookie(&http.Cookie{Name: view.ZoneCookie, Value: c.cookie})
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %v", c.name, resp.StatusCode, err)
+		}
+		page := string(b)
+		if vary := resp.Header.Values("Vary"); !slices.Contains(vary, "Cookie") {
+			t.Errorf("%s: Vary %q, want Cookie", c.name, vary)
+		}
+		root := tagWith(page, `data-dashboard="specdash"`)
+		if attrOf(root, "data-state") != "preview" {
+			t.Fatalf("%s: no numbers pre-rendered: %q", c.name, root)
+		}
+		if got := attrOf(root, "data-zone-offsets"); got != c.offsets {
+			t.Errorf("%s: data-zone-offsets %q, want %q", c.name, got, c.offsets)
+		}
+		want := view.FormatLocalInput(w.StartTime().UnixMilli(), c.loc)
+		if got := attrOf(tagWith(page, `id="from"`), "value"); got != want {
+			t.Errorf("%s: From %q, want %q", c.name, got, want)
+		}
+	}
+}
