@@ -65,6 +65,83 @@ const readViewJS = `(() => {
   return out;
 })()`
 
+// gatedRequests holds back the requests of a tab whose URL contains one
+// of the parts of holdRequests' gates, each until its gate is opened.
+type gatedRequests struct {
+	mu     sync.Mutex
+	tab    context.Context
+	gates  map[string]string // URL part -> gate
+	paused map[string][]fetch.RequestID
+	count  map[string]int
+	opened map[string]bool
+}
+
+// holdRequests intercepts tab's requests whose URL contains a key of gates
+// (browser request interception) and holds each until its gate (the
+// key's value) is opened; every gate opens when t ends.
+func holdRequests(t *testing.T, tab context.Context, gates map[string]string) *gatedRequests {
+	t.Helper()
+	g := &gatedRequests{tab: tab, gates: gates, paused: map[string][]fetch.RequestID{}, count: map[string]int{}, opened: map[string]bool{}}
+	_ = chromedp.Listen(tab, func(ev any) {
+		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			gate := ""
+			for part, name := range g.gates {
+				if strings.Contains(ev.Request.URL, part) {
+					gate = name
+				}
+			}
+			if gate == "" || g.opened[gate] {
+				g.cont(ev.RequestID)
+				return
+			}
+			g.paused[gate] = append(g.paused[gate], ev.RequestID)
+			g.count[gate]++
+		}
+	})
+	var patterns []*fetch.RequestPattern
+	for part := range gates {
+		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "*" + part + "*"})
+	}
+	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: patterns})
+	}))
+	t.Cleanup(func() {
+		for _, name := range gates {
+			g.open(name)
+		}
+	})
+	return g
+}
+
+func (g *gatedRequests) cont(id fetch.RequestID) {
+	go chromedp.Run(g.tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+	}))
+}
+
+// open lets gate's held requests go, and its later ones at once.
+func (g *gatedRequests) open(gate string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.opened[gate] {
+		return
+	}
+	g.opened[gate] = true
+	for _, id := range g.paused[gate] {
+		g.cont(id)
+	}
+	g.paused[gate] = nil
+}
+
+// held is how many of gate's requests were held back.
+func (g *gatedRequests) held(gate string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.count[gate]
+}
+
 // TestPreRenderedFirstChart: the server's pre-rendered page draws its
 // charts with the real numbers before the wasm runs (the wasm download is
 // held back by the browser's request interception until the preview has
@@ -80,58 +157,8 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	// fetch). The page shows first the server's static drawings (under
 	// specdash.css alone), then preview.js's overlay, then ECharts' charts,
 	// then the wasm's dashboard.
-	var mu sync.Mutex
-	gates := map[string]string{"preview.js": "preview", "echarts.min.js": "echarts", "app.wasm": "wasm"}
-	held := map[string][]fetch.RequestID{}
-	open := map[string]bool{}
-	heldCount := map[string]int{}
-	cont := func(id fetch.RequestID) {
-		go chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-			return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
-		}))
-	}
-	_ = chromedp.Listen(tab, func(ev any) {
-		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
-			mu.Lock()
-			defer mu.Unlock()
-			gate := ""
-			for part, g := range gates {
-				if strings.Contains(ev.Request.URL, part) {
-					gate = g
-				}
-			}
-			if gate == "" || open[gate] {
-				cont(ev.RequestID)
-				return
-			}
-			held[gate] = append(held[gate], ev.RequestID)
-			heldCount[gate]++
-		}
-	})
-	var patterns []*fetch.RequestPattern
-	for part := range gates {
-		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "*" + part + "*"})
-	}
-	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: patterns})
-	}))
-	openGate := func(gate string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if open[gate] {
-			return
-		}
-		open[gate] = true
-		for _, id := range held[gate] {
-			cont(id)
-		}
-		held[gate] = nil
-	}
-	t.Cleanup(func() {
-		for _, g := range gates {
-			openGate(g)
-		}
-	})
+	gates := holdRequests(t, tab, map[string]string{"preview.js": "preview", "echarts.min.js": "echarts", "app.wasm": "wasm"})
+	openGate := gates.open
 	release := func() { openGate("wasm") }
 
 	w := fx.Whole
@@ -253,10 +280,7 @@ func TestPreRenderedFirstChart(t *testing.T) {
 	  const inst = el && window.echarts && echarts.getInstanceByDom(el);
 	  return !!inst && inst.getOption().series.some(s => s.data && s.data.length > 0);
 	})()`)
-	mu.Lock()
-	nHeld := heldCount["wasm"]
-	mu.Unlock()
-	if nHeld == 0 {
+	if gates.held("wasm") == 0 {
 		t.Fatalf("no app.wasm request was held: the test cannot tell the preview from the wasm")
 	}
 	before := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]any](`(() => {
@@ -987,38 +1011,8 @@ func TestPreviewInBrowserZone(t *testing.T) {
 func TestPreviewHandsOver(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	base, tab := previewSite(t, fx.OpenMetrics)
-	var mu sync.Mutex
-	var held []fetch.RequestID
-	released := false
-	cont := func(id fetch.RequestID) {
-		go chromedp.Run(tab, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-			return cdp.Call(ctx, tg, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
-		}))
-	}
-	_ = chromedp.Listen(tab, func(ev any) {
-		if ev, ok := ev.(*fetch.EventRequestPaused); ok {
-			mu.Lock()
-			defer mu.Unlock()
-			if released {
-				cont(ev.RequestID)
-			} else {
-				held = append(held, ev.RequestID)
-			}
-		}
-	})
-	release := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		released = true
-		for _, id := range held {
-			cont(id)
-		}
-		held = nil
-	}
-	t.Cleanup(release)
-	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
-		return cdp.Call(ctx, tg, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*app.wasm*"}}})
-	}))
+	gates := holdRequests(t, tab, map[string]string{"app.wasm": "wasm"})
+	release := func() { gates.open("wasm") }
 	w := fx.Whole
 	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}
 	navigateNoWait(t, tab, base+"/?"+q.Encode())

@@ -91,16 +91,19 @@ func fleetNamed(n int, gs int64, a, b string) []fleetEngine {
 			e.k = 8
 		}
 		e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: ge, offset: int64(1000 + i)}}
+		// restarted: a first process sampled until oldTo (counters from
+		// oldOffset), then one created at created, sampled from from on.
+		restarted := func(oldTo, oldOffset int64, created float64, from, offset int64) []fleetProc {
+			return []fleetProc{{created: float64(gs - 3600), from: first, to: oldTo, offset: oldOffset},
+				{created: created, from: from, to: ge, offset: offset}}
+		}
 		switch i {
 		case scRestartAligned:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 120, offset: 5000},
-				{created: float64(gs + 125), from: gs + 135, to: ge, offset: 3}}
+			e.procs = restarted(gs+120, 5000, float64(gs+125), gs+135, 3)
 		case scRestartBetween:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 195, offset: 5000},
-				{created: float64(gs + 200), from: gs + 210, to: ge, offset: 2}}
+			e.procs = restarted(gs+195, 5000, float64(gs+200), gs+210, 2)
 		case scRestartHigher:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 255, offset: 10},
-				{created: float64(gs) + 257.5, from: gs + 270, to: ge, offset: 900000}}
+			e.procs = restarted(gs+255, 10, float64(gs)+257.5, gs+270, 900000)
 		case scJoin:
 			e.procs = []fleetProc{{created: float64(gs + 290), from: gs + 300, to: ge, offset: 4}}
 		case scLeave:
@@ -113,20 +116,15 @@ func fleetNamed(n int, gs int64, a, b string) []fleetEngine {
 			e.noCreated = true
 			e.procs = []fleetProc{{created: float64(gs - 10), from: gs + 315, to: ge, offset: 40}}
 		case scGapRestart:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 90, offset: 5000},
-				{created: float64(gs + 400), from: gs + 405, to: ge, offset: 7}}
+			e.procs = restarted(gs+90, 5000, float64(gs+400), gs+405, 7)
 		case scGapEdgeRestart:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 90, offset: 5000},
-				{created: float64(gs + 410), from: gs + 420, to: ge, offset: 7}}
+			e.procs = restarted(gs+90, 5000, float64(gs+410), gs+420, 7)
 		case scGapWRestart:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 90, offset: 5000},
-				{created: float64(gs + 385), from: gs + 390, to: ge, offset: 7}}
+			e.procs = restarted(gs+90, 5000, float64(gs+385), gs+390, 7)
 		case scRestartAtStart:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs - 15, offset: 5000},
-				{created: float64(gs - 5), from: gs, to: ge, offset: 7}}
+			e.procs = restarted(gs-15, 5000, float64(gs-5), gs, 7)
 		case scOutageRestart:
-			e.procs = []fleetProc{{created: float64(gs - 3600), from: first, to: gs + 150, offset: 10},
-				{created: float64(gs + 500), from: gs + 510, to: ge, offset: 700000}}
+			e.procs = restarted(gs+150, 10, float64(gs+500), gs+510, 700000)
 		}
 		out[i] = e
 	}
