@@ -186,7 +186,7 @@ func (s *SourceStatus) renderTarget(t metricsclient.Target) app.UI {
 		app.Span().Class("target-health", "health-"+health).Text(health+" "),
 		app.Code().Text(t.URL),
 		app.If(health == "down", func() app.UI {
-			msg, stale := view.TargetDown(t, s.lastGood[t.URL])
+			msg, stale := view.TargetDown(t, s.lastGood[t.URL], s.location())
 			return app.Span().Class("target-error").Body(
 				app.Text(": "),
 				app.Span().DataSet("target-error", "true").Text(msg),
@@ -194,8 +194,18 @@ func (s *SourceStatus) renderTarget(t metricsclient.Target) app.UI {
 			)
 		}),
 		app.If(health == "up" && !t.LastScrape.IsZero(), func() app.UI {
-			return app.Span().Class("target-scraped").Text(" (scraped " + t.LastScrape.Format("15:04:05") + ")")
+			return app.Span().Class("target-scraped").Text(view.TargetScraped(t, s.location()))
 		}),
 	)
 	return li
+}
+
+// location is the page's time zone (its URL's tz: local or UTC), which
+// the dashboard shows times in.
+func (s *SourceStatus) location() *time.Location {
+	u := browserURL()
+	if u == nil {
+		return time.Local
+	}
+	return view.ParseQuery(u.Query()).Location()
 }

@@ -193,18 +193,29 @@ func DownTargets(targets []metricsclient.Target, targetErr string) int {
 
 // TargetDown is what the status bar says of down target t: its last scrape
 // error ("scrape failed" without one) and that its numbers are stale,
-// since lastGood (its last scrape while up; zero when unknown: then it
-// may never have given any, and the text says "any numbers").
-func TargetDown(t metricsclient.Target, lastGood time.Time) (msg, stale string) {
+// since lastGood (its last scrape while up, shown in loc, the page's time
+// zone; zero when unknown: then it may never have given any, and the text
+// says "any numbers").
+func TargetDown(t metricsclient.Target, lastGood time.Time, loc *time.Location) (msg, stale string) {
 	msg = t.LastError
 	if msg == "" {
 		msg = "scrape failed"
 	}
 	if !lastGood.IsZero() {
-		return msg, "; its last numbers are kept and shown as they were (stale since " + lastGood.Format("15:04:05") + ")"
+		return msg, "; its last numbers are kept and shown as they were (stale since " + lastGood.In(loc).Format("15:04:05") + ")"
 	}
 	// Not seen up on this page: it may never have been (a wrong address).
 	return msg, "; any numbers it gave before are kept and shown as they were (stale)"
+}
+
+// TargetScraped is what the status bar says of up target t's last scrape,
+// in loc (the page's time zone: the source's API gives it in UTC):
+// " (scraped 15:04:05)"; "" when unknown.
+func TargetScraped(t metricsclient.Target, loc *time.Location) string {
+	if t.LastScrape.IsZero() {
+		return ""
+	}
+	return " (scraped " + t.LastScrape.In(loc).Format("15:04:05") + ")"
 }
 
 // PreviewStamp is what a pre-rendered chart carries besides its option:

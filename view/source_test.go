@@ -91,11 +91,22 @@ func TestTargetsSummary(t *testing.T) {
 	if DownTargets(ts, "") != 1 || DownTargets(ts, "failed") != 0 {
 		t.Errorf("down %d / %d", DownTargets(ts, ""), DownTargets(ts, "failed"))
 	}
+	// Times as the source gives them (UTC), shown in the page's zone.
 	at := time.Date(2026, 12, 1, 14, 2, 10, 0, time.UTC)
-	if msg, stale := TargetDown(ts[1], at); msg != "scrape failed" || stale != "; its last numbers are kept and shown as they were (stale since 14:02:10)" {
+	ny := time.FixedZone("UTC-5", -5*3600)
+	if msg, stale := TargetDown(ts[1], at, time.UTC); msg != "scrape failed" || stale != "; its last numbers are kept and shown as they were (stale since 14:02:10)" {
 		t.Errorf("down target: %q %q", msg, stale)
 	}
-	if msg, stale := TargetDown(metricsclient.Target{LastError: "EOF"}, time.Time{}); msg != "EOF" || stale != "; any numbers it gave before are kept and shown as they were (stale)" {
+	if _, stale := TargetDown(ts[1], at, ny); stale != "; its last numbers are kept and shown as they were (stale since 09:02:10)" {
+		t.Errorf("down target, page 5 h behind UTC: %q", stale)
+	}
+	if msg, stale := TargetDown(metricsclient.Target{LastError: "EOF"}, time.Time{}, ny); msg != "EOF" || stale != "; any numbers it gave before are kept and shown as they were (stale)" {
 		t.Errorf("down target without a good scrape: %q %q", msg, stale)
+	}
+	if s := TargetScraped(metricsclient.Target{Health: "up", LastScrape: at}, ny); s != " (scraped 09:02:10)" {
+		t.Errorf("up target, page 5 h behind UTC: %q", s)
+	}
+	if s := TargetScraped(metricsclient.Target{Health: "up"}, ny); s != "" {
+		t.Errorf("up target never scraped: %q", s)
 	}
 }
