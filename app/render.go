@@ -371,7 +371,7 @@ func (d *Dashboard) renderMessages() app.UI {
 		msgs = append(msgs, app.Div().Class("msg", "msg-note").DataSet("url-warning", "true").Text(d.q.Warn))
 	}
 	if d.err != nil {
-		class, text := "msg-error", view.ErrorText(d.err, d.errAt, d.res)
+		class, text := "msg-error", view.ErrorText(d.err, d.errAt, d.res, d.q.Location())
 		if d.res != nil {
 			class = "msg-stale"
 		}

@@ -501,12 +501,13 @@ func AveragedLengthUnit(c compute.Convention) string {
 }
 
 // ErrorText is the message of a failed load (err at errAt): the error, and
-// when older numbers (res) stay shown, that they are stale and from when.
-func ErrorText(err error, errAt time.Time, res *Result) string {
+// when older numbers (res) stay shown, that they are stale and from when
+// (times in loc, the page's time zone).
+func ErrorText(err error, errAt time.Time, res *Result, loc *time.Location) string {
 	if res == nil {
 		return err.Error()
 	}
-	return "Refresh failed at " + errAt.Format("15:04:05") + "; showing the numbers from " + res.At.Format("15:04:05") + " (stale). " + err.Error()
+	return "Refresh failed at " + errAt.In(loc).Format("15:04:05") + "; showing the numbers from " + res.At.In(loc).Format("15:04:05") + " (stale). " + err.Error()
 }
 
 // RetryText is added to the message of a load that found no data while

@@ -165,11 +165,15 @@ func TestNumberTexts(t *testing.T) {
 func TestMessageTexts(t *testing.T) {
 	err := errors.New("boom")
 	at := time.Date(2026, 12, 1, 14, 2, 10, 0, time.UTC)
-	if s := ErrorText(err, at, nil); s != "boom" {
+	if s := ErrorText(err, at, nil, time.UTC); s != "boom" {
 		t.Errorf("first load failed: %q", s)
 	}
-	if s := ErrorText(err, at, &Result{At: at.Add(-time.Minute)}); s != "Refresh failed at 14:02:10; showing the numbers from 14:01:10 (stale). boom" {
+	if s := ErrorText(err, at, &Result{At: at.Add(-time.Minute)}, time.UTC); s != "Refresh failed at 14:02:10; showing the numbers from 14:01:10 (stale). boom" {
 		t.Errorf("refresh failed: %q", s)
+	}
+	// In the page's zone, whatever the times' own location.
+	if s := ErrorText(err, at, &Result{At: at.Add(-time.Minute)}, time.FixedZone("UTC-5", -5*3600)); s != "Refresh failed at 09:02:10; showing the numbers from 09:01:10 (stale). boom" {
+		t.Errorf("refresh failed, page 5 h behind UTC: %q", s)
 	}
 	if s := RetryText(5*time.Second, 2); s != " — no data yet: retrying every 5s (2 of 12)" {
 		t.Errorf("retry: %q", s)
