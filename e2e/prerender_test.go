@@ -1012,6 +1012,40 @@ func TestPreviewInBrowserZone(t *testing.T) {
 	}
 }
 
+// TestLiveTimesAcrossDaylightSaving: the live page shows a window on the
+// other side of a daylight saving change from today in that date's offset,
+// as the pre-render does (Go's js/wasm gave every date today's offset:
+// cmd/specdash's browserLocal). The browser is in New York; the window is
+// in January or July, whichever has not today's offset there.
+func TestLiveTimesAcrossDaylightSaving(t *testing.T) {
+	const zone = "America/New_York"
+	ny, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	_, today := now.In(ny).Zone()
+	start := time.Date(now.Year(), time.January, 15, 12, 0, 0, 0, time.UTC)
+	if _, off := start.In(ny).Zone(); off == today {
+		start = time.Date(now.Year(), time.July, 15, 12, 0, 0, 0, time.UTC)
+	}
+	end := start.Add(6 * time.Hour)
+	fx := fixtures.KnownAnswer()
+	base, tab := previewSite(t, fx.OpenMetrics)
+	browserZone(t, tab, zone)
+	navigateNoWait(t, tab, base+"/?"+url.Values{"from": {start.Format(time.RFC3339)}, "to": {end.Format(time.RFC3339)}}.Encode())
+	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && ['ready', 'error'].includes((document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state)`)
+	type inputs struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	}
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[inputs](`({from: document.getElementById('from').value, to: document.getElementById('to').value})`))
+	want := inputs{view.FormatLocalInput(start.UnixMilli(), ny), view.FormatLocalInput(end.UnixMilli(), ny)}
+	if got != want {
+		t.Errorf("live page in %s on %s: From/To %+v, want %+v (that date's offset, not today's)", zone, now.Format(time.DateOnly), got, want)
+	}
+}
+
 // TestPreviewHandsOver: what a user did in the preview that loads no page
 // goes on in the live dashboard: a filter menu opened and searched in
 // the preview while the wasm is held back is open in the live page once

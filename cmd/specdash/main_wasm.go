@@ -5,12 +5,16 @@
 package main
 
 import (
+	"encoding/binary"
+	"math"
 	"runtime/debug"
 	"syscall/js"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	specapp "specdash/app"
+	"specdash/view"
 )
 
 // GC settings of the page (docs/PERFORMANCE.md, "Refresh"): the live heap
@@ -28,6 +32,7 @@ func main() {
 	mark("specdash:main")
 	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(memoryLimit)
+	browserLocal()
 	specapp.Register()
 	app.RunWhenOnBrowser()
 }
@@ -39,5 +44,43 @@ func mark(name string) {
 	defer func() { recover() }() // JS: never let it stop the app
 	if p := js.Global().Get("performance"); p.Truthy() {
 		p.Call("mark", name)
+	}
+}
+
+// browserLocal makes time.Local the browser's zone with its daylight
+// saving changes: Go's js/wasm sets it to the browser's offset of today
+// for every date, so a window on the other side of a change showed its
+// "local" times an hour off, and off the pre-rendered page's
+// (view.ZoneFromOffsets). The offsets are JavaScript's (the zone ECharts'
+// time axes use too), from five years before now (older dates keep that
+// day's offset: no dashboard's data go back so far) to five years after,
+// asked in batches of web/static/boot.js's specdashZoneOffsets (~10 ms
+// in all); without it, or on any failure, time.Local stays Go's.
+func browserLocal() {
+	defer func() { recover() }() // JS: keep Go's zone on any failure
+	ask := js.Global().Get("specdashZoneOffsets")
+	if ask.Type() != js.TypeFunction {
+		return
+	}
+	offsets := func(secs []int64) []int {
+		buf := make([]byte, 8*len(secs))
+		for i, s := range secs {
+			binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(float64(s)))
+		}
+		arr := js.Global().Get("Float64Array").New(len(secs))
+		bytes := js.Global().Get("Uint8Array").New(arr.Get("buffer"))
+		js.CopyBytesToJS(bytes, buf)
+		ask.Invoke(arr)
+		js.CopyBytesToGo(buf, bytes)
+		out := make([]int, len(secs))
+		for i := range out {
+			out[i] = int(math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:])))
+		}
+		return out
+	}
+	now := time.Now()
+	from, to := now.AddDate(-5, 0, 0).Unix(), now.AddDate(5, 0, 0).Unix()
+	if loc, err := view.ZoneFromOffsets("Local", offsets, from, to); err == nil {
+		time.Local = loc
 	}
 }

@@ -52,6 +52,19 @@
     }
   } catch (e) { }
 
+  // The browser zone's UTC offsets for the Go program (cmd/specdash's
+  // browserLocal, view.ZoneFromOffsets): each Unix time (seconds) in the
+  // Float64Array is replaced by the zone's offset there (seconds east of
+  // UTC), as Date shows it. One call answers many times: a call from Go
+  // to JavaScript costs far more than the answer.
+  window.specdashZoneOffsets = function (secs) {
+    var d = new Date(0);
+    for (var i = 0; i < secs.length; i++) {
+      d.setTime(secs[i] * 1000);
+      secs[i] = -60 * d.getTimezoneOffset();
+    }
+  };
+
   var script = document.currentScript;
   var url = script && script.getAttribute("data-wasm");
   if (!url || typeof WebAssembly !== "object" || !WebAssembly.compileStreaming || !window.fetch) return;
