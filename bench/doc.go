@@ -31,5 +31,8 @@
 //     and load families (per engine 16 series: the inter-token latency
 //     histogram, generation tokens, running requests; caseLatency), as a
 //     vLLM server exports them, so every load and refresh reads them too;
-//     the scale data sets too (scaleSet.latency, cached apart).
+//     the scale data sets too (scaleSet.latency, cached apart);
+//   - SPECDASH_BENCH_FLOOR=1: BenchmarkInteractive also loads the stack's
+//     floor (bench/cmd/floorapp, built by the benchmark: floor_test.go),
+//     =2 also its hello variant (needs `make build` for ECharts).
 package bench

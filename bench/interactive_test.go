@@ -177,6 +177,12 @@ func addScript(b *testing.B, tab context.Context, src string) {
 // -benchtime=1x. SPECDASH_BENCH_PROFILE=dir writes a CPU profile of the
 // page's main thread (JavaScript and wasm; open it in Chromium's DevTools)
 // for every cold specdash load, from navigation to live.
+// SPECDASH_BENCH_FLOOR=1 adds the stack's floor to the rotation ("floor":
+// bench/cmd/floorapp, go-app + Go's wasm + client_golang's api/v1 + one
+// go-echarts option drawn by ECharts, measured by specdash's conditions;
+// floor_test.go), =2 also "floor-hello" (the same go-app program with no
+// query and no chart: all three moments are its root's ready); specdash's
+// figures are then also given against the floor's.
 func BenchmarkInteractive(b *testing.B) {
 	prom := startPrometheus(b)
 	spec := startSpecdash(b, prom.URL, -1, nil)
@@ -193,6 +199,21 @@ func BenchmarkInteractive(b *testing.B) {
 		// same rotation (same conditions).
 		specB := startSpecdashWeb(b, prom.URL, dir)
 		sites = append(sites, site{"specdash-b", specB + "/?range=" + rng, specdashPaint, specdashCharts, specdashTooltip, specdashLive})
+	}
+	switch v := os.Getenv("SPECDASH_BENCH_FLOOR"); v {
+	case "", "0":
+	case "1", "2":
+		// The stack's floor (floor_test.go), measured by specdash's own
+		// conditions: its paint is its ECharts chart (it has no static
+		// drawing), its live the root's data-state ready.
+		sites = append(sites, site{"floor", startFloor(b, prom.URL, false) + "/", specdashPaint, specdashCharts, specdashTooltip, specdashLive})
+		if v == "2" {
+			// No chart to paint or hover: all three moments are the
+			// root's ready.
+			sites = append(sites, site{"floor-hello", startFloor(b, prom.URL, true) + "/", specdashLive, specdashCharts, specdashLive, specdashLive})
+		}
+	default:
+		b.Fatalf("SPECDASH_BENCH_FLOOR=%q: want 1 (floor) or 2 (floor and floor-hello)", v)
 	}
 	if rtt := benchRTT(b); rtt > 0 {
 		// The browser's requests cross a network: each waits one round
@@ -215,6 +236,8 @@ func BenchmarkInteractive(b *testing.B) {
 	for _, s := range sites {
 		got[s.name] = &figures{}
 	}
+	// specdash's and the floor's sites: a separate live state, the steps'
+	// marks, and go-app's service worker (app-worker.js) to wait for.
 	isSpecdash := func(s site) bool { return s.live != "" }
 	add := func(to *[3][]float64, t startTimes) {
 		to[0] = append(to[0], t.paint)
@@ -276,7 +299,6 @@ func BenchmarkInteractive(b *testing.B) {
 			}
 		})
 	}
-	pp := got["prometheus"]
 	for _, s := range sites {
 		if !isSpecdash(s) {
 			continue
@@ -289,10 +311,18 @@ func BenchmarkInteractive(b *testing.B) {
 			}
 			b.Logf("%s cold, median %s: %.0f ms", s.name, k, median(xs))
 		}
-		for k, name := range []string{"paint", "hover", "live"} {
-			b.Logf("%s %s: cold %.0f / %.0f ms = %.2fx, warm %.0f / %.0f ms = %.2fx (/ Prometheus UI)", s.name, name,
-				median(sp.cold[k]), median(pp.cold[k]), median(sp.cold[k])/median(pp.cold[k]),
-				median(sp.warm[k]), median(pp.warm[k]), median(sp.warm[k])/median(pp.warm[k]))
+		// Against the Prometheus UI, and against the stack's floor when
+		// it ran (SPECDASH_BENCH_FLOOR).
+		for _, base := range []struct{ name, label string }{{"prometheus", "Prometheus UI"}, {"floor", "floor"}} {
+			pp := got[base.name]
+			if pp == nil || base.name == s.name {
+				continue
+			}
+			for k, name := range []string{"paint", "hover", "live"} {
+				b.Logf("%s %s: cold %.0f / %.0f ms = %.2fx, warm %.0f / %.0f ms = %.2fx (/ %s)", s.name, name,
+					median(sp.cold[k]), median(pp.cold[k]), median(sp.cold[k])/median(pp.cold[k]),
+					median(sp.warm[k]), median(pp.warm[k]), median(sp.warm[k])/median(pp.warm[k]), base.label)
+			}
 		}
 	}
 }
