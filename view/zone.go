@@ -1,10 +1,9 @@
 package view
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
-	"slices"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -105,7 +104,9 @@ func ZoneFromOffsets(name string, offsets func(secs []int64) []int, from, to int
 		}
 		spans = next
 	}
-	slices.SortFunc(changes, func(x, y change) int { return cmp.Compare(x.at, y.at) })
+	// sort.Slice: already in the wasm (a slices.SortFunc of this type
+	// added ~15 kB of code).
+	sort.Slice(changes, func(i, j int) bool { return changes[i].at < changes[j].at })
 
 	// The local time types: one per offset, the first that of from (the
 	// zone before the first change: time takes the first type that is
