@@ -32,7 +32,8 @@
 //     histogram, generation tokens, running requests; caseLatency), as a
 //     vLLM server exports them, so every load and refresh reads them too;
 //     the scale data sets too (scaleSet.latency, cached apart);
-//   - SPECDASH_BENCH_FLOOR=1: BenchmarkInteractive also loads the stack's
-//     floor (bench/cmd/floorapp, built by the benchmark: floor_test.go),
-//     =2 also its hello variant (needs `make build` for ECharts).
+//   - SPECDASH_BENCH_FLOOR=1: BenchmarkInteractive and BenchmarkScale also
+//     load the stack's floor (bench/cmd/floorapp, built by the benchmark:
+//     floor_test.go), =2 BenchmarkInteractive its hello variant too (needs
+//     `make build` for ECharts).
 package bench

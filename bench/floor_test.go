@@ -41,12 +41,13 @@ const (
 
 // startFloor builds the floor program (hello: its floorhello variant) and
 // serves it on its own loopback port (its own origin: its service worker
-// and caches are its own) in front of promURL; it returns the site's URL.
+// and caches are its own) in front of promURL, querying expr over the
+// window (a Go duration) ending now at step; it returns the site's URL.
 // The handler: /api/v1/ is a reverse proxy to Prometheus (same origin, so
 // the page's api/v1 client needs no CORS), /web/ the built files
 // (floorAssets), the rest go-app's handler, with "/" served as floor.Path
 // (the process's "/" route is specdash's: go-app's routes are global).
-func startFloor(b *testing.B, promURL string, hello bool) string {
+func startFloor(b *testing.B, promURL string, hello bool, expr, window, step string) string {
 	b.Helper()
 	dir, rawSize := buildFloor(b, hello)
 	target, err := url.Parse(promURL)
@@ -62,9 +63,9 @@ func startFloor(b *testing.B, promURL string, hello bool) string {
 		// would ask for them; specdash serves its own too.
 		Icon: app.Icon{Default: "/web/icon.svg", Large: "/web/icon.svg", SVG: "/web/icon.svg", Maskable: "/web/icon.svg"},
 		Env: map[string]string{
-			floor.EnvExpr:   acceptanceRateExpr,
-			floor.EnvWindow: floorWindow,
-			floor.EnvStep:   floorStep,
+			floor.EnvExpr:   expr,
+			floor.EnvWindow: window,
+			floor.EnvStep:   step,
 		},
 		Resources: floorResources{},
 		// The raw size, for the loader's progress (the wasm is sent

@@ -206,11 +206,11 @@ func BenchmarkInteractive(b *testing.B) {
 		// The stack's floor (floor_test.go), measured by specdash's own
 		// conditions: its paint is its ECharts chart (it has no static
 		// drawing), its live the root's data-state ready.
-		sites = append(sites, site{"floor", startFloor(b, prom.URL, false) + "/", specdashPaint, specdashCharts, specdashTooltip, specdashLive})
+		sites = append(sites, site{"floor", startFloor(b, prom.URL, false, acceptanceRateExpr, floorWindow, floorStep) + "/", specdashPaint, specdashCharts, specdashTooltip, specdashLive})
 		if v == "2" {
 			// No chart to paint or hover: all three moments are the
 			// root's ready.
-			sites = append(sites, site{"floor-hello", startFloor(b, prom.URL, true) + "/", specdashLive, specdashCharts, specdashLive, specdashLive})
+			sites = append(sites, site{"floor-hello", startFloor(b, prom.URL, true, acceptanceRateExpr, floorWindow, floorStep) + "/", specdashLive, specdashCharts, specdashLive, specdashLive})
 		}
 	default:
 		b.Fatalf("SPECDASH_BENCH_FLOOR=%q: want 1 (floor) or 2 (floor and floor-hello)", v)

@@ -435,11 +435,29 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 	b.ReportMetric(sb, "host-shaped-bytes")
 	b.ReportMetric(sms, "host-shaped-ms")
 
+	// The stack's floor (SPECDASH_BENCH_FLOOR=1, floor_test.go) on the
+	// same data: the Prometheus UI's expression over the window, at the
+	// step of a 360-point graph.
+	sites := 2
+	var floorURL string
+	var floorLive []float64
+	if os.Getenv("SPECDASH_BENCH_FLOOR") == "1" {
+		step := (s.window / 360).Round(time.Second)
+		floorURL = startFloor(b, prom.URL, false, scaleExpr(s.scrape), s.window.String(), step.String()) + "/"
+		sites = 3
+	}
 	var live, query, decode, compute, render, pb, pd, preq, doc, pui, puib, rep []float64
 	failed := false
 	for i := range runs(b) {
-		for j := range 2 {
-			if (i+j)%2 == 0 {
+		for j := range sites {
+			if (i+j)%sites == 2 {
+				l := coldLoad(b, floorURL, scaleSpecdashDone, scaleSpecdashState, "/api/v1/", 10*time.Minute)
+				b.Logf("run %d floor: %.0f ms, state %q", i+1, l.Done, l.State)
+				if l.State != "ready" {
+					failed = true
+				}
+				floorLive = append(floorLive, l.Done)
+			} else if (i+j)%sites == 0 {
 				wc.bytes.Store(0)
 				wc.requests.Store(0)
 				before := proxyResults(b, wc.reg)
@@ -479,6 +497,11 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 	b.ReportMetric(ml, "live-ms")
 	b.ReportMetric(mp, "promui-ms")
 	b.ReportMetric(ml/mp, "ratio")
+	if len(floorLive) > 0 {
+		mf := median(floorLive)
+		b.ReportMetric(mf, "floor-ms")
+		b.Logf("live %.0f ms, Prometheus UI %.0f ms (%.2fx), floor %.0f ms (%.2fx the Prometheus UI; specdash %.2fx the floor)", ml, mp, ml/mp, mf, mf/mp, ml/mf)
+	}
 	b.ReportMetric(median(pb), "prom-bytes")
 	b.ReportMetric(median(pd), "prom-decoded-bytes")
 	b.ReportMetric(median(preq), "prom-requests")
