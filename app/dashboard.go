@@ -102,9 +102,11 @@ func (d *Dashboard) OnPreRender(ctx app.Context) {
 	var zone *time.Location
 	d.page, zone = preRenderPage(ctx.Page().URL())
 	d.q = view.ParseQuery(d.page.Query())
-	if zone != nil {
-		d.q = d.q.InZone(zone)
+	if zone == nil {
+		zone = time.Local // the server's: the browser's is not known yet
 	}
+	// Zones named as the live page names them (UTC-4, not EDT).
+	d.q = d.q.InZone(view.BrowserNamed(zone, time.Now()))
 	d.readLayout(d.page)
 	d.preRenderLoad(ctx)
 }

@@ -1015,8 +1015,11 @@ func TestPreviewInBrowserZone(t *testing.T) {
 // TestLiveTimesAcrossDaylightSaving: the live page shows a window on the
 // other side of a daylight saving change from today in that date's offset,
 // as the pre-render does (Go's js/wasm gave every date today's offset:
-// cmd/specdash's browserLocal). The browser is in New York; the window is
-// in January or July, whichever has not today's offset there.
+// cmd/specdash's browserLocal), and its footer names the offset of the
+// window, not today's. The browser is in New York; the windows are in
+// January or July, whichever has not today's offset there, of this year
+// and of 2020 (more than five years back: the zone reaches back to
+// view.MinTime), and the fixture's window (June, with data: the footer).
 func TestLiveTimesAcrossDaylightSaving(t *testing.T) {
 	const zone = "America/New_York"
 	ny, err := time.LoadLocation(zone)
@@ -1025,24 +1028,51 @@ func TestLiveTimesAcrossDaylightSaving(t *testing.T) {
 	}
 	now := time.Now()
 	_, today := now.In(ny).Zone()
-	start := time.Date(now.Year(), time.January, 15, 12, 0, 0, 0, time.UTC)
-	if _, off := start.In(ny).Zone(); off == today {
-		start = time.Date(now.Year(), time.July, 15, 12, 0, 0, 0, time.UTC)
-	}
-	end := start.Add(6 * time.Hour)
 	fx := fixtures.KnownAnswer()
-	base, tab := previewSite(t, fx.OpenMetrics)
-	browserZone(t, tab, zone)
-	navigateNoWait(t, tab, base+"/?"+url.Values{"from": {start.Format(time.RFC3339)}, "to": {end.Format(time.RFC3339)}}.Encode())
-	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && ['ready', 'error'].includes((document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state)`)
-	type inputs struct {
-		From string `json:"from"`
-		To   string `json:"to"`
+	// No numbers pre-rendered: a state of ready or error is the live
+	// page's (the server's page would show its own, right, times).
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
+		Version: "e2e", PreRenderTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := run(t, tab, 10*time.Second, chromedp.Evaluate[inputs](`({from: document.getElementById('from').value, to: document.getElementById('to').value})`))
-	want := inputs{view.FormatLocalInput(start.UnixMilli(), ny), view.FormatLocalInput(end.UnixMilli(), ny)}
-	if got != want {
-		t.Errorf("live page in %s on %s: From/To %+v, want %+v (that date's offset, not today's)", zone, now.Format(time.DateOnly), got, want)
+	base := serve(t, h)
+	tab := newTab(t)
+	browserZone(t, tab, zone)
+	for _, year := range []int{now.Year(), 2020} {
+		start := time.Date(year, time.January, 15, 12, 0, 0, 0, time.UTC)
+		if _, off := start.In(ny).Zone(); off == today {
+			start = time.Date(year, time.July, 15, 12, 0, 0, 0, time.UTC)
+		}
+		end := start.Add(6 * time.Hour)
+		nav := nextPage(t, tab)
+		navigateNoWait(t, tab, base+"/?"+url.Values{"from": {start.Format(time.RFC3339)}, "to": {end.Format(time.RFC3339)}}.Encode())
+		nav(`!!document.body`)
+		waitJS(t, tab, 60*time.Second, `['ready', 'error'].includes((document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state)`)
+		type shown struct {
+			From string `json:"from"`
+			To   string `json:"to"`
+		}
+		got := run(t, tab, 10*time.Second, chromedp.Evaluate[shown](`({from: document.getElementById('from').value, to: document.getElementById('to').value})`))
+		from, to := view.FormatLocalInput(start.UnixMilli(), ny), view.FormatLocalInput(end.UnixMilli(), ny)
+		if got.From != from || got.To != to {
+			t.Errorf("live page in %s on %s: From/To %q, %q, want %q, %q (that date's offset, not today's)", zone, now.Format(time.DateOnly), got.From, got.To, from, to)
+		}
+	}
+	// The fixture's window (June, UTC-4 in New York), which has data: the
+	// footer names its offset as Go's js/wasm names it (today's was named
+	// before, UTC-5 in winter).
+	w := fx.Whole
+	nav := nextPage(t, tab)
+	navigateNoWait(t, tab, base+"/?"+url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}.Encode())
+	nav(`!!document.body`)
+	waitJS(t, tab, 60*time.Second, `(document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
+	footer := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(document.querySelector('footer') || {}).textContent || ''`))
+	_, off := w.EndTime().In(ny).Zone()
+	want := "Window " + view.FormatLocalInput(w.StartTime().UnixMilli(), ny) + " – " + w.EndTime().In(ny).Format("15:04:05") + " UTC-" + strconv.Itoa(-off/3600) + " "
+	if !strings.Contains(footer, want) {
+		t.Errorf("live page's footer %q, want %q...", footer, want)
 	}
 }
 

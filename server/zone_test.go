@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,11 @@ func TestPreRenderInBrowserZone(t *testing.T) {
 		want := view.FormatLocalInput(w.StartTime().UnixMilli(), c.loc)
 		if got := attrOf(tagWith(page, `id="from"`), "value"); got != want {
 			t.Errorf("%s: From %q, want %q", c.name, got, want)
+		}
+		// The zone named as the live page names it (view.BrowserNamed):
+		// the window's summary and footer say UTC+5:30, not IST.
+		if c.loc == kolkata && (!strings.Contains(page, "UTC+5:30") || strings.Contains(page, " IST")) {
+			t.Errorf("%s: the zone is not named UTC+5:30 (as in the browser) throughout the page", c.name)
 		}
 	}
 }

@@ -238,12 +238,13 @@ const (
 	TipDrafted  = "Drafted throughput = draft tokens / window seconds (tokens/s)."
 )
 
-// ZoneName is the name of the time zone loc now ("UTC", "CET").
-func ZoneName(loc *time.Location) string {
+// ZoneName is the name of the time zone loc at Unix ms ms ("UTC", "UTC-4"
+// in a New York summer, "UTC-5" in its winter).
+func ZoneName(loc *time.Location, ms int64) string {
 	if loc == time.UTC {
 		return "UTC"
 	}
-	name, _ := time.Now().In(loc).Zone()
+	name, _ := time.UnixMilli(ms).In(loc).Zone()
 	return name
 }
 
@@ -331,7 +332,7 @@ func FooterWindow(res *Result, q Query) string {
 	}
 	g, loc := res.Grid, q.Location()
 	return fmt.Sprintf("Window %s – %s %s (%s, step %s), %d counter series",
-		time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), ZoneName(loc),
+		time.UnixMilli(g.Start).In(loc).Format("2006-01-02 15:04:05"), time.UnixMilli(g.End).In(loc).Format("15:04:05"), ZoneName(loc, g.End),
 		time.Duration(g.End-g.Start)*time.Millisecond, time.Duration(g.Step)*time.Millisecond, res.Series)
 }
 

@@ -153,6 +153,28 @@ func ZoneFromOffsets(name string, offsets func(secs []int64) []int, from, to int
 	return time.LoadLocationFromTZData(name, b)
 }
 
+// BrowserNamed is loc as the browser's live page has it: the same offsets
+// (from MinTime to five years after now, as cmd/specdash's browserLocal
+// builds time.Local), each named as Go's js/wasm names them ("UTC-4",
+// not "EDT"; the browser gives no abbreviations). The server's pre-render
+// shows "local" times in it, so that the zone's name does not change when
+// the live page takes over (app.Dashboard.OnPreRender); loc itself on
+// any failure.
+func BrowserNamed(loc *time.Location, now time.Time) *time.Location {
+	offsets := func(secs []int64) []int {
+		out := make([]int, len(secs))
+		for i, s := range secs {
+			_, out[i] = time.Unix(s, 0).In(loc).Zone()
+		}
+		return out
+	}
+	named, err := ZoneFromOffsets(loc.String(), offsets, MinTime.Unix(), now.AddDate(5, 0, 0).Unix())
+	if err != nil {
+		return loc
+	}
+	return named
+}
+
 // offsetName names an offset as Go's js/wasm time.Local does: "UTC+0",
 // "UTC-5", "UTC+5:30".
 func offsetName(sec int) string {

@@ -1,9 +1,12 @@
 package view
 
 import (
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones below on hosts without a zoneinfo database
+
+	"specdash/compute"
 )
 
 // TestZoneFromOffsets: a zone built from a real zone's offsets, asked as
@@ -116,5 +119,43 @@ func offsetsIn(loc *time.Location) func([]int64) []int {
 			_, out[i] = time.Unix(s, 0).In(loc).Zone()
 		}
 		return out
+	}
+}
+
+// TestBrowserNamed: the server's copy of a zone for the pre-render has the
+// zone's offsets at every hour from MinTime to five years ahead, named as
+// the browser's live page names them, and the footer names the zone of
+// the window's end (not of today): "UTC-4" for a New York July window,
+// "UTC-5" for a January one, whatever the date.
+func TestBrowserNamed(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	loc := BrowserNamed(ny, now)
+	if loc.String() != "America/New_York" {
+		t.Errorf("name %q", loc)
+	}
+	for at := MinTime; at.Before(now.AddDate(5, 0, 0)); at = at.Add(time.Hour) {
+		_, want := at.In(ny).Zone()
+		name, got := at.In(loc).Zone()
+		if got != want || name != offsetName(want) {
+			t.Fatalf("%s: %s %d, want %s %d", at, name, got, offsetName(want), want)
+		}
+	}
+	for _, c := range []struct {
+		start time.Time
+		want  string
+	}{
+		{time.Date(2020, 7, 1, 12, 0, 0, 0, time.UTC), "Window 2020-07-01 08:00:00 – 14:00:00 UTC-4"},
+		{time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), "Window 2026-01-15 07:00:00 – 13:00:00 UTC-5"},
+	} {
+		var res Result
+		res.Grid = compute.Grid{Start: c.start.UnixMilli(), End: c.start.Add(6 * time.Hour).UnixMilli(), Step: 60000}
+		q := DefaultQuery().InZone(loc)
+		if got := FooterWindow(&res, q); !strings.HasPrefix(got, c.want) {
+			t.Errorf("footer %q, want %q...", got, c.want)
+		}
 	}
 }

@@ -52,10 +52,11 @@ func mark(name string) {
 // for every date, so a window on the other side of a change showed its
 // "local" times an hour off, and off the pre-rendered page's
 // (view.ZoneFromOffsets). The offsets are JavaScript's (the zone ECharts'
-// time axes use too), from five years before now (older dates keep that
-// day's offset: no dashboard's data go back so far) to five years after,
-// asked in batches of web/static/boot.js's specdashZoneOffsets (~10 ms
-// in all); without it, or on any failure, time.Local stays Go's.
+// time axes use too), from view.MinTime (the earliest time a URL may
+// name) to five years after now, asked in batches of web/static/boot.js's
+// specdashZoneOffsets (10-50 ms in all); without it, or on any failure,
+// time.Local stays Go's. The server's pre-render names the zones alike
+// (view.BrowserNamed).
 func browserLocal() {
 	defer func() { recover() }() // JS: keep Go's zone on any failure
 	ask := js.Global().Get("specdashZoneOffsets")
@@ -78,8 +79,7 @@ func browserLocal() {
 		}
 		return out
 	}
-	now := time.Now()
-	from, to := now.AddDate(-5, 0, 0).Unix(), now.AddDate(5, 0, 0).Unix()
+	from, to := view.MinTime.Unix(), time.Now().AddDate(5, 0, 0).Unix()
 	if loc, err := view.ZoneFromOffsets("Local", offsets, from, to); err == nil {
 		time.Local = loc
 	}
