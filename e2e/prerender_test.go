@@ -1031,14 +1031,7 @@ func TestLiveTimesAcrossDaylightSaving(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	// No numbers pre-rendered: a state of ready or error is the live
 	// page's (the server's page would show its own, right, times).
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
-		Version: "e2e", PreRenderTimeout: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, h)
-	tab := newTab(t)
+	base, tab := previewSiteWith(t, fx.OpenMetrics, -1)
 	browserZone(t, tab, zone)
 	for _, year := range []int{now.Year(), 2020} {
 		start := time.Date(year, time.January, 15, 12, 0, 0, 0, time.UTC)
@@ -1171,9 +1164,16 @@ func mustURL(t *testing.T, s string) *url.URL {
 // is in the first screen.
 func previewSite(t *testing.T, om string) (base string, tab context.Context) {
 	t.Helper()
+	return previewSiteWith(t, om, 20*time.Second)
+}
+
+// previewSiteWith is previewSite with the pre-render's budget preRender
+// (negative: no numbers pre-rendered).
+func previewSiteWith(t *testing.T, om string, preRender time.Duration) (base string, tab context.Context) {
+	t.Helper()
 	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
-		Version: "e2e", PreRenderTimeout: 20 * time.Second})
+		Version: "e2e", PreRenderTimeout: preRender})
 	if err != nil {
 		t.Fatal(err)
 	}
