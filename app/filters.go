@@ -27,12 +27,15 @@ import (
 //
 // Hooks: [data-filter=<label>] per label; its checkboxes are
 // input[data-filter-value] (value: encodeOption of the label value) in
-// #<view.FilterID> (role group); chips [data-chip=<label>][data-value=...];
-// search input #<view.FilterID>-search; popover #<view.FilterID>-menu.
+// #<view.FilterID> (role group), in the live page only while the menu is
+// open (filterState.open; the pre-rendered page lists them all); chips
+// [data-chip=<label>][data-value=...]; search input
+// #<view.FilterID>-search; popover #<view.FilterID>-menu.
 
 // filterState is the filter menus' view state (browser only).
 type filterState struct {
 	search   map[string]string   // label -> text typed in its menu's search
+	open     map[string]bool     // label -> its menu is open (its options rendered)
 	chained  map[string][]string // label -> its values under the other filters
 	chainKey string              // what chained is for (view.ChainKeyOf), "" when none
 	chainAt  time.Time           // when chained was read
@@ -146,6 +149,16 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 	_, chained := d.flt.chainedOf(l, d.q)
 	search := d.flt.search[l]
 	vals := d.menuValues(l)
+	// The live page renders a menu's options only while it is open: at
+	// fleet scale a closed instance menu would otherwise be hundreds of
+	// elements that go-app creates and diffs on every render (a third of
+	// the page at 1,024 engines). The pre-rendered page lists them all:
+	// preview.js works on them before the wasm runs.
+	shown := !app.IsClient || d.flt.open[l]
+	var listed []string
+	if shown {
+		listed = vals
+	}
 	summary, tip := view.MenuTexts(l, chosen, chained)
 	menu := app.Div().Class("control", "control-filter").DataSet("filter", l)
 	if !app.IsClient && d.page != nil {
@@ -172,7 +185,7 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 				)
 			}),
 		),
-		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).Body(
+		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).OnToggle(d.onFilterToggle).Body(
 			app.Summary().Class("filter-toggle").Body(
 				app.Span().Class("visually-hidden").Text(l+" values: "),
 				app.Text(summary),
@@ -183,8 +196,8 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 					AutoComplete(false).Value(search).
 					OnInput(d.onFilterSearch).OnKeyDown(d.onFilterKey),
 				app.Div().ID(id).Class("filter-options").Role("group").Aria("labelledby", id+"-label").Body(
-					app.Range(vals).Slice(func(i int) app.UI {
-						v := vals[i]
+					app.Range(listed).Slice(func(i int) app.UI {
+						v := listed[i]
 						on := slices.Contains(chosen, v)
 						return app.Label().Class("check", "filter-option").Body(
 							app.Input().Type("checkbox").DataSet("filter-value", view.EncodeOption(v)).
@@ -193,7 +206,7 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 						)
 					}),
 				),
-				app.If(len(vals) == 0, func() app.UI {
+				app.If(len(vals) == 0 && shown, func() app.UI {
 					return app.Div().Class("filter-none").Text("No value matches")
 				}),
 				app.If(len(chosen) > 0, func() app.UI {
@@ -275,6 +288,21 @@ func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
 	q := d.q
 	q.SetFilter(label, nil)
 	d.apply(d.uiCtx(ctx), q, true, false)
+}
+
+// onFilterToggle keeps whether a menu is open: its options are rendered
+// while it is (renderFilterMenu). The toggle event comes however the menu
+// opened or closed: a click or Enter on its toggle, a click outside or
+// Escape (listenMenus, onFilterKey), preview.js's hand-over.
+func (d *Dashboard) onFilterToggle(ctx app.Context, e app.Event) {
+	label, ok := eventLabel(ctx)
+	if !ok {
+		return
+	}
+	if d.flt.open == nil {
+		d.flt.open = map[string]bool{}
+	}
+	d.flt.open[label] = ctx.JSSrc().Get("open").Bool()
 }
 
 // onFilterSearch keeps the text typed in a menu's search input.

@@ -212,6 +212,9 @@ func TestDashboardFull(t *testing.T) {
 		}
 		headline := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
 		compareWithReport(t, client, headline, filters)
+		// The live menus render their options while open.
+		openFilterMenus(t, tab, "model-menu", "f-instance-menu")
+		waitJS(t, tab, 10*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length > 0 && document.querySelectorAll('#f-instance input[type=checkbox]').length > 0`)
 		sel := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#model input[type=checkbox]:checked')).map(b => b.parentElement.textContent)`))
 		if want := []string{modelA, modelC}; !slices.Equal(sel, want) {
 			t.Errorf("model filter shows %q selected, want %q", sel, want)
@@ -252,13 +255,14 @@ func TestDashboardFull(t *testing.T) {
 		}
 		c := run(t, tab, 10*time.Second, chromedp.Evaluate[controls](`(() => {
 		  const v = id => (document.getElementById(id) || {}).value || '';
-		  const sel = id => Array.from(document.querySelectorAll('#' + id + ' input[type=checkbox]:checked')).map(b => b.parentElement.textContent);
+		  // The chosen values are chips (a closed menu renders no boxes).
+		  const sel = label => Array.from(document.querySelectorAll('[data-chip="' + label + '"] .chip-text')).map(c => c.textContent);
 		  const txt = id => { const e = document.getElementById(id); return e && e.selectedIndex >= 0 ? e.options[e.selectedIndex].text : ''; };
 		  const r = document.querySelector('[data-dashboard]');
 		  const head = Array.from(document.querySelectorAll('th[data-sort]')).find(h => /[▲▼]/.test(h.textContent));
 		  return {Range: v('range'), Refresh: v('refresh'), TZ: v('tz'), Convention: v('convention'), From: v('from'), To: v('to'),
 		    Theme: r.dataset.theme, Compare: v('compare'), A: txt('compare-a'), B: txt('compare-b'),
-		    Models: sel('model'), Engines: sel('engine'), Jobs: sel('f-job'),
+		    Models: sel('model_name'), Engines: sel('engine'), Jobs: sel('job'),
 		    Group: Array.from(document.querySelectorAll('input[data-group]')).filter(i => i.checked).map(i => i.dataset.group),
 		    Start: r.dataset.windowStart, End: r.dataset.windowEnd, SortHead: head ? head.dataset.sort + head.textContent.slice(-1) : ''};
 		})()`))

@@ -79,13 +79,14 @@ const readPageJS = `(() => {
   out.covered = cards ? cards.dataset.coveredSeconds || '' : '';
   const err = document.querySelector('[data-error]');
   out.error = err ? err.textContent : '';
-  // The model menu (app/filters.go): checkboxes in #model; "all" first,
-  // as the menu's toggle reads when nothing is checked.
+  // The model menu (app/filters.go): the chosen values are chips, "all"
+  // when none, as the menu's toggle reads; its checkboxes in #model, "all"
+  // first, are rendered while the menu is open (readPageMenu).
   const menu = document.getElementById('model');
   const boxes = menu ? Array.from(menu.querySelectorAll('input[type=checkbox]')) : [];
   const label = b => b.parentElement.textContent;
-  const on = boxes.filter(b => b.checked);
-  out.model = menu ? (on.length ? label(on[0]) : 'all') : '';
+  const chips = Array.from(document.querySelectorAll('[data-chip="model_name"] .chip-text')).map(c => c.textContent);
+  out.model = menu ? (chips.length ? chips[0] : 'all') : '';
   out.models = menu ? ['all'].concat(boxes.map(label)) : [];
   for (const el of document.querySelectorAll('[data-metric]')) {
     if (el.dataset.metric === 'per-position-acceptance-rate') {
@@ -97,6 +98,34 @@ const readPageJS = `(() => {
   }
   return out;
 })()`
+
+// readPageMenu is readPageJS with the model menu open, so that Models
+// lists its values (the live page renders a menu's options only while it
+// is open); the menu is closed again after.
+func readPageMenu(t *testing.T, tab context.Context) page {
+	t.Helper()
+	openFilterMenus(t, tab, "model-menu")
+	waitJS(t, tab, 10*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length > 0`)
+	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { const m = document.getElementById('model-menu'); if (m) m.open = false; return true; })()`))
+	return p
+}
+
+// openFilterMenus opens the live page's filter menus with these ids (all
+// when none), as a click on each toggle would: the live page renders a
+// menu's options only while it is open.
+func openFilterMenus(t *testing.T, tab context.Context, ids ...string) {
+	t.Helper()
+	sel := `'[data-filter] details.filter-menu'`
+	if len(ids) > 0 {
+		var l []string
+		for _, id := range ids {
+			l = append(l, "#"+id)
+		}
+		sel = strconv.Quote(strings.Join(l, ","))
+	}
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { for (const m of document.querySelectorAll(`+sel+`)) m.open = true; return true; })()`))
+}
 
 // chartInfo is the per-position chart as ECharts holds and draws it.
 type chartInfo struct {
@@ -198,7 +227,7 @@ func TestDashboardEndToEnd(t *testing.T) {
 		testStart.Add(25*time.Second).UnixMilli()))
 
 	chart := run(t, browser, 10*time.Second, chromedp.Evaluate[chartInfo](readChartJS))
-	live := run(t, browser, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	live := readPageMenu(t, browser)
 	t.Logf("live view: %+v", live)
 	t.Logf("per-position chart: instance=%v bars=%d labels=%v canvas=%v painted=%d barPixels=%d lineCharts=%d",
 		chart.Instance, chart.Bars, chart.Labels, chart.Canvas, chart.Painted, chart.BarPixels, chart.LineCharts)

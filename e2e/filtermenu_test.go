@@ -108,7 +108,13 @@ func TestFilterMenus(t *testing.T) {
 	tab := newTab(t)
 
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&engine=9"))
-	s := waitFilterMenus(t, tab, 120*time.Second, `(s.state === 'ready' || s.state === 'error') && (s.options.engine || []).length >= 3`)
+	waitJS(t, tab, 120*time.Second, `!document.getElementById('specdash-preview') && ['ready', 'error'].includes((document.querySelector('[data-dashboard]') || {dataset: {}}).dataset.state)`)
+	// Closed, a live menu renders no options (filterState.open).
+	if s := readFilterMenus(t, tab); len(s.Options["engine"]) != 0 || len(s.Options["model_name"]) != 0 {
+		t.Errorf("closed menus list %q, want no options rendered", s.Options)
+	}
+	openFilterMenus(t, tab, "engine-menu")
+	s := waitFilterMenus(t, tab, 30*time.Second, `(s.options.engine || []).length >= 3`)
 	if !slices.Equal(s.Chips["engine"], []string{"9"}) || !slices.Equal(s.Checked["engine"], []string{"9"}) {
 		t.Errorf("engine=9 from the URL: chips %q, checked %q; want the value shown as chosen", s.Chips["engine"], s.Checked["engine"])
 	}
@@ -126,14 +132,15 @@ func TestFilterMenus(t *testing.T) {
 	if len(s.Chips["engine"]) != 0 || !strings.HasPrefix(s.Summary, "all series · last 5 min") {
 		t.Errorf("after removing the chip: chips %q, summary %q", s.Chips["engine"], s.Summary)
 	}
-	if want := []string{"alpha", "beta"}; !slices.Equal(s.Options["model_name"], want) {
-		t.Errorf("model menu lists %q, want %q", s.Options["model_name"], want)
-	}
 
 	// Keyboard: open the model menu, type, Enter.
 	step(t, tab, 10*time.Second, chromedp.Focus(chromedp.CSS(`#model-menu > summary`)))
 	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Enter))
 	waitJS(t, tab, 10*time.Second, `document.getElementById('model-menu').open === true`)
+	s = waitFilterMenus(t, tab, 30*time.Second, `(s.options.model_name || []).length > 0`)
+	if want := []string{"alpha", "beta"}; !slices.Equal(s.Options["model_name"], want) {
+		t.Errorf("model menu lists %q, want %q", s.Options["model_name"], want)
+	}
 	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#model-search`), "BET"))
 	s = waitFilterMenus(t, tab, 30*time.Second, `(s.options.model_name || []).join() === 'beta'`)
 	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#model-search`), kb.Enter))
@@ -146,6 +153,7 @@ func TestFilterMenus(t *testing.T) {
 	}
 	// Chained: the engine menu lists beta's engine only (read in the
 	// background after the load).
+	openFilterMenus(t, tab, "engine-menu")
 	s = waitFilterMenus(t, tab, 60*time.Second, `(s.options.engine || []).join() === '7'`)
 	if !slices.Equal(s.Options["engine"], []string{"7"}) {
 		t.Errorf("engine menu under model = beta lists %q, want [7]", s.Options["engine"])
@@ -324,14 +332,17 @@ func TestFilterMenuDismiss(t *testing.T) {
 	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 900))
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+layoutWindow().Encode()))
 	waitReady(t, tab, 90*time.Second)
-	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length === 2`)
 	isOpen := func(id string) bool {
 		return run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`document.getElementById('`+id+`').open`))
 	}
+	// Opened, a menu renders its value boxes (closed, none: filterState.open).
 	openMenu := func(id string) {
 		t.Helper()
 		step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#`+id+` > summary`)))
-		waitJS(t, tab, 10*time.Second, `document.getElementById('`+id+`').open === true`)
+		waitJS(t, tab, 10*time.Second, `document.getElementById('`+id+`').open === true && document.querySelectorAll('#`+id+` input[type=checkbox]').length > 0`)
+	}
+	if n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`document.querySelectorAll('#model-menu input[type=checkbox]').length`)); n != 0 {
+		t.Errorf("the closed model menu renders %d value boxes, want none", n)
 	}
 
 	// Outside click (real mouse events at the page title).
@@ -353,7 +364,8 @@ func TestFilterMenuDismiss(t *testing.T) {
 	// Escape with the focus on a value's checkbox: closed, focus on the toggle.
 	step(t, tab, 10*time.Second, chromedp.Focus(chromedp.CSS(`#engine input[type=checkbox]`)))
 	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Escape))
-	waitJS(t, tab, 10*time.Second, `document.getElementById('engine-menu').open === false`)
+	// Closed again, it drops its boxes.
+	waitJS(t, tab, 10*time.Second, `document.getElementById('engine-menu').open === false && document.querySelectorAll('#engine-menu input[type=checkbox]').length === 0`)
 	if focus := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(() => { const a = document.activeElement; return a ? a.tagName + '#' + (a.parentElement ? a.parentElement.id : '') : ''; })()`)); focus != "SUMMARY#engine-menu" {
 		t.Errorf("after Escape the focus is on %q, want the engine menu's toggle (SUMMARY#engine-menu)", focus)
 	}

@@ -30,7 +30,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 	u := base + "/?" + url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "model": {"no-such-model"}}.Encode()
 	step(t, tab, 30*time.Second, chromedp.Navigate(u))
 	waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('[data-dashboard]'); return !!r && r.dataset.state === 'error'; })()`)
-	p := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	p := readPageMenu(t, tab)
 	for _, want := range []string{"the metrics exist without the filters", "pick values that exist", `"org/model-b"`} {
 		if !strings.Contains(p.Error, want) {
 			t.Errorf("message lacks %q: %s", want, p.Error)
@@ -64,6 +64,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 		  return !b ? %v === false : b.checked === %v;
 		})()`, text, checked, checked))
 	}
+	openFilterMenus(t, tab, "model-menu") // its boxes are rendered while it is open
 	click(modelJS, true)
 	click([]byte(`"no-such-model"`), false)
 	waitJS(t, tab, 60*time.Second, fmt.Sprintf(`(() => {

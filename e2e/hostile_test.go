@@ -44,6 +44,7 @@ func TestHostileModelName(t *testing.T) {
 
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&refresh=5s"))
 	waitReady(t, tab, 120*time.Second)
+	openFilterMenus(t, tab, "model-menu")
 	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length >= 2`)
 	// Hover every chart (tooltips render series and axis names).
 	hoverCharts(t, tab)

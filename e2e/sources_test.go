@@ -107,7 +107,7 @@ func TestSourceSelector(t *testing.T) {
 	if !strings.Contains(st.Summary, "Prometheus A") {
 		t.Errorf("source line %q does not name Prometheus A", st.Summary)
 	}
-	pa := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	pa := readPageMenu(t, tab)
 	t.Logf("lab-a: k %s, acceptance rate %s, mean acceptance length %s", pa.Metrics["k"], pa.Metrics["acceptance-rate"], pa.Metrics["mean-acceptance-length"])
 	compareWithReport(t, clientFor(promA), pa, nil)
 	if pa.Metrics["k"] != "4" || strings.Join(pa.Models, "|") != "all|alpha-8B" {
@@ -152,7 +152,7 @@ func TestSourceSelector(t *testing.T) {
 	if q := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`location.search`)); !strings.Contains(q, "range=5m") {
 		t.Errorf("URL after switching %q: the range was not kept", q)
 	}
-	pb := run(t, tab, 10*time.Second, chromedp.Evaluate[page](readPageJS))
+	pb := readPageMenu(t, tab)
 	t.Logf("lab-b.eu: k %s, acceptance rate %s, mean acceptance length %s", pb.Metrics["k"], pb.Metrics["acceptance-rate"], pb.Metrics["mean-acceptance-length"])
 	compareWithReport(t, clientFor(promB), pb, nil)
 	if pb.Metrics["k"] != "3" || len(pb.Positions) != 3 || strings.Join(pb.Models, "|") != "all|beta-70B" {
