@@ -302,11 +302,22 @@ func startSpecdashWeb(b *testing.B, promURL, dir string) string {
 
 func serveSpecdash(b *testing.B, cfg server.Config) string {
 	b.Helper()
+	if d, ok := benchPreRender(); ok {
+		cfg.PreRenderTimeout = d
+	}
 	h, err := server.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return serveLoopback(b, h)
+}
+
+// benchPreRender is SPECDASH_BENCH_PRERENDER, the server's pre-render
+// budget (server.Config.PreRenderTimeout) for every specdash site of a
+// benchmark; false when unset (the server's default).
+func benchPreRender() (time.Duration, bool) {
+	d, err := time.ParseDuration(os.Getenv("SPECDASH_BENCH_PRERENDER"))
+	return d, err == nil
 }
 
 func serveLoopback(b *testing.B, h http.Handler) string {

@@ -283,7 +283,7 @@ func startScaleSpecdash(b *testing.B, promURL string, scrape time.Duration, wc *
 	b.Helper()
 	wc.reg = prometheus.NewRegistry()
 	cfg := server.Config{PrometheusURL: promURL, ScrapeInterval: scrape, CacheTTL: benchCacheTTL(), Registry: wc.reg, Version: "bench"}
-	if d, err := time.ParseDuration(os.Getenv("SPECDASH_BENCH_PRERENDER")); err == nil {
+	if d, ok := benchPreRender(); ok {
 		cfg.PreRenderTimeout = d // the pre-render's budget (server.DefaultPreRenderTimeout)
 	}
 	if dir := os.Getenv("SPECDASH_BENCH_WEB"); dir != "" {

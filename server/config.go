@@ -94,8 +94,11 @@ type WebConfig struct {
 	UpstreamTimeout  model.Duration   `yaml:"upstream_timeout,omitempty"`
 	MaxResponseBytes units.Base2Bytes `yaml:"max_response_bytes,omitempty"`
 	// CacheTTL: unset = the default 5 s; 0s = no cache.
-	CacheTTL   *model.Duration `yaml:"cache_ttl,omitempty"`
-	AuthConfig `yaml:",inline"`
+	CacheTTL *model.Duration `yaml:"cache_ttl,omitempty"`
+	// PreRenderTimeout: unset = --web.prerender-timeout (default
+	// DefaultPreRenderTimeout); 0s = no numbers in the pre-rendered page.
+	PreRenderTimeout *model.Duration `yaml:"prerender_timeout,omitempty"`
+	AuthConfig       `yaml:",inline"`
 }
 
 // UnmarshalYAML starts from prometheus/common's HTTP client defaults.

@@ -30,3 +30,30 @@ func TestParseConfigUnknownKey(t *testing.T) {
 		t.Errorf("bad duration: %v", err)
 	}
 }
+
+// TestParseConfigPreRenderTimeout: web.prerender_timeout unset is nil (the
+// flag's value), 0s is a zero duration (no numbers in the pre-rendered
+// page), 2s is 2s.
+func TestParseConfigPreRenderTimeout(t *testing.T) {
+	const src = "sources:\n  - name: a\n    url: http://x\n"
+	for _, tc := range []struct {
+		web  string
+		want string
+	}{
+		{"", "unset"},
+		{"web:\n  prerender_timeout: 0s\n", "0s"},
+		{"web:\n  prerender_timeout: 2s\n", "2s"},
+	} {
+		c, err := ParseConfig([]byte(src + tc.web))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.web, err)
+		}
+		got := "unset"
+		if d := c.Web.PreRenderTimeout; d != nil {
+			got = d.String()
+		}
+		if got != tc.want {
+			t.Errorf("%q: prerender_timeout %s, want %s", tc.web, got, tc.want)
+		}
+	}
+}

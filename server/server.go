@@ -64,7 +64,7 @@ type Config struct {
 	// rangecache.go; identical requests in flight are still coalesced).
 	CacheTTL time.Duration
 	// PreRenderTimeout bounds the server-side load of the pre-rendered
-	// dashboard page (default DefaultPreRenderTimeout, 400 ms; negative: no
+	// dashboard page (default DefaultPreRenderTimeout, 1 s; negative: no
 	// numbers in the pre-rendered page). Past it the page is served without
 	// numbers, as before pre-rendering had them (see prerender.go).
 	PreRenderTimeout time.Duration

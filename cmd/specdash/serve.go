@@ -47,6 +47,8 @@ type serveFlags struct {
 	listen        string
 	timeout       time.Duration
 	cacheTTL      time.Duration
+	preRender     time.Duration
+	preRenderSet  bool
 	logLevel      string
 	logFormat     string
 	promScrapeSet bool
@@ -125,6 +127,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) *serveF
 	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default web.listen_address of the config file, else :$SPECDASH_PORT when set, else :8080).").StringVar(&f.listen)
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
 	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off, with the range cache of settled points (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
+	cmd.Flag("web.prerender-timeout", "How long the server's pre-render may wait for the source to put numbers in the first paint of the page; past it the page comes without them and the browser loads as usual. 0: never (as prerender_timeout: 0s in the config file).").Default(server.DefaultPreRenderTimeout.String()).IsSetByUser(&f.preRenderSet).DurationVar(&f.preRender)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	cmd.Flag("log.format", "Log format: text or json.").Default("text").EnumVar(&f.logFormat, "text", "json")
 	cmds[cmd.FullCommand()] = func() error {
@@ -241,6 +244,10 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	if cfg.CacheTTL == 0 {
 		cfg.CacheTTL = -1 // off, as cache_ttl: 0s in the config file
 	}
+	var ok bool
+	if cfg.PreRenderTimeout, ok = preRenderTimeout(f.preRender); !ok {
+		return badFlags(fmt.Errorf("serve: --web.prerender-timeout must be 0 (off) or positive, got %s", f.preRender))
+	}
 	es := newEngines(log)
 	ectx, cancel := context.WithCancel(context.Background())
 	es.cancel = cancel
@@ -260,6 +267,12 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		cfg.Auth = fc.Web.AuthConfig
 		if fc.Web.UpstreamTimeout > 0 {
 			cfg.UpstreamTimeout = time.Duration(fc.Web.UpstreamTimeout)
+		}
+		if d := fc.Web.PreRenderTimeout; d != nil && !f.preRenderSet {
+			var ok bool
+			if cfg.PreRenderTimeout, ok = preRenderTimeout(time.Duration(*d)); !ok {
+				return fmt.Errorf("serve: %s: web.prerender_timeout must be 0s (off) or positive, got %s", f.configFile, d)
+			}
 		}
 		if ttl := fc.Web.CacheTTL; ttl != nil {
 			cfg.CacheTTL = time.Duration(*ttl)
@@ -349,6 +362,20 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		return err
 	}
 	return runServer(ctx, log, listen, h, ready)
+}
+
+// preRenderTimeout is server.Config.PreRenderTimeout for the pre-render
+// budget d of --web.prerender-timeout or the config file's
+// prerender_timeout: 0 turns the pre-rendered numbers off (negative in
+// server.Config, whose 0 is its default); false for a negative d.
+func preRenderTimeout(d time.Duration) (time.Duration, bool) {
+	switch {
+	case d < 0:
+		return 0, false
+	case d == 0:
+		return -1, true
+	}
+	return d, true
 }
 
 // defaultListen is the listen address when neither --web.listen-address

@@ -132,3 +132,42 @@ func TestCacheTTLNegative(t *testing.T) {
 		t.Errorf("err = %v, want the negative TTL refused", err)
 	}
 }
+
+// TestPreRenderTimeoutFlag: --web.prerender-timeout (and the config file's
+// prerender_timeout) maps 0 to "off" (negative in server.Config, whose 0
+// is its default) and keeps a positive budget; a negative one is refused,
+// naming the flag (the config file's durations cannot be negative).
+func TestPreRenderTimeoutFlag(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Duration
+		want time.Duration
+		ok   bool
+	}{
+		{0, -1, true},
+		{time.Second, time.Second, true},
+		{250 * time.Millisecond, 250 * time.Millisecond, true},
+		{-time.Second, 0, false},
+	} {
+		if got, ok := preRenderTimeout(tc.in); got != tc.want || ok != tc.ok {
+			t.Errorf("preRenderTimeout(%s) = %s, %v; want %s, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	a := kingpin.New("specdash", "")
+	f := registerServe(a, map[string]func() error{})
+	if _, err := a.Parse([]string{"serve", "--web.listen-address=127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.preRender != server.DefaultPreRenderTimeout || f.preRenderSet {
+		t.Errorf("default --web.prerender-timeout %s (set %v), want %s", f.preRender, f.preRenderSet, server.DefaultPreRenderTimeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a = kingpin.New("specdash", "")
+	f = registerServe(a, map[string]func() error{})
+	if _, err := a.Parse([]string{"serve", "--web.listen-address=127.0.0.1:0", "--web.prerender-timeout=-1s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runServe(ctx, f, nil); err == nil || err.Error() != "serve: --web.prerender-timeout must be 0 (off) or positive, got -1s" {
+		t.Errorf("err = %v, want the negative flag refused", err)
+	}
+}
