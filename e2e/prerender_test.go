@@ -519,8 +519,11 @@ const controlsJS = `(() => {
   const root = document.querySelector(%q);
   if (!root) return [];
   const out = [];
-  for (const el of root.querySelectorAll('select, input[type=checkbox]')) {
+  // A filter menu's value boxes are in the live page only while the menu
+  // is open (app/filters.go): its chosen values are read from its chips.
+  for (const el of root.querySelectorAll('select, input[type=checkbox]:not([data-filter-value]), [data-chip]')) {
     if (el.tagName === 'SELECT') out.push('select ' + Array.from(el.selectedOptions).map(o => o.textContent).join('|'));
+    else if (el.dataset.chip) out.push('chip ' + el.dataset.chip + ' ' + el.textContent);
     else out.push('checkbox ' + (el.dataset.group || el.id) + ' ' + el.checked);
   }
   return out;
