@@ -185,7 +185,12 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 				)
 			}),
 		),
-		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).OnToggle(d.onFilterToggle).Body(
+		// Open from the state, not only from the element: go-app reuses the
+		// menus' elements by position, so when the label list changes (a
+		// filter on a label no series has removed, labels read again) an
+		// open element would otherwise go on showing, open, the menu of
+		// another label, whose options are not rendered.
+		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).Open(d.flt.open[l]).OnToggle(d.onFilterToggle).Body(
 			app.Summary().Class("filter-toggle").Body(
 				app.Span().Class("visually-hidden").Text(l+" values: "),
 				app.Text(summary),
@@ -302,7 +307,19 @@ func (d *Dashboard) onFilterToggle(ctx app.Context, e app.Event) {
 	if d.flt.open == nil {
 		d.flt.open = map[string]bool{}
 	}
-	d.flt.open[label] = ctx.JSSrc().Get("open").Bool()
+	open := ctx.JSSrc().Get("open").Bool()
+	d.flt.open[label] = open
+	if open {
+		// The search box shows this label's text: its element may have
+		// been another label's menu (go-app reuses them by position) with
+		// text typed there that no render replaced.
+		func() {
+			defer func() { recover() }()
+			if in := ctx.JSSrc().Call("querySelector", "input.filter-search"); in.Truthy() && in.Get("value").String() != d.flt.search[label] {
+				in.Set("value", d.flt.search[label])
+			}
+		}()
+	}
 }
 
 // onFilterSearch keeps the text typed in a menu's search input.
@@ -324,7 +341,8 @@ func (d *Dashboard) menuValues(label string) []string {
 }
 
 // onFilterKey: Enter in the search input toggles the first listed value,
-// Escape closes the menu (and puts the focus back on its toggle).
+// Escape clears the search and closes the menu (and puts the focus back
+// on its toggle).
 func (d *Dashboard) onFilterKey(ctx app.Context, e app.Event) {
 	label, ok := eventLabel(ctx)
 	if !ok {
@@ -337,8 +355,13 @@ func (d *Dashboard) onFilterKey(ctx app.Context, e app.Event) {
 			d.setFilterValue(ctx, label, vals[0], !slices.Contains(d.q.Filter[label], vals[0]))
 		}
 	case "Escape":
+		// The search is cleared, as Chrome may clear a search box on Escape
+		// (without an input event) and Grafana's menus clear theirs on close:
+		// reopened, the menu lists every value.
+		delete(d.flt.search, label)
 		func() {
 			defer func() { recover() }()
+			ctx.JSSrc().Set("value", "")
 			menu := ctx.JSSrc().Call("closest", "details")
 			menu.Set("open", false)
 			menu.Call("querySelector", "summary").Call("focus")

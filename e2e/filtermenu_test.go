@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -377,5 +378,70 @@ func TestFilterMenuDismiss(t *testing.T) {
 	// Nothing was chosen along the way.
 	if q := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`location.search`)); strings.Contains(q, "model=") || strings.Contains(q, "engine=") {
 		t.Errorf("closing the menus changed the filters: %s", q)
+	}
+}
+
+// TestFilterMenuLabelShift: a menu open when the list of labels changes
+// does not pass its open state to the menu that takes its place. The
+// f.aaa filter (a label no series has) is a menu before instance; Enter
+// in its search unticks its one value, the filter goes and instance's
+// menu moves up into its place: no menu is then open without its values,
+// and instance's search is empty. Then Escape in a search (Chrome clears
+// the box with a search event, no input event) leaves no stale filter:
+// reopened, the menu lists every value.
+func TestFilterMenuLabelShift(t *testing.T) {
+	base := twoModelsOnTwoInstances(t)
+	tab := newTab(t)
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=5m&f.aaa=x"))
+	waitJS(t, tab, 120*time.Second, `!document.getElementById('specdash-preview') && ['ready', 'error'].includes((document.querySelector('[data-dashboard]') || {dataset: {}}).dataset.state)`)
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#f-aaa-menu > summary`)))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('f-aaa-menu').open && document.querySelectorAll('#f-aaa input[type=checkbox]').length === 1`)
+	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#f-aaa-search`), "x"))
+	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#f-aaa-search`), kb.Enter))
+	waitJS(t, tab, 60*time.Second, `!new URLSearchParams(location.search).has('f.aaa') && !document.getElementById('f-aaa-menu') && (document.querySelector('[data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
+	type menu struct {
+		ID     string `json:"id"`
+		Open   bool   `json:"open"`
+		Boxes  int    `json:"boxes"`
+		None   bool   `json:"none"`
+		Search string `json:"search"`
+	}
+	menus := run(t, tab, 10*time.Second, chromedp.Evaluate[[]menu](`Array.from(document.querySelectorAll('[data-filter] details.filter-menu')).map(m => ({
+	  id: m.id, open: m.open, boxes: m.querySelectorAll('input[type=checkbox]').length,
+	  none: !!m.querySelector('.filter-none'), search: m.querySelector('input.filter-search').value}))`))
+	if len(menus) == 0 {
+		t.Fatal("no filter menu")
+	}
+	for _, m := range menus {
+		if m.Open && m.Boxes == 0 && !m.None {
+			t.Errorf("menu %s is open with no values and no \"No value matches\" (%+v)", m.ID, menus)
+		}
+	}
+	// Opened, instance's menu shows its own (empty) search and its values.
+	for _, m := range menus {
+		if m.Open {
+			run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.getElementById(`+strconv.Quote(m.ID)+`).open = false; return true; })()`))
+		}
+	}
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#f-instance-menu > summary`)))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('f-instance-menu').open && document.querySelectorAll('#f-instance input[type=checkbox]').length > 0`)
+	if search := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.getElementById('f-instance-search').value`)); search != "" {
+		t.Errorf("instance menu's search reads %q, want it empty (the removed menu's text)", search)
+	}
+	run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`(() => { document.getElementById('f-instance-menu').open = false; return true; })()`))
+
+	// Escape in a search, then the menu again: every value.
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#model-menu > summary`)))
+	waitJS(t, tab, 10*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length === 2`)
+	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#model-search`), "zz"))
+	waitJS(t, tab, 10*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length === 0 && !!document.querySelector('#model-menu .filter-none')`)
+	step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Escape))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('model-menu').open === false`)
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#model-menu > summary`)))
+	waitJS(t, tab, 10*time.Second, `document.getElementById('model-menu').open === true`)
+	s := waitFilterMenus(t, tab, 10*time.Second, `(s.options.model_name || []).length > 0 || !!document.querySelector('#model-menu .filter-none')`)
+	search := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.getElementById('model-search').value`))
+	if want := []string{"alpha", "beta"}; !slices.Equal(s.Options["model_name"], want) || search != "" {
+		t.Errorf("after Escape in the search and reopening: search %q, values %q; want %q and %q", search, s.Options["model_name"], "", want)
 	}
 }

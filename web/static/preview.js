@@ -327,8 +327,8 @@
   }
 
   // searchKey: Enter in a filter menu's search toggles the first value
-  // listed (its box's change goes to that page), Escape closes the menu
-  // and puts the focus back on its toggle, as on the live page
+  // listed (its box's change goes to that page), Escape clears the search,
+  // closes the menu and puts the focus back on its toggle, as on the live page
   // (app/filters.go onFilterKey).
   function searchKey(menu, el, e) {
     if (e.key === "Enter") {
@@ -339,6 +339,10 @@
         box.dispatchEvent(new Event("change"));
       }
     } else if (e.key === "Escape") {
+      // Cleared, as the live menu's (Chrome may clear the box on Escape
+      // without an input event).
+      el.value = "";
+      showMatching(menu, "");
       var details = el.closest("details");
       if (details) {
         details.open = false;
