@@ -36,6 +36,7 @@ import (
 type filterState struct {
 	search   map[string]string   // label -> text typed in its menu's search
 	open     map[string]bool     // label -> its menu is open (its options rendered)
+	names    []string            // the labels of the menus last rendered
 	chained  map[string][]string // label -> its values under the other filters
 	chainKey string              // what chained is for (view.ChainKeyOf), "" when none
 	chainAt  time.Time           // when chained was read
@@ -185,12 +186,7 @@ func (d *Dashboard) renderFilterMenu(l string) app.UI {
 				)
 			}),
 		),
-		// Open from the state, not only from the element: go-app reuses the
-		// menus' elements by position, so when the label list changes (a
-		// filter on a label no series has removed, labels read again) an
-		// open element would otherwise go on showing, open, the menu of
-		// another label, whose options are not rendered.
-		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).Open(d.flt.open[l]).OnToggle(d.onFilterToggle).Body(
+		app.Details().ID(id+"-menu").Class("filter-menu").Title(tip).OnToggle(d.onFilterToggle).Body(
 			app.Summary().Class("filter-toggle").Body(
 				app.Span().Class("visually-hidden").Text(l+" values: "),
 				app.Text(summary),
@@ -293,6 +289,29 @@ func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
 	q := d.q
 	q.SetFilter(label, nil)
 	d.apply(d.uiCtx(ctx), q, true, false)
+}
+
+// closeShiftedMenus closes the open filter menus when the list of labels
+// changes (a filter on a label no series has removed, labels read again):
+// go-app reuses the menus' elements by position, so an open element would
+// go on showing, open, the menu of another label, whose options are not
+// rendered. The elements are closed in the page (their toggle events then
+// record it); their open state is not rendered as an attribute, which
+// go-app would set back from a render older than the user's last click.
+func (d *Dashboard) closeShiftedMenus(names []string) {
+	if slices.Equal(names, d.flt.names) {
+		return
+	}
+	d.flt.names = slices.Clone(names)
+	if len(d.flt.open) == 0 || !app.IsClient {
+		return
+	}
+	clear(d.flt.open)
+	defer func() { recover() }()
+	list := app.Window().Get("document").Call("querySelectorAll", "details.filter-menu[open]")
+	for i := range list.Length() {
+		list.Index(i).Set("open", false)
+	}
 }
 
 // onFilterToggle keeps whether a menu is open: its options are rendered

@@ -275,11 +275,7 @@ func (d *Dashboard) labelValues(label string) []string {
 
 func (d *Dashboard) renderFilters() app.UI {
 	names := view.LabelNames(d.labels, d.q)
-	for l := range d.flt.open {
-		if !slices.Contains(names, l) {
-			delete(d.flt.open, l) // a menu gone is closed if it comes back
-		}
-	}
+	d.closeShiftedMenus(names)
 	return app.Div().Class("filters").Body(
 		app.Span().Class("filters-title").Title("Keep only the series whose label has one of the chosen values. Each menu lists the values of the series the other filters keep, over the whole window.").Text("Filters"),
 		app.Range(names).Slice(func(i int) app.UI { return d.renderFilterMenu(names[i]) }),
