@@ -269,10 +269,8 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 			cfg.UpstreamTimeout = time.Duration(fc.Web.UpstreamTimeout)
 		}
 		if d := fc.Web.PreRenderTimeout; d != nil && !f.preRenderSet {
-			var ok bool
-			if cfg.PreRenderTimeout, ok = preRenderTimeout(time.Duration(*d)); !ok {
-				return fmt.Errorf("serve: %s: web.prerender_timeout must be 0s (off) or positive, got %s", f.configFile, d)
-			}
+			// Never negative: the file's durations cannot be.
+			cfg.PreRenderTimeout, _ = preRenderTimeout(time.Duration(*d))
 		}
 		if ttl := fc.Web.CacheTTL; ttl != nil {
 			cfg.CacheTTL = time.Duration(*ttl)
