@@ -71,7 +71,7 @@ func TestWasmCompiledOffMainThread(t *testing.T) {
 					}))
 			}
 			step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m&refresh=off"))
-			pollJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)
+			waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)
 			got := run(t, tab, 10*time.Second, chromedp.Evaluate[bootState](bootJS))
 			if got.State != "error" || !strings.Contains(got.Error, "Prometheus is unreachable") {
 				t.Errorf("state %q, error %q: want the Go program's error: Prometheus is unreachable", got.State, got.Error)
