@@ -32,6 +32,12 @@
 //     histogram, generation tokens, running requests; caseLatency), as a
 //     vLLM server exports them, so every load and refresh reads them too;
 //     the scale data sets too (scaleSet.latency, cached apart);
+//   - SPECDASH_BENCH_PROFILE=dir: a CPU profile of the page's main thread
+//     (JavaScript and wasm; open it in Chromium's DevTools) per specdash
+//     load, in BenchmarkInteractive (cold loads), BenchmarkRefresh and
+//     BenchmarkScale (every load: specdash-<window>-<engines>-<run>);
+//     a wasm built without -ldflags="-s -w" (SPECDASH_BENCH_WEB) names
+//     its frames;
 //   - SPECDASH_BENCH_FLOOR=1: BenchmarkInteractive and BenchmarkScale also
 //     load the stack's floor (bench/cmd/floorapp, built by the benchmark:
 //     floor_test.go), =2 BenchmarkInteractive its hello variant too (needs

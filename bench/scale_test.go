@@ -167,8 +167,10 @@ type scaleLoad struct {
 
 // coldLoad starts a fresh Chromium process on a fresh profile (nothing
 // cached, nothing compiled), loads url, waits up to timeout for cond and
-// returns the time to it and the bytes of the requests matching frag.
-func coldLoad(b *testing.B, url, cond, state, frag string, timeout time.Duration) scaleLoad {
+// returns the time to it and the bytes of the requests matching frag;
+// with profile set, it writes a CPU profile of the page's main thread
+// (navigation to cond) there.
+func coldLoad(b *testing.B, url, cond, state, frag string, timeout time.Duration, profile string) scaleLoad {
 	b.Helper()
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browsertest.AllocatorOptions(b.TempDir())...)
 	defer cancelAlloc()
@@ -178,6 +180,9 @@ func coldLoad(b *testing.B, url, cond, state, frag string, timeout time.Duration
 		b.Fatalf("start chromium: %v", err)
 	}
 	scaleAddScript(b, tab, scaleWatchScript(cond, state))
+	if profile != "" {
+		startCPUProfile(b, tab)
+	}
 	ctx, cancelT := context.WithTimeout(tab, timeout)
 	defer cancelT()
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
@@ -191,6 +196,9 @@ func coldLoad(b *testing.B, url, cond, state, frag string, timeout time.Duration
 	l, err := chromedp.Run(tab, chromedp.Evaluate[scaleLoad](scaleLoadJS+`(`+strconv.Quote(frag)+`)`, chromedp.EvalAsValue))
 	if err != nil {
 		b.Fatalf("read the page's timings: %v", err)
+	}
+	if profile != "" {
+		stopCPUProfile(b, tab, profile)
 	}
 	l.Done = ms
 	l.State, _ = chromedp.Run(tab, chromedp.Evaluate[string](`window.__state`))
@@ -393,8 +401,9 @@ func reportRun(b *testing.B, bin, promURL string, window, scrape time.Duration) 
 // samples (in the window), host-raw-bytes / host-raw-ms and
 // host-shaped-bytes / host-shaped-ms (hostReads: the window read in Go
 // straight from Prometheus, raw and shaped). A dashboard that ends in its error state
-// reports live-error 1 and logs the page's message. Run with
-// -benchtime=1x.
+// reports live-error 1 and logs the page's message.
+// SPECDASH_BENCH_PROFILE=dir writes a CPU profile of every specdash load
+// (navigation to live). Run with -benchtime=1x.
 func BenchmarkScale(b *testing.B) {
 	bin, err := filepath.Abs("../specdash")
 	if err != nil {
@@ -451,7 +460,7 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 	for i := range runs(b) {
 		for j := range sites {
 			if (i+j)%sites == 2 {
-				l := coldLoad(b, floorURL, scaleSpecdashDone, scaleSpecdashState, "/api/v1/", 10*time.Minute)
+				l := coldLoad(b, floorURL, scaleSpecdashDone, scaleSpecdashState, "/api/v1/", 10*time.Minute, "")
 				b.Logf("run %d floor: %.0f ms, state %q", i+1, l.Done, l.State)
 				if l.State != "ready" {
 					failed = true
@@ -461,7 +470,11 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 				wc.bytes.Store(0)
 				wc.requests.Store(0)
 				before := proxyResults(b, wc.reg)
-				l := coldLoad(b, specURL, scaleSpecdashDone, scaleSpecdashState, "/prom/", 10*time.Minute)
+				profile := ""
+				if dir := os.Getenv("SPECDASH_BENCH_PROFILE"); dir != "" {
+					profile = filepath.Join(dir, fmt.Sprintf("specdash-%s-%d-%d.cpuprofile", fmtWindow(s.window), s.engines, i+1))
+				}
+				l := coldLoad(b, specURL, scaleSpecdashDone, scaleSpecdashState, "/prom/", 10*time.Minute, profile)
 				// Counted from navigation to the page's done state.
 				l.Transfer, l.Requests = float64(wc.bytes.Load()), float64(wc.requests.Load())
 				after := proxyResults(b, wc.reg)
@@ -478,7 +491,7 @@ func benchScale(b *testing.B, s scaleSet, bin string) {
 					query, decode, compute, render = append(query, l.Query), append(decode, l.Decode), append(compute, l.Compute), append(render, l.Render)
 				}
 			} else {
-				l := coldLoad(b, promURL, promDrawn, "'drawn'", "/api/v1/", 10*time.Minute)
+				l := coldLoad(b, promURL, promDrawn, "'drawn'", "/api/v1/", 10*time.Minute, "")
 				b.Logf("run %d Prometheus UI: %.0f ms, /api/v1 %d requests, %.0f bytes transferred", i+1, l.Done, int(l.Requests), l.Transfer)
 				pui, puib = append(pui, l.Done), append(puib, l.Transfer)
 			}
