@@ -276,7 +276,33 @@ func (d *Dashboard) onChipRemove(ctx app.Context, e app.Event) {
 		return
 	}
 	if v, ok := view.DecodeOptionOK(chip.Get("dataset").Get("value").String()); ok {
+		focusAfterChip(chip)
 		d.setFilterValue(ctx, label, v, false)
+	}
+}
+
+// focusAfterChip keeps the keyboard's focus in the filter when a chip's
+// remove button goes with its chip, as the chips of GOV.UK's and
+// Material's filters do, instead of letting it fall to the page's start:
+// on the next chip's button (go-app reuses the chips' elements by
+// position, so that is this button, showing the next value: nothing to
+// move), else the previous chip's, else the menu's toggle.
+func focusAfterChip(chip app.Value) {
+	defer func() { _ = recover() }()
+	if chip.Get("nextElementSibling").Truthy() {
+		return
+	}
+	target := app.Null()
+	if prev := chip.Get("previousElementSibling"); prev.Truthy() {
+		target = prev.Call("querySelector", ".chip-remove")
+	}
+	if !target.Truthy() {
+		if menu := chip.Call("closest", "[data-filter]"); menu.Truthy() {
+			target = menu.Call("querySelector", "summary")
+		}
+	}
+	if target.Truthy() {
+		target.Call("focus")
 	}
 }
 
@@ -286,6 +312,16 @@ func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
 	if !ok {
 		return
 	}
+	// The button goes with the filter: the focus goes to the menu's
+	// search box, still open, not to the page's start.
+	func() {
+		defer func() { _ = recover() }()
+		if menu := ctx.JSSrc().Call("closest", "[data-filter]"); menu.Truthy() {
+			if box := menu.Call("querySelector", "input[type=search]"); box.Truthy() {
+				box.Call("focus")
+			}
+		}
+	}()
 	q := d.q
 	q.SetFilter(label, nil)
 	d.apply(d.uiCtx(ctx), q, true, false)

@@ -21,6 +21,7 @@ import (
 	"specdash/internal/testwait"
 	"specdash/server"
 	"specdash/simulate"
+	"specdash/view"
 )
 
 // twoModelsOnTwoInstances starts model "alpha" with engines 0 and 1 and
@@ -444,4 +445,47 @@ func TestFilterMenuLabelShift(t *testing.T) {
 	if want := []string{"alpha", "beta"}; !slices.Equal(s.Options["model_name"], want) || search != "" {
 		t.Errorf("after Escape in the search and reopening: search %q, values %q; want %q and %q", search, s.Options["model_name"], "", want)
 	}
+}
+
+// TestFilterFocusStays: a keyboard user who removes a filter keeps the
+// focus in the filter, not at the page's start (the button they pressed
+// goes with its chip): removing a chip that has one after it leaves the
+// focus on the button now naming that next chip; removing the last chip
+// moves it to the previous chip's button; removing the only chip, to the
+// menu's toggle; the menu's Clear, to its search box.
+func TestFilterFocusStays(t *testing.T) {
+	base := layoutServer(t)
+	tab := newTab(t)
+	q := layoutWindow()
+	q["model"] = []string{"model-a", "model-b", "zzz"}
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+q.Encode()))
+	waitReadyState(t, tab, 90*time.Second)
+	const focusJS = `(() => {
+	  const a = document.activeElement;
+	  if (!a) return '';
+	  if (a.classList.contains('chip-remove')) return 'chip: ' + a.querySelector('.visually-hidden').textContent;
+	  return a.tagName + '#' + (a.id || (a.parentElement ? a.parentElement.id : ''));
+	})()`
+	press := func(sel, models, wantFocus string) {
+		t.Helper()
+		step(t, tab, 10*time.Second, chromedp.Focus(chromedp.CSS(sel)))
+		step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Enter))
+		waitFilterMenus(t, tab, 60*time.Second, `s.state === 'ready' && new URLSearchParams(s.url).getAll('model').join() === `+strconv.Quote(models)+
+			` && (s.chips.model_name || []).join() === `+strconv.Quote(models))
+		if got := run(t, tab, 10*time.Second, chromedp.Evaluate[string](focusJS)); got != wantFocus {
+			t.Errorf("after %s (filter now %q): focus on %q, want %q", sel, models, got, wantFocus)
+		}
+	}
+	chip := func(v string) string {
+		return `[data-chip="model_name"][data-value="` + view.EncodeOption(v) + `"] .chip-remove`
+	}
+	press(chip("model-a"), "model-b,zzz", "chip: Remove filter model_name = model-b")
+	press(chip("zzz"), "model-b", "chip: Remove filter model_name = model-b")
+	press(chip("model-b"), "", "SUMMARY#model-menu")
+
+	openFilterMenus(t, tab, "model-menu")
+	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#model-menu input[type=checkbox]').length === 2`)
+	step(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(`#model-menu input[type=checkbox][data-filter-value="`+view.EncodeOption("model-a")+`"]`)))
+	waitFilterMenus(t, tab, 60*time.Second, `s.state === 'ready' && new URLSearchParams(s.url).getAll('model').join() === 'model-a'`)
+	press(`#model-menu .filter-clear`, "", "INPUT#model-search")
 }
