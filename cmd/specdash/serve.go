@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -355,6 +356,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	if listen == "" {
 		listen = defListen
 	}
+	warnPreRenderTimeout(log, cfg.PreRenderTimeout, cfg.UpstreamTimeout)
 	h, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -374,6 +376,18 @@ func preRenderTimeout(d time.Duration) (time.Duration, bool) {
 		return -1, true
 	}
 	return d, true
+}
+
+// warnPreRenderTimeout warns when the pre-render's budget is not below
+// the upstream timeout (0: server.DefaultUpstreamTimeout): the budget
+// then never ends a pre-render, the upstream's requests do, and with a
+// hung source every page waits for them before it comes without numbers.
+func warnPreRenderTimeout(log *slog.Logger, preRender, upstream time.Duration) {
+	upstream = cmp.Or(upstream, server.DefaultUpstreamTimeout)
+	if preRender >= upstream {
+		log.Warn("the pre-render timeout is not below the upstream timeout: with a slow or hung source a page waits for the upstream timeout before it comes without numbers",
+			"web.prerender-timeout", preRender, "web.upstream-timeout", upstream)
+	}
 }
 
 // defaultListen is the listen address when neither --web.listen-address

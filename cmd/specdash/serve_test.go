@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +171,31 @@ func TestPreRenderTimeoutFlag(t *testing.T) {
 	}
 	if err := runServe(ctx, f, nil); err == nil || err.Error() != "serve: --web.prerender-timeout must be 0 (off) or positive, got -1s" {
 		t.Errorf("err = %v, want the negative flag refused", err)
+	}
+}
+
+// TestWarnPreRenderTimeout: a pre-render budget at or above the upstream
+// timeout (default 30 s) is warned about, naming both flags; below, nothing.
+func TestWarnPreRenderTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		pre, upstream time.Duration
+		warn          bool
+	}{
+		{time.Second, 30 * time.Second, false},
+		{-1, 30 * time.Second, false}, // off
+		{30 * time.Second, 30 * time.Second, true},
+		{time.Hour, 0, true}, // the default upstream timeout
+		{29 * time.Second, 0, false},
+		{5 * time.Second, 2 * time.Second, true},
+	} {
+		var buf bytes.Buffer
+		warnPreRenderTimeout(slog.New(slog.NewTextHandler(&buf, nil)), tc.pre, tc.upstream)
+		out := buf.String()
+		if got := strings.Contains(out, "level=WARN"); got != tc.warn {
+			t.Errorf("pre-render %s, upstream %s: warned %v (%q), want %v", tc.pre, tc.upstream, got, out, tc.warn)
+		}
+		if tc.warn && (!strings.Contains(out, "web.prerender-timeout="+tc.pre.String()) || !strings.Contains(out, "web.upstream-timeout=")) {
+			t.Errorf("pre-render %s: warning %q does not name both flags and values", tc.pre, out)
+		}
 	}
 }
