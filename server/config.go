@@ -133,7 +133,7 @@ func LoadConfigFile(path string) (*FileConfig, error) {
 func ParseConfig(b []byte) (*FileConfig, error) {
 	c := &FileConfig{}
 	if err := yaml.UnmarshalStrict(b, c); err != nil {
-		return nil, unknownKeyError(b, err)
+		return nil, valueError(b, unknownKeyError(b, err))
 	}
 	if len(c.Sources) == 0 {
 		return nil, errors.New("no sources: list at least one under sources:")
@@ -224,6 +224,68 @@ func unknownKeyError(b []byte, err error) error {
 		}
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// quotedValue is the value a field's parser quotes at the end of its
+// message (prometheus/common's `not a valid duration string: "-1s"`).
+var quotedValue = regexp.MustCompile(`\s("(?:[^"\\]|\\.)*")$`)
+
+// valueError names the key and line of the value a field's parser refused
+// (yaml.v2 passes such an error on without either: `not a valid duration
+// string: "-1s"` for web.prerender_timeout: -1s), e.g. `line 2:
+// web.prerender_timeout: not a valid duration string: "-1s"`, when the
+// message quotes the value and the file has it once; otherwise err as it is.
+func valueError(b []byte, err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), "line ") {
+		return err
+	}
+	m := quotedValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	v, uerr := strconv.Unquote(m[1])
+	if uerr != nil {
+		return err
+	}
+	var root yaml3.Node
+	if yaml3.Unmarshal(b, &root) != nil {
+		return err
+	}
+	var found []string
+	var lines []int
+	valuePaths(&root, v, "", &found, &lines)
+	if len(found) != 1 {
+		return err
+	}
+	return fmt.Errorf("line %d: %s: %w", lines[0], found[0], err)
+}
+
+// valuePaths appends the paths and lines of the mapping values under n
+// that are the scalar v.
+func valuePaths(n *yaml3.Node, v, prefix string, paths *[]string, lines *[]int) {
+	switch n.Kind {
+	case yaml3.DocumentNode:
+		for _, c := range n.Content {
+			valuePaths(c, v, prefix, paths, lines)
+		}
+	case yaml3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, c := n.Content[i], n.Content[i+1]
+			path := k.Value
+			if prefix != "" {
+				path = prefix + "." + k.Value
+			}
+			if c.Kind == yaml3.ScalarNode && c.Value == v {
+				*paths, *lines = append(*paths, path), append(*lines, c.Line)
+				continue
+			}
+			valuePaths(c, v, path, paths, lines)
+		}
+	case yaml3.SequenceNode:
+		for i, c := range n.Content {
+			valuePaths(c, v, fmt.Sprintf("%s[%d]", prefix, i), paths, lines)
+		}
+	}
 }
 
 // keyPath is the path (sources[0].basic_auth.password_fil) of the mapping
