@@ -219,7 +219,7 @@ func unknownKeyError(b []byte, err error) error {
 			continue
 		}
 		line, _ := strconv.Atoi(m[1])
-		if p := keyPath(&root, line, m[2], ""); p != "" {
+		if p := keyPath(&root, line, m[2]); p != "" {
 			msgs[i] = fmt.Sprintf("line %d: unknown key %s", line, p)
 		}
 	}
@@ -252,50 +252,41 @@ func valueError(b []byte, err error) error {
 		return err
 	}
 	var found []string
-	var lines []int
-	valuePaths(&root, v, "", &found, &lines)
+	line := 0
+	walkMappings(&root, "", func(_, n *yaml3.Node, path string) bool {
+		if n.Kind == yaml3.ScalarNode && n.Value == v {
+			found, line = append(found, path), n.Line
+		}
+		return true
+	})
 	if len(found) != 1 {
 		return err
 	}
-	return fmt.Errorf("line %d: %s: %w", lines[0], found[0], err)
-}
-
-// valuePaths appends the paths and lines of the mapping values under n
-// that are the scalar v.
-func valuePaths(n *yaml3.Node, v, prefix string, paths *[]string, lines *[]int) {
-	switch n.Kind {
-	case yaml3.DocumentNode:
-		for _, c := range n.Content {
-			valuePaths(c, v, prefix, paths, lines)
-		}
-	case yaml3.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, c := n.Content[i], n.Content[i+1]
-			path := k.Value
-			if prefix != "" {
-				path = prefix + "." + k.Value
-			}
-			if c.Kind == yaml3.ScalarNode && c.Value == v {
-				*paths, *lines = append(*paths, path), append(*lines, c.Line)
-				continue
-			}
-			valuePaths(c, v, path, paths, lines)
-		}
-	case yaml3.SequenceNode:
-		for i, c := range n.Content {
-			valuePaths(c, v, fmt.Sprintf("%s[%d]", prefix, i), paths, lines)
-		}
-	}
+	return fmt.Errorf("line %d: %s: %w", line, found[0], err)
 }
 
 // keyPath is the path (sources[0].basic_auth.password_fil) of the mapping
-// key named key on line line under n, prefix the path of n; "" if none.
-func keyPath(n *yaml3.Node, line int, key, prefix string) string {
+// key named key on line line under n; "" if none.
+func keyPath(n *yaml3.Node, line int, key string) string {
+	found := ""
+	walkMappings(n, "", func(k, _ *yaml3.Node, path string) bool {
+		if k.Line == line && k.Value == key {
+			found = path
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// walkMappings calls f with every mapping key under n, its value and its
+// path (prefix the path of n), in the file's order, until f returns false.
+func walkMappings(n *yaml3.Node, prefix string, f func(k, v *yaml3.Node, path string) bool) bool {
 	switch n.Kind {
 	case yaml3.DocumentNode:
 		for _, c := range n.Content {
-			if p := keyPath(c, line, key, prefix); p != "" {
-				return p
+			if !walkMappings(c, prefix, f) {
+				return false
 			}
 		}
 	case yaml3.MappingNode:
@@ -305,19 +296,16 @@ func keyPath(n *yaml3.Node, line int, key, prefix string) string {
 			if prefix != "" {
 				path = prefix + "." + k.Value
 			}
-			if k.Line == line && k.Value == key {
-				return path
-			}
-			if p := keyPath(v, line, key, path); p != "" {
-				return p
+			if !f(k, v, path) || !walkMappings(v, path, f) {
+				return false
 			}
 		}
 	case yaml3.SequenceNode:
 		for i, c := range n.Content {
-			if p := keyPath(c, line, key, fmt.Sprintf("%s[%d]", prefix, i)); p != "" {
-				return p
+			if !walkMappings(c, fmt.Sprintf("%s[%d]", prefix, i), f) {
+				return false
 			}
 		}
 	}
-	return ""
+	return true
 }
