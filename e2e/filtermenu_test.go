@@ -489,3 +489,37 @@ func TestFilterFocusStays(t *testing.T) {
 	waitFilterMenus(t, tab, 60*time.Second, `s.state === 'ready' && new URLSearchParams(s.url).getAll('model').join() === 'model-a'`)
 	press(`#model-menu .filter-clear`, "", "INPUT#model-search")
 }
+
+// TestFilterMenuLoadingText: a live menu renders its values with go-app's
+// render after it opens (filterState.open); until then its open list says
+// "Loading values…" rather than showing an empty box (filters.css). Read in
+// the same task that opens the menu, before its toggle event: no timing.
+// Rendered, the text goes; a search matching nothing shows "No value
+// matches" alone.
+func TestFilterMenuLoadingText(t *testing.T) {
+	base := layoutServer(t)
+	tab := newTab(t)
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?"+layoutWindow().Encode()))
+	waitReadyState(t, tab, 90*time.Second)
+	type list struct {
+		Boxes  int    `json:"boxes"`
+		Before string `json:"before"`
+		None   bool   `json:"none"`
+	}
+	const readJS = `(() => { const o = document.getElementById('model');
+	  return {boxes: o.querySelectorAll('input[type=checkbox]').length, before: getComputedStyle(o, '::before').content,
+	    none: !!document.querySelector('#model-menu .filter-none')}; })()`
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[list](`(() => { document.getElementById('model-menu').open = true; return `+readJS+`; })()`))
+	if got.Boxes != 0 || got.Before != `"Loading values…"` {
+		t.Errorf("just opened: %d boxes, list text %s; want none yet and \"Loading values…\"", got.Boxes, got.Before)
+	}
+	waitJS(t, tab, 30*time.Second, `document.querySelectorAll('#model input[type=checkbox]').length === 2`)
+	if got = run(t, tab, 10*time.Second, chromedp.Evaluate[list](readJS)); got.Before != "none" || got.None {
+		t.Errorf("rendered: list text %s, 'No value matches' %v; want neither", got.Before, got.None)
+	}
+	step(t, tab, 10*time.Second, chromedp.SendKeys(chromedp.CSS(`#model-search`), "nothing-like-this"))
+	waitJS(t, tab, 30*time.Second, `!!document.querySelector('#model-menu .filter-none')`)
+	if got = run(t, tab, 10*time.Second, chromedp.Evaluate[list](readJS)); got.Boxes != 0 || got.Before != "none" || !got.None {
+		t.Errorf("no match: %d boxes, list text %s, 'No value matches' %v; want only 'No value matches'", got.Boxes, got.Before, got.None)
+	}
+}
