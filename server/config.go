@@ -198,10 +198,17 @@ func (s FileSource) Source() Source {
 // where the key is in the file.
 var unknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type \S+$`)
 
+// cannotUnmarshal is yaml.v2's message for a value of the wrong kind
+// (a list where a duration goes); it names the line, not the key.
+var cannotUnmarshal = regexp.MustCompile(`^line (\d+): (cannot unmarshal .*)$`)
+
 // unknownKeyError rewrites the unknown-key messages of err (a *yaml.TypeError
 // of yaml.UnmarshalStrict of b) to name the key by its path in the file,
-// e.g. "line 4: unknown key sources[0].scrape_intervall". Other errors,
-// and keys whose path is not found, keep yaml's message.
+// e.g. "line 4: unknown key sources[0].scrape_intervall", and the
+// wrong-kind ones to name the key that, with its value, is on that line
+// when one is ("line 2: web.prerender_timeout: cannot unmarshal !!seq into
+// string"). Other errors, and keys whose path is not found, keep yaml's
+// message.
 func unknownKeyError(b []byte, err error) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
@@ -214,13 +221,23 @@ func unknownKeyError(b []byte, err error) error {
 	msgs := make([]string, len(te.Errors))
 	for i, e := range te.Errors {
 		msgs[i] = e
-		m := unknownField.FindStringSubmatch(e)
-		if m == nil {
-			continue
-		}
-		line, _ := strconv.Atoi(m[1])
-		if p := keyPath(&root, line, m[2]); p != "" {
-			msgs[i] = fmt.Sprintf("line %d: unknown key %s", line, p)
+		if m := unknownField.FindStringSubmatch(e); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			if p := keyPath(&root, line, m[2]); p != "" {
+				msgs[i] = fmt.Sprintf("line %d: unknown key %s", line, p)
+			}
+		} else if m := cannotUnmarshal.FindStringSubmatch(e); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			var paths []string
+			walkMappings(&root, "", func(k, v *yaml3.Node, path string) bool {
+				if k.Line == line && v.Line == line { // not a block under a key above
+					paths = append(paths, path)
+				}
+				return true
+			})
+			if len(paths) == 1 {
+				msgs[i] = fmt.Sprintf("line %d: %s: %s", line, paths[0], m[2])
+			}
 		}
 	}
 	return errors.New(strings.Join(msgs, "; "))
@@ -234,7 +251,8 @@ var quotedValue = regexp.MustCompile(`\s("(?:[^"\\]|\\.)*")$`)
 // (yaml.v2 passes such an error on without either: `not a valid duration
 // string: "-1s"` for web.prerender_timeout: -1s), e.g. `line 2:
 // web.prerender_timeout: not a valid duration string: "-1s"`, when the
-// message quotes the value and the file has it once; otherwise err as it is.
+// message quotes the value and the file has it once (an alias of it
+// counting as another); otherwise err as it is.
 func valueError(b []byte, err error) error {
 	if err == nil || strings.HasPrefix(err.Error(), "line ") {
 		return err
@@ -254,6 +272,9 @@ func valueError(b []byte, err error) error {
 	var found []string
 	line := 0
 	walkMappings(&root, "", func(_, n *yaml3.Node, path string) bool {
+		if n.Kind == yaml3.AliasNode && n.Alias != nil {
+			n = n.Alias // *d names &d's value: each key using it is a candidate
+		}
 		if n.Kind == yaml3.ScalarNode && n.Value == v {
 			found, line = append(found, path), n.Line
 		}

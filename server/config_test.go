@@ -32,7 +32,14 @@ func TestParseConfigUnknownKey(t *testing.T) {
 			`line 2: web.prerender_timeout: not a valid duration string: "-1s"`},
 		{"sources:\n  - name: a\n    embedded:\n      targets: [http://y]\n      retention: 1 week\n",
 			`line 5: sources[0].embedded.retention: unknown unit " week" in duration "1 week"`},
-		// The same bad value twice: yaml's message, no guess.
+		// A value of the wrong kind: the key whose value starts on that line.
+		{"web:\n  prerender_timeout: [-1s]\nsources:\n  - name: a\n    url: http://x\n",
+			`line 2: web.prerender_timeout: cannot unmarshal !!seq into string`},
+		{"sources:\n  - name: a\n    embedded:\n      targets: [http://y]\n      series_limit: lots\n",
+			"line 5: sources[0].embedded.series_limit: cannot unmarshal !!str `lots` into int"},
+		// The same bad value twice, or once with an alias: yaml's message, no guess.
+		{"sources:\n  - name: a\n    label: &d -1s\n    url: http://x\n    scrape_interval: *d\n",
+			`not a valid duration string: "-1s"`},
 		{"web:\n  cache_ttl: soon\n  upstream_timeout: soon\nsources:\n  - name: a\n    url: http://x\n",
 			`not a valid duration string: "soon"`},
 	} {
