@@ -47,7 +47,9 @@ type serveFlags struct {
 	limits        embeddedLimits
 	listen        string
 	timeout       time.Duration
+	timeoutSet    bool
 	cacheTTL      time.Duration
+	cacheTTLSet   bool
 	preRender     time.Duration
 	preRenderSet  bool
 	logLevel      string
@@ -126,8 +128,8 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) *serveF
 	cmd.Flag("query.max-samples", "Embedded mode: most samples one query may hold in memory at once; past it the query fails.").Default(fmt.Sprint(embedded.DefaultQueryMaxSamples)).IntVar(&l.queryMaxSamples)
 	cmd.Flag("query.timeout", "Embedded mode: longest a query may take, its wait for a slot included (keep it below --web.upstream-timeout so that the query's own error reaches the page).").Default(embedded.DefaultQueryTimeout.String()).DurationVar(&l.queryTimeout)
 	cmd.Flag("web.listen-address", "Address to listen on for the web UI (default web.listen_address of the config file, else :$SPECDASH_PORT when set, else :8080).").StringVar(&f.listen)
-	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included.").Default("30s").DurationVar(&f.timeout)
-	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off, with the range cache of settled points (as cache_ttl: 0s in the config file).").Default("5s").DurationVar(&f.cacheTTL)
+	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included (wins over upstream_timeout in the config file when given).").Default(server.DefaultUpstreamTimeout.String()).IsSetByUser(&f.timeoutSet).DurationVar(&f.timeout)
+	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off, with the range cache of settled points (as cache_ttl: 0s in the config file, which the flag wins over when given).").Default(server.DefaultCacheTTL.String()).IsSetByUser(&f.cacheTTLSet).DurationVar(&f.cacheTTL)
 	cmd.Flag("web.prerender-timeout", "How long the server's pre-render may wait for the source to put numbers in the first paint of the page; past it the page comes without them and the browser loads as usual. 0: never (as prerender_timeout: 0s in the config file).").Default(server.DefaultPreRenderTimeout.String()).IsSetByUser(&f.preRenderSet).DurationVar(&f.preRender)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	cmd.Flag("log.format", "Log format: text or json.").Default("text").EnumVar(&f.logFormat, "text", "json")
@@ -242,6 +244,9 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 	if f.cacheTTL < 0 {
 		return badFlags(fmt.Errorf("serve: --web.cache-ttl must be 0 (off) or positive, got %s", f.cacheTTL))
 	}
+	if f.timeout <= 0 {
+		return badFlags(fmt.Errorf("serve: --web.upstream-timeout must be positive, got %s", f.timeout))
+	}
 	if cfg.CacheTTL == 0 {
 		cfg.CacheTTL = -1 // off, as cache_ttl: 0s in the config file
 	}
@@ -266,20 +271,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		}
 		cfg.DefaultSource = fc.DefaultSource
 		cfg.Auth = fc.Web.AuthConfig
-		if fc.Web.UpstreamTimeout > 0 {
-			cfg.UpstreamTimeout = time.Duration(fc.Web.UpstreamTimeout)
-		}
-		if d := fc.Web.PreRenderTimeout; d != nil && !f.preRenderSet {
-			// Never negative: the file's durations cannot be.
-			cfg.PreRenderTimeout, _ = preRenderTimeout(time.Duration(*d))
-		}
-		if ttl := fc.Web.CacheTTL; ttl != nil {
-			cfg.CacheTTL = time.Duration(*ttl)
-			if cfg.CacheTTL == 0 {
-				cfg.CacheTTL = -1 // off
-			}
-		}
-		cfg.MaxResponseBytes = int64(fc.Web.MaxResponseBytes)
+		f.applyFileWeb(&cfg, fc.Web)
 		if listen == "" {
 			listen = fc.Web.ListenAddress
 		}
@@ -378,6 +370,26 @@ func preRenderTimeout(d time.Duration) (time.Duration, bool) {
 	return d, true
 }
 
+// applyFileWeb sets cfg's timeouts, cache and response bound from the
+// config file's web keys, where no flag was given: a flag given wins over
+// its key, as for the listen address.
+func (f *serveFlags) applyFileWeb(cfg *server.Config, w server.WebConfig) {
+	if w.UpstreamTimeout > 0 && !f.timeoutSet {
+		cfg.UpstreamTimeout = time.Duration(w.UpstreamTimeout)
+	}
+	if d := w.PreRenderTimeout; d != nil && !f.preRenderSet {
+		// Never negative: the file's durations cannot be.
+		cfg.PreRenderTimeout, _ = preRenderTimeout(time.Duration(*d))
+	}
+	if ttl := w.CacheTTL; ttl != nil && !f.cacheTTLSet {
+		cfg.CacheTTL = time.Duration(*ttl)
+		if cfg.CacheTTL == 0 {
+			cfg.CacheTTL = -1 // off
+		}
+	}
+	cfg.MaxResponseBytes = int64(w.MaxResponseBytes)
+}
+
 // warnPreRenderTimeout warns when the pre-render's budget is not below
 // the upstream timeout (0: server.DefaultUpstreamTimeout): the budget
 // then never ends a pre-render, the upstream's requests do, and with a
@@ -385,8 +397,8 @@ func preRenderTimeout(d time.Duration) (time.Duration, bool) {
 func warnPreRenderTimeout(log *slog.Logger, preRender, upstream time.Duration) {
 	upstream = cmp.Or(upstream, server.DefaultUpstreamTimeout)
 	if preRender >= upstream {
-		log.Warn("the pre-render timeout is not below the upstream timeout: with a slow or hung source a page waits for the upstream timeout before it comes without numbers",
-			"web.prerender-timeout", preRender, "web.upstream-timeout", upstream)
+		log.Warn("the pre-render timeout (--web.prerender-timeout, prerender_timeout in the config file) is not below the upstream timeout (--web.upstream-timeout, upstream_timeout): with a slow or hung source a page waits for the upstream timeout before it comes without numbers",
+			"prerender_timeout", preRender, "upstream_timeout", upstream)
 	}
 }
 

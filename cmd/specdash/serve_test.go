@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
 
 	"specdash/embedded"
 	"specdash/server"
@@ -194,8 +195,50 @@ func TestWarnPreRenderTimeout(t *testing.T) {
 		if got := strings.Contains(out, "level=WARN"); got != tc.warn {
 			t.Errorf("pre-render %s, upstream %s: warned %v (%q), want %v", tc.pre, tc.upstream, got, out, tc.warn)
 		}
-		if tc.warn && (!strings.Contains(out, "web.prerender-timeout="+tc.pre.String()) || !strings.Contains(out, "web.upstream-timeout=")) {
+		if tc.warn && (!strings.Contains(out, "prerender_timeout="+tc.pre.String()) || !strings.Contains(out, "upstream_timeout=") ||
+			!strings.Contains(out, "--web.prerender-timeout") || !strings.Contains(out, "--web.upstream-timeout")) {
 			t.Errorf("pre-render %s: warning %q does not name both flags and values", tc.pre, out)
+		}
+	}
+}
+
+// TestFileWebUnderFlags: the config file's upstream_timeout, cache_ttl and
+// prerender_timeout apply where their flag was not given, and a flag given
+// wins (as for the listen address); a negative or zero
+// --web.upstream-timeout is refused.
+func TestFileWebUnderFlags(t *testing.T) {
+	d := func(v time.Duration) *model.Duration { m := model.Duration(v); return &m }
+	web := server.WebConfig{UpstreamTimeout: model.Duration(10 * time.Second), CacheTTL: d(0), PreRenderTimeout: d(3 * time.Second)}
+	for _, tc := range []struct {
+		args               []string
+		upstream, ttl, pre time.Duration
+	}{
+		{nil, 10 * time.Second, -1, 3 * time.Second},
+		{[]string{"--web.upstream-timeout=60s", "--web.cache-ttl=2s", "--web.prerender-timeout=500ms"}, 60 * time.Second, 2 * time.Second, 500 * time.Millisecond},
+		// Given at their defaults, they still win.
+		{[]string{"--web.upstream-timeout=30s", "--web.cache-ttl=5s"}, 30 * time.Second, 5 * time.Second, 3 * time.Second},
+	} {
+		a := kingpin.New("specdash", "")
+		f := registerServe(a, map[string]func() error{})
+		if _, err := a.Parse(append([]string{"serve"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		cfg := server.Config{UpstreamTimeout: f.timeout, CacheTTL: f.cacheTTL, PreRenderTimeout: f.preRender}
+		f.applyFileWeb(&cfg, web)
+		if cfg.UpstreamTimeout != tc.upstream || cfg.CacheTTL != tc.ttl || cfg.PreRenderTimeout != tc.pre {
+			t.Errorf("%q: upstream %s, cache %s, pre-render %s; want %s, %s, %s", tc.args,
+				cfg.UpstreamTimeout, cfg.CacheTTL, cfg.PreRenderTimeout, tc.upstream, tc.ttl, tc.pre)
+		}
+	}
+	for _, v := range []string{"-5s", "0s"} {
+		a := kingpin.New("specdash", "")
+		f := registerServe(a, map[string]func() error{})
+		if _, err := a.Parse([]string{"serve", "--web.listen-address=127.0.0.1:0", "--web.upstream-timeout=" + v}); err != nil {
+			t.Fatal(err)
+		}
+		want := "serve: --web.upstream-timeout must be positive, got " + v
+		if err := runServe(context.Background(), f, nil); err == nil || err.Error() != want {
+			t.Errorf("--web.upstream-timeout=%s: err = %v, want %q", v, err, want)
 		}
 	}
 }
