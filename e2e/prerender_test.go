@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/url"
 	"reflect"
@@ -1202,4 +1203,50 @@ func decodedHref(h string) string {
 		return h
 	}
 	return string(b)
+}
+
+// TestPreviewChipFocus: a chip removed in the preview (a link to the page
+// without that value: the page reloads) leaves the keyboard's focus where
+// the live page leaves it (TestFilterFocusStays): on the chip that took
+// its place, else the one before it, on the new page's preview and then,
+// handed over, on the live page's same chip.
+func TestPreviewChipFocus(t *testing.T) {
+	fx := fixtures.KnownAnswer()
+	base, tab := previewSite(t, fx.OpenMetrics)
+	gates := holdRequests(t, tab, map[string]string{"app.wasm": "wasm"})
+	w := fx.Whole
+	q := url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}, "model": {fixtures.ModelA, fixtures.ModelB, "zzz"}}
+	navigateNoWait(t, tab, base+"/?"+q.Encode())
+	const shown = `!!document.body && document.body.dataset.preview === 'shown' && document.querySelectorAll('#specdash-preview [data-chip="model_name"]').length === `
+	waitJS(t, tab, 30*time.Second, shown+`3`)
+	const focusJS = `(() => { const a = document.activeElement;
+	  if (!a || !a.closest('[data-filter]')) return (a ? a.tagName : '') + ' outside the filters';
+	  const h = a.querySelector('.visually-hidden');
+	  return (a.closest('#specdash-preview') ? 'preview ' : 'live ') + (a.matches('button.chip-remove') ? h.textContent : a.tagName + ' of ' + a.closest('[data-filter]').dataset.filter);
+	})()`
+	chips := run(t, tab, 10*time.Second, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#specdash-preview [data-chip="model_name"] .chip-text')).map(c => c.textContent)`))
+	if len(chips) != 3 {
+		t.Fatalf("preview chips %q, want 3", chips)
+	}
+	press := func(i, left int, want string) {
+		t.Helper()
+		nav := nextPage(t, tab)
+		run(t, tab, 10*time.Second, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { document.querySelectorAll('#specdash-preview [data-chip="model_name"] .chip-remove')[%d].focus(); return true; })()`, i)))
+		step(t, tab, 10*time.Second, chromedp.KeyEvent(kb.Enter))
+		nav(shown + strconv.Itoa(left))
+		waitJS(t, tab, 10*time.Second, `!!document.activeElement && document.activeElement !== document.body`)
+		if got := run(t, tab, 10*time.Second, chromedp.Evaluate[string](focusJS)); got != want {
+			t.Errorf("after removing chip %d in the preview: focus on %q, want %q", i, got, want)
+		}
+	}
+	// The middle chip: the third takes its place; then the last: the one
+	// before it.
+	press(1, 2, "preview Remove filter model_name = "+chips[2])
+	press(1, 1, "preview Remove filter model_name = "+chips[0])
+	// Handed over to the live page: the same chip there.
+	gates.open("wasm")
+	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && (document.querySelector('body > [data-dashboard]') || {}).dataset.state === 'ready'`)
+	if got, want := run(t, tab, 10*time.Second, chromedp.Evaluate[string](focusJS)), "live Remove filter model_name = "+chips[0]; got != want {
+		t.Errorf("handed over to the live page: focus on %q, want %q", got, want)
+	}
 }

@@ -93,7 +93,7 @@
 
   // go loads the page of a data-href (base64url of a path and query on
   // this site), never another origin's, once; el, the control, gets the
-  // focus back on the new page (focusBack).
+  // focus back on the new page (focusBack, by its focusKey).
   var FOCUS_KEY = "specdash.previewFocus";
   var leaving = false;
   function go(href, el) {
@@ -111,7 +111,8 @@
       if (u.origin !== location.origin) return;
       leaving = true;
       try {
-        if (el && el.id) sessionStorage.setItem(FOCUS_KEY, el.id);
+        var key = focusKey(el);
+        if (key) sessionStorage.setItem(FOCUS_KEY, key);
       } catch (e) { }
       location.assign(u.href);
     } catch (e) {
@@ -355,9 +356,9 @@
   // handOver gives the live page, once the overlay is gone, what the user
   // did in the preview that loaded no page: the filter menus left open,
   // with the text typed in their search (an input event, which the live
-  // menu's handler reads), and the focus, by element id (the live page
-  // renders the same ids).
-  function handOver(open, focusID) {
+  // menu's handler reads), and the focus, by its focusKey (the live page
+  // renders the same ids and chips).
+  function handOver(open, focus) {
     for (var i = 0; i < open.length; i++) {
       var live = document.getElementById(open[i].id);
       if (!live || live.tagName !== "DETAILS") continue;
@@ -368,19 +369,60 @@
         search.dispatchEvent(new Event("input", { bubbles: true }));
       }
     }
-    var f = focusID && document.getElementById(focusID);
+    var root = document.body.firstElementChild;
+    var f = root && findFocus(root, focus);
     if (f && !f.closest("[inert]")) f.focus();
   }
 
+  // focusKey names a control so that the same control is found on another
+  // rendering of the page (the next page, the live one): "#" and its id;
+  // a chip's remove button as "chip", its label and its place among that
+  // label's chips; another control of a filter menu without an id (a
+  // value's box, Clear) as "menu" and its label; "" for none.
+  function focusKey(el) {
+    if (!el || el === document.body) return "";
+    if (el.id) return "#" + el.id;
+    var control = el.closest && el.closest("[data-filter]");
+    if (!control) return "";
+    var label = control.getAttribute("data-filter");
+    var chip = el.matches("button.chip-remove") && el.closest("[data-chip]");
+    if (chip) {
+      var chips = control.querySelectorAll("[data-chip]");
+      return "chip\n" + label + "\n" + Array.prototype.indexOf.call(chips, chip);
+    }
+    return "menu\n" + label;
+  }
+  // findFocus is the control of key in root: a chip's remove button at its
+  // place, else the one before it (the chip was removed: the live page
+  // does the same, app/filters.go focusAfterChip), else its menu's toggle.
+  function findFocus(root, key) {
+    if (!key) return null;
+    if (key.charAt(0) === "#") {
+      var el = document.getElementById(key.slice(1));
+      return el && root.contains(el) ? el : null;
+    }
+    var parts = key.split("\n");
+    var controls = root.querySelectorAll("[data-filter]");
+    for (var i = 0; i < controls.length; i++) {
+      if (controls[i].getAttribute("data-filter") !== parts[1]) continue;
+      if (parts[0] === "chip") {
+        var buttons = controls[i].querySelectorAll("[data-chip] button.chip-remove");
+        var n = Math.min(+parts[2], buttons.length - 1);
+        if (n >= 0) return buttons[n];
+      }
+      return controls[i].querySelector("details.filter-menu > summary");
+    }
+    return null;
+  }
   // focusBack focuses, in root, the control whose change loaded this page
   // (go), as the live page keeps the focus on a control it applies in
   // place.
   function focusBack(root) {
     try {
-      var id = sessionStorage.getItem(FOCUS_KEY);
+      var key = sessionStorage.getItem(FOCUS_KEY);
       sessionStorage.removeItem(FOCUS_KEY);
-      var el = id && document.getElementById(id);
-      if (el && root.contains(el) && !el.closest("[inert]")) el.focus();
+      var el = findFocus(root, key);
+      if (el && !el.closest("[inert]")) el.focus();
     } catch (e) { }
   }
   // A page shown again from the back/forward cache: its controls work
@@ -593,7 +635,7 @@
       if (timer) clearTimeout(timer);
       window.removeEventListener("resize", onResize);
       var act = document.activeElement;
-      var focusID = act && act !== document.body && overlay.contains(act) ? act.id : "";
+      var focus = act && overlay.contains(act) ? focusKey(act) : "";
       var open = [];
       var menus = overlay.querySelectorAll("details.filter-menu[open]");
       for (var m = 0; m < menus.length; m++) {
@@ -611,7 +653,7 @@
       }, KEEP_MS);
       overlay.remove();
       try {
-        handOver(open, focusID);
+        handOver(open, focus);
       } catch (e) { }
     };
     var check = function () {
