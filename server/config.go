@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -135,6 +136,11 @@ func ParseConfig(b []byte) (*FileConfig, error) {
 	if err := yaml.UnmarshalStrict(b, c); err != nil {
 		return nil, valueError(b, unknownKeyError(b, err))
 	}
+	if line := secondDocument(b); line > 0 {
+		// yaml reads the first document only: the rest would be ignored
+		// without a word.
+		return nil, fmt.Errorf("line %d: a second YAML document (after ---): put every setting in one", line)
+	}
 	if len(c.Sources) == 0 {
 		return nil, errors.New("no sources: list at least one under sources:")
 	}
@@ -190,6 +196,24 @@ func (s FileSource) Source() Source {
 		HTTPClient:     s.HTTPClient,
 		Params:         params,
 		ScrapeInterval: time.Duration(s.ScrapeInterval),
+	}
+}
+
+// secondDocument is the line of a second YAML document in b that holds
+// something, 0 if none.
+func secondDocument(b []byte) int {
+	d := yaml3.NewDecoder(bytes.NewReader(b))
+	for i := 0; ; i++ {
+		var n yaml3.Node
+		if d.Decode(&n) != nil {
+			return 0
+		}
+		if i == 0 || len(n.Content) == 0 {
+			continue
+		}
+		if c := n.Content[0]; c.Kind != yaml3.ScalarNode || c.Tag != "!!null" && c.Value != "" {
+			return c.Line
+		}
 	}
 }
 

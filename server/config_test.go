@@ -37,6 +37,9 @@ func TestParseConfigUnknownKey(t *testing.T) {
 			`line 2: web.prerender_timeout: cannot unmarshal !!seq into string`},
 		{"sources:\n  - name: a\n    embedded:\n      targets: [http://y]\n      series_limit: lots\n",
 			"line 5: sources[0].embedded.series_limit: cannot unmarshal !!str `lots` into int"},
+		// A second document would be ignored: refused, named by its line.
+		{"sources:\n  - name: a\n    url: http://x\n---\nweb: {prerender_timeout: 5s}\n",
+			"line 5: a second YAML document (after ---): put every setting in one"},
 		// The same bad value twice, or once with an alias: yaml's message, no guess.
 		{"sources:\n  - name: a\n    label: &d -1s\n    url: http://x\n    scrape_interval: *d\n",
 			`not a valid duration string: "-1s"`},
@@ -46,6 +49,16 @@ func TestParseConfigUnknownKey(t *testing.T) {
 		_, err := ParseConfig([]byte(tc.yml))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("ParseConfig(%q): %v, want %q", tc.yml, err, tc.want)
+		}
+	}
+	// Document markers around one document, or an empty one after it, are fine.
+	for _, yml := range []string{
+		"---\nsources:\n  - name: a\n    url: http://x\n",
+		"sources:\n  - name: a\n    url: http://x\n---\n",
+		"sources:\n  - name: a\n    url: http://x\n---\n# nothing\n...\n",
+	} {
+		if _, err := ParseConfig([]byte(yml)); err != nil {
+			t.Errorf("ParseConfig(%q): %v, want one document read", yml, err)
 		}
 	}
 }
