@@ -134,7 +134,12 @@ func LoadConfigFile(path string) (*FileConfig, error) {
 func ParseConfig(b []byte) (*FileConfig, error) {
 	c := &FileConfig{}
 	if err := yaml.UnmarshalStrict(b, c); err != nil {
-		return nil, valueError(b, unknownKeyError(b, err))
+		// The file's node tree, read once, names the keys in yaml's messages.
+		var root yaml3.Node
+		if yaml3.Unmarshal(b, &root) != nil {
+			return nil, err
+		}
+		return nil, valueError(&root, unknownKeyError(&root, err))
 	}
 	if line := secondDocument(b); line > 0 {
 		// yaml reads the first document only: the rest would be ignored
@@ -227,19 +232,16 @@ var unknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type
 var cannotUnmarshal = regexp.MustCompile(`^line (\d+): (cannot unmarshal .*)$`)
 
 // unknownKeyError rewrites the unknown-key messages of err (a *yaml.TypeError
-// of yaml.UnmarshalStrict of b) to name the key by its path in the file,
-// e.g. "line 4: unknown key sources[0].scrape_intervall", and the
+// of yaml.UnmarshalStrict; root is the file's node tree) to name the key
+// by its path in the file, e.g. "line 4: unknown key
+// sources[0].scrape_intervall", and the
 // wrong-kind ones to name the key that, with its value, is on that line
 // when one is ("line 2: web.prerender_timeout: cannot unmarshal !!seq into
 // string"). Other errors, and keys whose path is not found, keep yaml's
 // message.
-func unknownKeyError(b []byte, err error) error {
+func unknownKeyError(root *yaml3.Node, err error) error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
-		return err
-	}
-	var root yaml3.Node
-	if yaml3.Unmarshal(b, &root) != nil {
 		return err
 	}
 	msgs := make([]string, len(te.Errors))
@@ -247,13 +249,13 @@ func unknownKeyError(b []byte, err error) error {
 		msgs[i] = e
 		if m := unknownField.FindStringSubmatch(e); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			if p := keyPath(&root, line, m[2]); p != "" {
+			if p := keyPath(root, line, m[2]); p != "" {
 				msgs[i] = fmt.Sprintf("line %d: unknown key %s", line, p)
 			}
 		} else if m := cannotUnmarshal.FindStringSubmatch(e); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			var paths []string
-			walkMappings(&root, "", func(k, v *yaml3.Node, path string) bool {
+			walkMappings(root, "", func(k, v *yaml3.Node, path string) bool {
 				if k.Line == line && v.Line == line { // not a block under a key above
 					paths = append(paths, path)
 				}
@@ -277,7 +279,7 @@ var quotedValue = regexp.MustCompile(`\s("(?:[^"\\]|\\.)*")$`)
 // web.prerender_timeout: not a valid duration string: "-1s"`, when the
 // message quotes the value and the file has it once (an alias of it
 // counting as another); otherwise err as it is.
-func valueError(b []byte, err error) error {
+func valueError(root *yaml3.Node, err error) error {
 	if err == nil || strings.HasPrefix(err.Error(), "line ") {
 		return err
 	}
@@ -289,13 +291,9 @@ func valueError(b []byte, err error) error {
 	if uerr != nil {
 		return err
 	}
-	var root yaml3.Node
-	if yaml3.Unmarshal(b, &root) != nil {
-		return err
-	}
 	var found []string
 	line := 0
-	walkMappings(&root, "", func(_, n *yaml3.Node, path string) bool {
+	walkMappings(root, "", func(_, n *yaml3.Node, path string) bool {
 		if n.Kind == yaml3.AliasNode && n.Alias != nil {
 			n = n.Alias // *d names &d's value: each key using it is a candidate
 		}
