@@ -292,17 +292,23 @@ func focusAfterChip(chip app.Value) {
 	if chip.Get("nextElementSibling").Truthy() {
 		return
 	}
-	target := app.Null()
 	if prev := chip.Get("previousElementSibling"); prev.Truthy() {
-		target = prev.Call("querySelector", ".chip-remove")
-	}
-	if !target.Truthy() {
-		if menu := chip.Call("closest", "[data-filter]"); menu.Truthy() {
-			target = menu.Call("querySelector", "summary")
+		if b := prev.Call("querySelector", ".chip-remove"); b.Truthy() {
+			b.Call("focus")
+			return
 		}
 	}
-	if target.Truthy() {
-		target.Call("focus")
+	focusInFilter(chip, "summary")
+}
+
+// focusInFilter focuses the first element matching sel in the filter
+// control (data-filter) that holds el, if there is one.
+func focusInFilter(el app.Value, sel string) {
+	defer func() { _ = recover() }()
+	if menu := el.Call("closest", "[data-filter]"); menu.Truthy() {
+		if t := menu.Call("querySelector", sel); t.Truthy() {
+			t.Call("focus")
+		}
 	}
 }
 
@@ -314,14 +320,7 @@ func (d *Dashboard) onFilterClear(ctx app.Context, e app.Event) {
 	}
 	// The button goes with the filter: the focus goes to the menu's
 	// search box, still open, not to the page's start.
-	func() {
-		defer func() { _ = recover() }()
-		if menu := ctx.JSSrc().Call("closest", "[data-filter]"); menu.Truthy() {
-			if box := menu.Call("querySelector", "input[type=search]"); box.Truthy() {
-				box.Call("focus")
-			}
-		}
-	}()
+	focusInFilter(ctx.JSSrc(), "input[type=search]")
 	q := d.q
 	q.SetFilter(label, nil)
 	d.apply(d.uiCtx(ctx), q, true, false)
