@@ -30,6 +30,7 @@ import (
 	specapp "specdash/app"
 	"specdash/chartsvg"
 	"specdash/internal/panics"
+	"specdash/metricsclient"
 	"specdash/view"
 	"specdash/web"
 )
@@ -68,6 +69,11 @@ type Config struct {
 	// numbers in the pre-rendered page). Past it the page is served without
 	// numbers, as before pre-rendering had them (see prerender.go).
 	PreRenderTimeout time.Duration
+	// WarmUp reads the default view once in the background after New, so
+	// that the first visitor of "/" finds its window in the proxy's caches
+	// and the page's head known (warmup.go). Off without a cache
+	// (negative CacheTTL). `specdash serve` turns it on (--web.warm-up).
+	WarmUp bool
 	// Auth protects everything but /-/healthy and /-/ready (default: open).
 	Auth AuthConfig
 	// Registry receives the server's metrics, served at /metrics (default:
@@ -88,6 +94,8 @@ type Config struct {
 	// now is the clock of the proxy's cache (default time.Now); tests set a
 	// fake one so that cache lifetimes do not depend on the machine's speed.
 	now func() time.Time
+	// warmedUp, when set, receives what the warm-up did (tests).
+	warmedUp func(warmUpResult)
 }
 
 // EChartsPath is the URL path of the ECharts bundle (web/dist); the page
@@ -238,6 +246,26 @@ func New(cfg Config) (http.Handler, error) {
 		ServiceWorkerTemplate: workerTemplate(),
 	}
 
+	page := &pageStream{goapp: goapp}
+	if cfg.WarmUp && cfg.CacheTTL > 0 {
+		c, err := metricsclient.New(metricsclient.Config{
+			Address:        preRenderHost + ProxyPrefix,
+			RoundTripper:   inProcess{h: proxy},
+			ScrapeInterval: def.ScrapeInterval,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("server: the warm-up's client: %w", err)
+		}
+		panics.Total.WithLabelValues("warm-up")
+		go func() {
+			defer panics.Catch("warm-up", cfg.Logger, nil)
+			r := warmUp(cfg.Logger, c, def.ScrapeInterval, page)
+			if cfg.warmedUp != nil {
+				cfg.warmedUp(r)
+			}
+		}()
+	}
+
 	ready := cfg.Ready
 	if ready == nil {
 		ready = (&sourceReady{p: proxy, answered: &proxy.defAnswered}).check
@@ -246,7 +274,7 @@ func New(cfg Config) (http.Handler, error) {
 		proxy:   m.instrument("proxy", proxy),
 		assets:  m.instrument("assets", assets),
 		app:     m.instrument("app", goapp),
-		page:    m.instrument("app", &pageStream{goapp: goapp}),
+		page:    m.instrument("app", page),
 		metrics: m.instrument("metrics", m.handler()),
 		health:  m.instrument("health", health{ready: ready}),
 	}

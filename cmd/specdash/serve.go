@@ -52,6 +52,7 @@ type serveFlags struct {
 	cacheTTLSet   bool
 	preRender     time.Duration
 	preRenderSet  bool
+	warmUp        bool
 	logLevel      string
 	logFormat     string
 	promScrapeSet bool
@@ -131,6 +132,7 @@ func registerServe(a *kingpin.Application, cmds map[string]func() error) *serveF
 	cmd.Flag("web.upstream-timeout", "Bound of one upstream request, answer included (wins over upstream_timeout in the config file when given).").Default(server.DefaultUpstreamTimeout.String()).IsSetByUser(&f.timeoutSet).DurationVar(&f.timeout)
 	cmd.Flag("web.cache-ttl", "How long identical proxy requests are answered from the cache; 0: off, with the range cache of settled points (as cache_ttl: 0s in the config file, which the flag wins over when given).").Default(server.DefaultCacheTTL.String()).IsSetByUser(&f.cacheTTLSet).DurationVar(&f.cacheTTL)
 	cmd.Flag("web.prerender-timeout", "How long the server's pre-render may wait for the source to put numbers in the first paint of the page; past it the page comes without them and the browser loads as usual. 0: never (as prerender_timeout: 0s in the config file).").Default(server.DefaultPreRenderTimeout.String()).IsSetByUser(&f.preRenderSet).DurationVar(&f.preRender)
+	cmd.Flag("web.warm-up", "Read the default view once at start, so that the first visitor of / finds its window in the proxy's caches and its numbers pre-rendered (--no-web.warm-up: not before a visitor asks; off without a cache).").Default("true").BoolVar(&f.warmUp)
 	cmd.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	cmd.Flag("log.format", "Log format: text or json.").Default("text").EnumVar(&f.logFormat, "text", "json")
 	cmds[cmd.FullCommand()] = func() error {
@@ -240,6 +242,7 @@ func runServe(ctx context.Context, f *serveFlags, ready chan<- string) error {
 		Logger:          log,
 		UpstreamTimeout: f.timeout,
 		CacheTTL:        f.cacheTTL,
+		WarmUp:          f.warmUp,
 	}
 	if f.cacheTTL < 0 {
 		return badFlags(fmt.Errorf("serve: --web.cache-ttl must be 0 (off) or positive, got %s", f.cacheTTL))

@@ -242,3 +242,24 @@ func TestFileWebUnderFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmUpFlag: the warm-up is on unless --no-web.warm-up.
+func TestWarmUpFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"--no-web.warm-up"}, false},
+		{[]string{"--web.warm-up"}, true},
+	} {
+		a := kingpin.New("specdash", "")
+		f := registerServe(a, map[string]func() error{})
+		if _, err := a.Parse(append([]string{"serve", "--web.listen-address=127.0.0.1:0"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if f.warmUp != tc.want {
+			t.Errorf("%v: warm-up %v, want %v", tc.args, f.warmUp, tc.want)
+		}
+	}
+}
