@@ -4,14 +4,19 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
+	"specdash/internal/fixtures"
 	"specdash/server"
 )
 
@@ -89,4 +94,91 @@ func TestWasmCompiledOffMainThread(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWasmCodeCached: a returning visitor's page takes the wasm's compiled
+// code from the browser's code cache (V8's wasm.Deserialize in a trace of
+// the visit) instead of compiling every function it calls again: boot.js
+// keeps its compile worker, through which V8 writes that cache, after the
+// worker posted the module. Each visit is a new tab (a new renderer
+// process: a reload in the same one finds the module in V8's memory
+// instead) that stays until the dashboard is live; the first visit caches
+// the wasm's bytes, a later one its code. At most maxVisits visits.
+func TestWasmCodeCached(t *testing.T) {
+	const maxVisits = 8
+	fx := fixtures.KnownAnswer()
+	base, _ := previewSite(t, fx.OpenMetrics)
+	w := fx.Whole
+	u := base + "/?" + url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}.Encode()
+	// visit loads u in a new tab, traced, and returns the trace's counts of
+	// modules taken from the code cache and of functions compiled on their
+	// first call.
+	visit := func() (deserialized, lazy int) {
+		tab, cancel := chromedp.NewContext(browserCtx)
+		defer cancel()
+		var mu sync.Mutex
+		done := make(chan struct{})
+		_ = chromedp.Listen(tab, func(ev any) {
+			switch e := ev.(type) {
+			case *tracing.EventDataCollected:
+				mu.Lock()
+				defer mu.Unlock()
+				for _, v := range e.Value {
+					var te struct {
+						Name string `json:"name"`
+					}
+					if json.Unmarshal(v, &te) == nil {
+						switch te.Name {
+						case "wasm.Deserialize":
+							deserialized++
+						case "wasm.CompileLazy":
+							lazy++
+						}
+					}
+				}
+			case *tracing.EventTracingComplete:
+				close(done)
+			}
+		})
+		run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+			return cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
+				IncludedCategories: []string{"v8.wasm", "disabled-by-default-v8.wasm.detailed"}}})
+		}))
+		step(t, tab, 30*time.Second, chromedp.Navigate(u))
+		waitReady(t, tab, 60*time.Second)
+		run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+			return cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
+		}))
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the trace did not end")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return deserialized, lazy
+	}
+	first := 0 // functions the first visit compiled on their first call
+	for v := 1; v <= maxVisits; v++ {
+		d, l := visit()
+		t.Logf("visit %d: %d module taken from the code cache, %d functions compiled on their first call", v, d, l)
+		if v == 1 {
+			first = l
+		}
+		if d > 0 {
+			if v < 3 {
+				t.Errorf("visit %d took the module from the code cache: want the first two to compile it", v)
+			}
+			// The cache holds what had been compiled when V8 wrote it:
+			// the functions first called later are compiled as before.
+			if l > first/4 {
+				t.Errorf("visit %d compiled %d functions on their first call with the module from the code cache, the first visit %d: want far fewer", v, l, first)
+			}
+			return
+		}
+		if l < 1000 {
+			t.Fatalf("visit %d: %d functions compiled on their first call, no module from the code cache: is the trace complete?", v, l)
+		}
+	}
+	t.Fatalf("no visit of %d took the wasm's compiled code from the code cache", maxVisits)
 }

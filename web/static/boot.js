@@ -100,6 +100,19 @@
   // (no frame, no preview drawing, no hover). Its fetch's timings become
   // the marks specdash:wasm-request and specdash:wasm-end (a worker's
   // requests are not in the page's resource timings).
+  //
+  // The worker stays KEEP_COMPILER_MS after it posted the module: V8 writes
+  // a module's compiled code into the browser's code cache (beside the
+  // HTTP cache's entry of the wasm) once the Go program has run a while,
+  // from the context that compiled it. Terminated at once, the worker never
+  // did, and every visit compiled each of the ~3,700 functions the start
+  // and the first load call on its first call, on the main thread (~0.3 s),
+  // and the hot ones again for the top tier on the other core (~0.9 s of
+  // CPU). Kept, a visit after the module was cached (from the third on:
+  // the first caches the wasm's bytes, the second its code) takes the
+  // compiled code from the cache (docs/PERFORMANCE.md, "Returning
+  // visitors").
+  var KEEP_COMPILER_MS = 120000;
   var compiler = script.getAttribute("data-compiler");
   var compileInWorker = function () {
     return new Promise(function (resolve, reject) {
@@ -111,7 +124,7 @@
       w.onmessage = function (e) {
         var d = e.data || {};
         if (!(d.module instanceof WebAssembly.Module)) return fail(d.error || "no module");
-        w.terminate();
+        setTimeout(function () { w.terminate(); }, KEEP_COMPILER_MS);
         try {
           var shift = d.origin - performance.timeOrigin;
           if (d.request) performance.mark("specdash:wasm-request", { startTime: Math.max(0, d.request + shift) });

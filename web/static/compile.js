@@ -8,6 +8,10 @@
 // compiled module is posted back (a WebAssembly.Module is shared, not
 // copied) and instantiated on the page.
 //
+// The page keeps this worker a while after the module is posted (boot.js,
+// KEEP_COMPILER_MS): V8 writes the module's compiled code into the
+// browser's code cache through the compile it started here.
+//
 // Message in: the wasm's URL (same origin). Message out: {module, request,
 // end} (the fetch's start and last byte, in ms since this worker's
 // performance.timeOrigin, for the page's marks) or {error}: every failure,
