@@ -19,7 +19,10 @@ import (
 // upstream, and the page's head is known (pageStream streams it).
 func TestWarmUp(t *testing.T) {
 	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m1"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 11}, 2)
-	const scrape = time.Second
+	// The step floor the server is told (Prometheus scrapes every second):
+	// 10 s steps, so that a try (a warm-up and a visit) mostly falls
+	// within one, however busy the machine.
+	const scrape = 10 * time.Second
 	q := view.ParseQuery(nil) // the view of "/"
 	direct, err := metricsclient.New(metricsclient.Config{Address: prom.URL, ScrapeInterval: scrape})
 	if err != nil {
@@ -109,5 +112,27 @@ func TestWarmUpOff(t *testing.T) {
 	}
 	if got := up.snapshot(); len(got) != 0 {
 		t.Errorf("requests upstream before any visitor: %v", got)
+	}
+}
+
+// TestWarmUpSourceDown: with the source refusing at the server's start the
+// warm-up ends with the load's error (logged) and still renders "/" (the
+// page's head is known); the server serves as before.
+func TestWarmUpSourceDown(t *testing.T) {
+	warmed := make(chan warmUpResult, 1)
+	s := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", WarmUp: true, PreRenderTimeout: 20 * time.Second,
+		warmedUp: func(r warmUpResult) { warmed <- r }})
+	var r warmUpResult
+	select {
+	case r = <-warmed:
+	case <-time.After(2 * warmUpTimeout):
+		t.Fatal("the warm-up did not end")
+	}
+	if r.err == nil || r.page != http.StatusOK || !r.headLearned {
+		t.Errorf("warm-up: load error %v, page status %d, head learned %v; want the source's error, 200, true", r.err, r.page, r.headLearned)
+	}
+	page := getPage(t, &http.Client{Timeout: 60 * time.Second}, s.URL+"/")
+	if st := attrOf(tagWith(page, `data-dashboard="specdash"`), "data-state"); st == "" || st == "preview" {
+		t.Errorf("data-state %q: want the page without numbers", st)
 	}
 }
