@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
 	"specdash/embedded"
@@ -120,6 +122,7 @@ func startBinary(t *testing.T, bin string, args ...string) string {
 	})
 	select {
 	case a := <-addrc:
+		forgetOrigin(t, "http://"+a)
 		return "http://" + a
 	case err := <-done:
 		t.Fatalf("specdash serve exited: %v", err)
@@ -160,7 +163,24 @@ func serve(t *testing.T, h http.Handler) string {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	return "http://" + ln.Addr().String()
+	base := "http://" + ln.Addr().String()
+	forgetOrigin(t, base)
+	return base
+}
+
+// forgetOrigin drops the service worker and its caches that the shared
+// browser may hold for origin: an earlier test's server on the same port
+// (the system hands ports out again) left go-app's worker, which would
+// serve this server's pages their assets from its cache, past the tests'
+// request gates (holdRequests) and with the other build's files.
+func forgetOrigin(t *testing.T, origin string) {
+	t.Helper()
+	if browserCtx == nil {
+		return // no browser yet: no origin seen
+	}
+	run(t, browserCtx, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: origin, StorageTypes: "service_workers,cache_storage"})
+	}))
 }
 
 func readSource(t *testing.T, tab context.Context) sourceView {

@@ -166,5 +166,6 @@ func httptestServer(t *testing.T, h http.Handler) string {
 	t.Helper()
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
+	forgetOrigin(t, s.URL)
 	return s.URL
 }

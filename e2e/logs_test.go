@@ -66,7 +66,9 @@ func startSpecdash(t *testing.T, promURL string) string {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	return "http://" + ln.Addr().String()
+	base := "http://" + ln.Addr().String()
+	forgetOrigin(t, base)
+	return base
 }
 
 // logsView is what the /logs page shows, read from its test hooks.
