@@ -72,7 +72,8 @@ type Config struct {
 	// WarmUp reads the default view once in the background after New, so
 	// that the first visitor of "/" finds its window in the proxy's caches
 	// and the page's head known (warmup.go). Off without a cache
-	// (negative CacheTTL). `specdash serve` turns it on (--web.warm-up).
+	// (negative CacheTTL) and for an embedded default source. `specdash
+	// serve` turns it on (--web.warm-up).
 	WarmUp bool
 	// Auth protects everything but /-/healthy and /-/ready (default: open).
 	Auth AuthConfig
@@ -247,7 +248,7 @@ func New(cfg Config) (http.Handler, error) {
 	}
 
 	page := &pageStream{goapp: goapp}
-	if cfg.WarmUp && cfg.CacheTTL > 0 {
+	if warmUpOn(cfg, def) {
 		c, err := metricsclient.New(metricsclient.Config{
 			Address:        preRenderHost + ProxyPrefix,
 			RoundTripper:   inProcess{h: proxy},

@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"specdash/metricsclient"
 	"specdash/view"
@@ -30,9 +32,18 @@ import (
 // into the proxy's cache and the range cache (rangecache.go), which keeps
 // the window's settled points for the next hour of idleness; then it
 // renders "/" once, which gives pageStream the head. The warm-up is bounded
-// by warmUpTimeout and logged at Info; a failure (the source down or still
-// empty, as an embedded Prometheus right after its start) costs nothing but
-// the log line: the first visitor then reads as before.
+// by warmUpTimeout and logged at Info; a failure (the source down or empty)
+// costs nothing but the log line, and the render is then left to the first
+// visitor (the source would only fail it again): that visitor reads as
+// before. An embedded default source is not warmed (New): it has just
+// started, with no sample in any window yet, and answers in process.
+
+// warmUpOn says whether New warms up for cfg (its defaults applied) with
+// the default source def: asked for, with a cache to keep what it reads,
+// and not for an embedded source (see above).
+func warmUpOn(cfg Config, def *upstream) bool {
+	return cfg.WarmUp && cfg.CacheTTL > 0 && def.Kind != KindEmbedded
+}
 
 // warmUpTimeout bounds the warm-up's load, as the browser bounds a load
 // (app's loadTimeout).
@@ -42,7 +53,7 @@ const warmUpTimeout = time.Minute
 type warmUpResult struct {
 	now         time.Time // the load's now (its window ends at the grid point before it)
 	err         error     // the load's failure, nil on success
-	page        int       // the status of the render of "/"
+	page        int       // the status of the render of "/" (0: none, after a failed load)
 	headLearned bool      // pageStream knows the page's head
 }
 
@@ -57,18 +68,26 @@ func warmUp(log *slog.Logger, c *metricsclient.Client, scrape time.Duration, pag
 	q := view.ParseQueryAt(nil, t0).InZone(view.BrowserNamed(time.Local, t0))
 	res := view.LoadWith(ctx, c, q, scrape, t0, nil, view.LoadOptions{DeferWindow: true})
 	r := warmUpResult{now: t0, err: res.Err}
-	loaded := time.Since(t0)
-
+	attrs := []any{"range", q.Range, "load", time.Since(t0).Round(time.Millisecond).String()}
+	if r.err != nil {
+		// The error is the page's message (long, with advice for the
+		// page); the proxy's own lines name the upstream's failure.
+		msg := strings.ReplaceAll(r.err.Error(), "specdash's proxy at "+preRenderHost+ProxyPrefix, "the proxy (in process)")
+		log.Info("warm-up: the default view's load failed; the first visitor reads the source as before", append(attrs, "err", clip(msg, 200))...)
+		return r
+	}
 	rec := httptest.NewRecorder()
 	page.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	r.page = rec.Code
 	r.headLearned = page.head.Load() != nil
-
-	attrs := []any{"range", q.Range, "load", loaded.Round(time.Millisecond).String(), "page_status", r.page}
-	if r.err != nil {
-		log.Info("warm-up: the default view's load failed; the first visitor reads the source as before", append(attrs, "err", r.err)...)
-	} else {
-		log.Info("warm-up: the default view's window is in the proxy's caches", attrs...)
-	}
+	log.Info("warm-up: read the default view into the proxy's caches (its settled points stay for an hour unused)", append(attrs, "page_status", r.page)...)
 	return r
+}
+
+// clip is s cut to at most n runes, "…" marking a cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }

@@ -99,25 +99,32 @@ func TestWarmUp(t *testing.T) {
 	}
 }
 
-// TestWarmUpOff: without WarmUp (and with it but no cache) New reads
-// nothing upstream until asked.
+// TestWarmUpOff: the warm-up runs only when asked for, with a cache (the
+// server's default one too) and for a default source that is not embedded
+// (just started: no sample in any window yet).
 func TestWarmUpOff(t *testing.T) {
-	up := &keyCounter{next: http.DefaultTransport, seen: map[string]int{}}
-	for _, cfg := range []Config{
-		{PrometheusURL: "http://127.0.0.1:9", Transport: up},
-		{PrometheusURL: "http://127.0.0.1:9", Transport: up, WarmUp: true, CacheTTL: -1},
+	prom := &upstream{Source: Source{Kind: KindPrometheus}}
+	emb := &upstream{Source: Source{Kind: KindEmbedded}}
+	for _, tc := range []struct {
+		cfg  Config
+		def  *upstream
+		want bool
+	}{
+		{Config{WarmUp: true, CacheTTL: DefaultCacheTTL}, prom, true},
+		{Config{CacheTTL: DefaultCacheTTL}, prom, false},
+		{Config{WarmUp: true, CacheTTL: -1}, prom, false},
+		{Config{WarmUp: true, CacheTTL: DefaultCacheTTL}, emb, false},
 	} {
-		cfg.warmedUp = func(warmUpResult) { t.Errorf("warm-up ran with WarmUp %v, CacheTTL %v", cfg.WarmUp, cfg.CacheTTL) }
-		newServer(t, cfg)
-	}
-	if got := up.snapshot(); len(got) != 0 {
-		t.Errorf("requests upstream before any visitor: %v", got)
+		if got := warmUpOn(tc.cfg, tc.def); got != tc.want {
+			t.Errorf("WarmUp %v, CacheTTL %v, source kind %s: warm-up %v, want %v", tc.cfg.WarmUp, tc.cfg.CacheTTL, tc.def.Kind, got, tc.want)
+		}
 	}
 }
 
 // TestWarmUpSourceDown: with the source refusing at the server's start the
-// warm-up ends with the load's error (logged) and still renders "/" (the
-// page's head is known); the server serves as before.
+// warm-up ends with the load's error (logged) and leaves the render of "/"
+// to the first visitor (the source would fail it again); the server serves
+// as before.
 func TestWarmUpSourceDown(t *testing.T) {
 	warmed := make(chan warmUpResult, 1)
 	s := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", WarmUp: true, PreRenderTimeout: 20 * time.Second,
@@ -128,8 +135,8 @@ func TestWarmUpSourceDown(t *testing.T) {
 	case <-time.After(2 * warmUpTimeout):
 		t.Fatal("the warm-up did not end")
 	}
-	if r.err == nil || r.page != http.StatusOK || !r.headLearned {
-		t.Errorf("warm-up: load error %v, page status %d, head learned %v; want the source's error, 200, true", r.err, r.page, r.headLearned)
+	if r.err == nil || r.page != 0 || r.headLearned {
+		t.Errorf("warm-up: load error %v, page status %d, head learned %v; want the source's error, no render", r.err, r.page, r.headLearned)
 	}
 	page := getPage(t, &http.Client{Timeout: 60 * time.Second}, s.URL+"/")
 	if st := attrOf(tagWith(page, `data-dashboard="specdash"`), "data-state"); st == "" || st == "preview" {
