@@ -41,6 +41,24 @@ func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	)
 }
 
+// quantilePair is the p95 / p99 card's value: each quantile as ms shows
+// it, and when neither is defined both dashes with their reason said once
+// ("– / – no inter-token latency histogram", not the reason twice around
+// the slash).
+func quantilePair(ms func(string, compute.Value) app.UI, p95, p99 compute.Value, reason string) app.UI {
+	if p95.OK || p99.OK {
+		return app.Span().Body(ms("itl-p95", p95), app.Text(" / "), ms("itl-p99", p99))
+	}
+	if reason == "" {
+		reason = compute.Undefined
+	}
+	return app.Span().Body(
+		app.Span().Class("insight-value", "undefined").DataSet("latency", "itl-p95").DataSet("undefined", "true").DataSet("reason", reason).Text(model.Dash),
+		app.Text(" / "),
+		ms("itl-p99", p99),
+	)
+}
+
 // renderLatency is the latency panel; nothing for input without a
 // source (log text).
 func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.UI) app.UI {
@@ -68,7 +86,7 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 		app.P().Class("panel-note").DataSet("itl-caveat", "true").Text("Note: " + model.ITLCaveat + "."),
 		app.Div().Class("cards").Body(
 			card("Inter-token latency p50", ms("itl-p50", q.P50), app.Text(itlSub)),
-			card("Inter-token latency p95 / p99", app.Span().Body(ms("itl-p95", q.P95), app.Text(" / "), ms("itl-p99", q.P99)), app.Text("per engine step")),
+			card("Inter-token latency p95 / p99", quantilePair(ms, q.P95, q.P99, itlReason), app.Text("per engine step")),
 			card("Inter-token latency mean", ms("itl-mean", q.Mean), app.Text("ITL sum / observations")),
 			card("Output tokens/s", perSec, app.Text("output tokens / seconds of data")),
 			card("Output from accepted drafts", share, app.Text(shareSub)),

@@ -96,6 +96,11 @@ func TestLatencyPanel(t *testing.T) {
 	if strings.Contains(html, "NaN") || strings.Contains(html, "Inf") || strings.Contains(html, `data-chart=`) {
 		t.Errorf("NaN, Inf or a chart without a histogram:\n%s", html)
 	}
+	// Both quantiles undefined: two dashes, the reason said once between
+	// them and the card's note (the p50 and mean cards say it too).
+	if n := strings.Count(html, "> no inter-token latency histogram<"); n != 3 {
+		t.Errorf("p95 / p99 card: reason shown %d times (want once each in p50, p95 / p99, mean):\n%s", n, html)
+	}
 	if html := renderHTML(t, (&Dashboard{}).renderLatency(noChart)); strings.Contains(html, "latency") {
 		t.Errorf("no model: %s", html)
 	}
