@@ -21,8 +21,9 @@ import (
 //     PreRenderTimeout) asked the source for the whole window, ran out of
 //     its budget at a large fleet and sent the page without numbers, and
 //     the browser's first load then waited for the source too (at 1,024
-//     engines, 8–11 s against ~3.5 s for a later visitor of the same view:
-//     docs/PERFORMANCE.md);
+//     engines the default view's first paint with numbers came at 4.2 s
+//     instead of ~1.1 s once, a 6 h view's live page at 8–11 s against
+//     ~3.5 s for a later visitor: docs/PERFORMANCE.md);
 //   - pageStream had not seen a render of "/" yet, so it could not send the
 //     page's head before the render was done (pagestream.go).
 //
