@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"specdash/metricsclient"
 	"specdash/view"
@@ -74,7 +73,7 @@ func warmUp(log *slog.Logger, c *metricsclient.Client, scrape time.Duration, pag
 		// The error is the page's message (long, with advice for the
 		// page); the proxy's own lines name the upstream's failure.
 		msg := strings.ReplaceAll(r.err.Error(), "specdash's proxy at "+preRenderHost+ProxyPrefix, "the proxy (in process)")
-		log.Info("warm-up: the default view's load failed; the first visitor reads the source as before", append(attrs, "err", clip(msg, 200))...)
+		log.Info("warm-up: the default view's load failed; the first visitor reads the source as before", append(attrs, "err", truncateRunes(msg, 200))...)
 		return r
 	}
 	rec := httptest.NewRecorder()
@@ -83,12 +82,4 @@ func warmUp(log *slog.Logger, c *metricsclient.Client, scrape time.Duration, pag
 	r.headLearned = page.head.Load() != nil
 	log.Info("warm-up: read the default view into the proxy's caches (its settled points stay for an hour unused)", append(attrs, "page_status", r.page)...)
 	return r
-}
-
-// clip is s cut to at most n runes, "…" marking a cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }
