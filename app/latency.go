@@ -74,7 +74,7 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	}
 	itlSub, shareSub := view.ITLSub(l), view.ShareSub(m)
 	share := latencyValue("output-share", l.OutputShare, compute.FormatPercent(l.OutputShare, 1), l.Reasons["output_share"])
-	perSec := latencyValue("output-per-second", l.OutputPerSecond, strconv.FormatFloat(l.OutputPerSecond.V, 'f', 2, 64)+" tokens/s", l.Reasons["output_per_second"])
+	perSec := latencyValue("output-per-second", l.OutputPerSecond, compute.FormatRate(l.OutputPerSecond, "tokens/s"), l.Reasons["output_per_second"])
 	var missing []app.UI
 	for _, s := range l.Missing {
 		missing = append(missing, app.Div().Class("msg", "msg-note").DataSet("latency-missing", "true").Text(s))

@@ -78,6 +78,12 @@ func TestLatencyPanel(t *testing.T) {
 		}
 	}
 
+	// One decimal from 1 tokens/s up, as the other throughput cards.
+	m.Latency.OutputPerSecond = compute.Defined(147.34)
+	if html := renderHTML(t, (&Dashboard{res: &view.Result{Model: *m}}).renderLatency(noChart)); !element(html, `data-latency="output-per-second"`, "147.3 tokens/s", `data-value="147.34"`) {
+		t.Errorf("output tokens/s 147.34: want 147.3 tokens/s:\n%s", html)
+	}
+
 	m.Latency = &model.Latency{Missing: []string{"inter-token latency: vllm:inter_token_latency_seconds not found (nor vllm:time_per_output_token_seconds); none of the latency, output or load metrics were found"},
 		Reasons: map[string]string{"itl": "no inter-token latency histogram", "output_share": "no output-token counter", "output_per_second": "no output-token counter", "load": "no running-requests gauge"}}
 	d = &Dashboard{res: &view.Result{Model: *m}}
