@@ -5,7 +5,11 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +21,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/fixtures"
+	"specdash/internal/promtest"
 	"specdash/server"
+	"specdash/web"
 )
 
 // bootJS reads how the page's wasm was compiled: the root's state and
@@ -48,8 +54,8 @@ type bootState struct {
 // TestWasmCompiledOffMainThread: boot.js compiles the wasm in its worker
 // (web/static/compile.js), off the page's main thread, and the Go program
 // runs from that module; where the page has no Worker, cannot start one, or
-// the worker fails (its script missing), it compiles on the main thread and
-// the Go program runs all the same. The source is unreachable: the dashboard's
+// the worker fails (its script missing) or never answers, it compiles on the
+// main thread and the Go program runs all the same. The source is unreachable: the dashboard's
 // own error says the Go program ran.
 func TestWasmCompiledOffMainThread(t *testing.T) {
 	h, err := server.New(server.Config{PrometheusURL: "http://127.0.0.1:1", ScrapeInterval: scrapeInterval, Version: "e2e"})
@@ -65,6 +71,9 @@ func TestWasmCompiledOffMainThread(t *testing.T) {
 		{"no worker", `window.Worker = undefined;`, false},
 		{"worker refused", `window.Worker = function () { throw new Error('refused'); };`, false},
 		{"worker script missing", `(() => { const W = window.Worker; window.Worker = function (u) { return new W(u + '.missing'); }; })();`, false},
+		// A worker that starts but never answers: given up after boot.js's
+		// STALL_MS (15 s).
+		{"worker silent", `window.Worker = function () { return { postMessage() {}, terminate() {} }; };`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,7 +85,7 @@ func TestWasmCompiledOffMainThread(t *testing.T) {
 					}))
 			}
 			step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m&refresh=off"))
-			waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)
+			waitJS(t, tab, 90*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)
 			got := run(t, tab, 10*time.Second, chromedp.Evaluate[bootState](bootJS))
 			if got.State != "error" || !strings.Contains(got.Error, "Prometheus is unreachable") {
 				t.Errorf("state %q, error %q: want the Go program's error: Prometheus is unreachable", got.State, got.Error)
@@ -181,4 +190,111 @@ func TestWasmCodeCached(t *testing.T) {
 		}
 	}
 	t.Fatalf("no visit of %d took the wasm's compiled code from the code cache", maxVisits)
+}
+
+// stallingWasm serves h, but stops the first app.wasm answer after its
+// first limit bytes (raw: the request's Accept-Encoding dropped) until
+// release is closed: a download that stalls, which no real server part
+// produces on demand.
+type stallingWasm struct {
+	h       http.Handler
+	limit   int64
+	release chan struct{}
+	mu      sync.Mutex
+	asked   int // app.wasm requests
+}
+
+func (s *stallingWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/app.wasm") {
+		s.h.ServeHTTP(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.asked++
+	first := s.asked == 1
+	s.mu.Unlock()
+	if !first {
+		s.h.ServeHTTP(w, r)
+		return
+	}
+	r.Header.Del("Accept-Encoding")
+	s.h.ServeHTTP(&stallWriter{ResponseWriter: w, left: s.limit, release: s.release, done: r.Context().Done()}, r)
+}
+
+func (s *stallingWasm) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked
+}
+
+type stallWriter struct {
+	http.ResponseWriter
+	left          int64
+	release, done <-chan struct{}
+}
+
+func (w *stallWriter) Write(p []byte) (int, error) {
+	if w.left < 0 || int64(len(p)) < w.left {
+		if w.left >= 0 {
+			w.left -= int64(len(p))
+		}
+		return w.ResponseWriter.Write(p)
+	}
+	n, err := w.ResponseWriter.Write(p[:w.left])
+	if err != nil {
+		return n, err
+	}
+	w.left = -1
+	http.NewResponseController(w.ResponseWriter).Flush()
+	select {
+	case <-w.release:
+	case <-w.done:
+		return n, io.ErrClosedPipe
+	}
+	m, err := w.ResponseWriter.Write(p[n:])
+	return n + m, err
+}
+
+// TestWasmLoaderProgress: go-app's loader badge says how much of the wasm
+// has come (boot.js, from its compile worker's counts; go-app's own count
+// said 100 % at once), says for how long nothing came when the download
+// stalls, and the page goes live once the rest comes, from the same
+// request (no second download).
+func TestWasmLoaderProgress(t *testing.T) {
+	raw, err := fs.ReadFile(web.FS, "dist/app.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := fixtures.KnownAnswer()
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stall := &stallingWasm{h: h, limit: int64(len(raw))*2/5 + 1, release: make(chan struct{})}
+	base := serve(t, stall)
+	tab := newTab(t)
+	w := fx.Whole
+	navigateNoWait(t, tab, base+"/?"+url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}.Encode())
+	label := `((document.getElementById('app-wasm-loader-label') || {}).textContent || '')`
+	// 40 % of the raw wasm came: the label says so, then, 15 s without a
+	// byte, for how long nothing came.
+	waitJS(t, tab, 60*time.Second, label+` === 'Loading specdash… 40 %'`)
+	waitJS(t, tab, 90*time.Second, label+`.startsWith('Loading specdash… 40 %: nothing received for ')`)
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[string](label))
+	secs, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(got, "Loading specdash… 40 %: nothing received for "), " s"))
+	if err != nil || secs < 15 {
+		t.Errorf("stalled label %q: want the seconds since the last byte, at least 15", got)
+	}
+	if st := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(document.querySelector('body [data-dashboard]') || {dataset: {}}).dataset.state || ''`)); st == "ready" {
+		t.Fatalf("dashboard %q with 40 %% of its wasm", st)
+	}
+	close(stall.release)
+	waitReady(t, tab, 90*time.Second)
+	if got := run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`!!document.getElementById('app-wasm-loader')`)); got {
+		t.Errorf("go-app's loader still there on the live dashboard")
+	}
+	if n := stall.requests(); n != 1 {
+		t.Errorf("%d app.wasm requests: want the stalled one only, resumed", n)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -18,7 +19,7 @@ import (
 // worker (web/static/compile.js) in data-compiler; the URLs serve their
 // files. Without a compile worker the page names none (boot.js then
 // compiles on the main thread); without a wasm build the page has no boot
-// script.
+// script. data-wasm-length is the raw wasm's size, for the loader's progress.
 func TestBootScript(t *testing.T) {
 	boot, err := fs.ReadFile(web.FS, "static/boot.js")
 	if err != nil {
@@ -34,7 +35,7 @@ func TestBootScript(t *testing.T) {
 	}
 	s := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", PreRenderTimeout: -1, Assets: withBoot})
 	page := getOK(t, s.URL+"/")
-	m := regexp.MustCompile(`<script src="(/web/h-[0-9a-f]+/boot\.js)" data-wasm="(/web/h-[0-9a-f]+/app\.wasm)" data-compiler="(/web/h-[0-9a-f]+/compile\.js)"></script>`).FindStringSubmatch(page)
+	m := regexp.MustCompile(`<script src="(/web/h-[0-9a-f]+/boot\.js)" data-wasm="(/web/h-[0-9a-f]+/app\.wasm)" data-wasm-length="([0-9]+)" data-compiler="(/web/h-[0-9a-f]+/compile\.js)"></script>`).FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("no boot script with a hashed wasm URL in the page:\n%.2000s", page)
 	}
@@ -49,8 +50,8 @@ func TestBootScript(t *testing.T) {
 	if got := getOK(t, s.URL+m[1]); got != string(boot) {
 		t.Errorf("%s: %d bytes, want boot.js (%d bytes)", m[1], len(got), len(boot))
 	}
-	if got := getOK(t, s.URL+m[3]); got != string(compiler) {
-		t.Errorf("%s: %d bytes, want compile.js (%d bytes)", m[3], len(got), len(compiler))
+	if got := getOK(t, s.URL+m[4]); got != string(compiler) {
+		t.Errorf("%s: %d bytes, want compile.js (%d bytes)", m[4], len(got), len(compiler))
 	}
 	resp, err := http.Get(s.URL + m[2])
 	if err != nil {
@@ -61,6 +62,10 @@ func TestBootScript(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "application/wasm" || string(wasm) != string(testAssets["dist/app.wasm"].Data) {
 		t.Errorf("%s: Content-Type %q, %d bytes; want application/wasm (compileStreaming needs it) and the wasm", m[2], ct, len(wasm))
 	}
+	// The loader's progress (boot.js) divides by the raw wasm's length.
+	if want := strconv.Itoa(len(testAssets["dist/app.wasm"].Data)); m[3] != want {
+		t.Errorf("data-wasm-length %s, want the wasm's %s bytes", m[3], want)
+	}
 
 	noCompiler := fstest.MapFS{}
 	for k, v := range withBoot {
@@ -69,7 +74,7 @@ func TestBootScript(t *testing.T) {
 		}
 	}
 	s1 := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", PreRenderTimeout: -1, Assets: noCompiler})
-	if page := getOK(t, s1.URL+"/"); !regexp.MustCompile(`<script src="/web/h-[0-9a-f]+/boot\.js" data-wasm="/web/h-[0-9a-f]+/app\.wasm"></script>`).MatchString(page) {
+	if page := getOK(t, s1.URL+"/"); !regexp.MustCompile(`<script src="/web/h-[0-9a-f]+/boot\.js" data-wasm="/web/h-[0-9a-f]+/app\.wasm" data-wasm-length="[0-9]+"></script>`).MatchString(page) {
 		t.Errorf("page without a compile worker: want boot.js without data-compiler:\n%.2000s", page)
 	}
 

@@ -222,7 +222,10 @@ func New(cfg Config) (http.Handler, error) {
 		},
 		BackgroundColor: "#f6f7f9",
 		ThemeColor:      "#1d4ed8",
-		LoadingLabel:    "Loading specdash… {progress}%",
+		// Without go-app's {progress}: it would count the empty body
+		// boot.js gives app.js's fetch (100 % at once); boot.js writes the
+		// wasm's real progress into the label (data-wasm-length).
+		LoadingLabel: "Loading specdash…",
 		// ECharts is fetched with the head (a preload: pageStream sends the
 		// head before the body) but run only when preview.js adds its
 		// script: at once on a page without a preview, after the first
@@ -365,7 +368,7 @@ func rawHeaders(a *assets) []string {
 		if _, err := a.file(strings.TrimPrefix(CompilerPath, "/web/")); err == nil {
 			compiler = ` data-compiler="` + html.EscapeString(res.Resolve(CompilerPath)) + `"`
 		}
-		h = append(h, `<script src="`+html.EscapeString(res.Resolve(BootPath))+`" data-wasm="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`"`+compiler+`></script>`)
+		h = append(h, `<script src="`+html.EscapeString(res.Resolve(BootPath))+`" data-wasm="`+html.EscapeString(res.Resolve("/web/app.wasm"))+`" data-wasm-length="`+a.wasmLength+`"`+compiler+`></script>`)
 	}
 	return h
 }

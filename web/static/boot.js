@@ -114,15 +114,64 @@
   // visitors").
   var KEEP_COMPILER_MS = 120000;
   var compiler = script.getAttribute("data-compiler");
+
+  // The loader's label (go-app's #app-wasm-loader-label, whose own text is
+  // "Loading specdash…": its progress counted the empty body its fetch
+  // gets here, 100 % at once): how much of the wasm has come, from the
+  // worker's counts (data-wasm-length: its uncompressed size); for how
+  // long nothing came once STALL_MS passed without a byte; "Starting
+  // specdash…" once the module is compiled (go-app removes the loader when
+  // the Go program runs).
+  var STALL_MS = 15000;
+  var wasmLength = Number(script.getAttribute("data-wasm-length")) || 0;
+  var labelText = "";
+  var label = function (text) {
+    if (text) labelText = text;
+    var el = document.getElementById("app-wasm-loader-label");
+    if (el && labelText && el.textContent !== labelText) el.textContent = labelText;
+  };
+  var share = function (n) {
+    if (wasmLength > 0) return Math.min(100, Math.floor(n * 100 / wasmLength)) + " %";
+    return (n / 1e6).toFixed(1) + " MB";
+  };
+
   var compileInWorker = function () {
     return new Promise(function (resolve, reject) {
       var w = new Worker(compiler);
+      var started = false;
+      var received = 0;
+      var since = Date.now(); // the last byte's time (or the worker's start)
+      var stall = 0;
+      // watch re-arms the stall timer: a worker that has not answered by
+      // then is given up (the page compiles the wasm itself); a download
+      // that has stopped is said on the label, each STALL_MS again.
+      var watch = function () {
+        clearTimeout(stall);
+        stall = setTimeout(function () {
+          if (!started) return fail("it did not start within " + STALL_MS / 1000 + " s");
+          label("Loading specdash… " + share(received) + ": nothing received for " + Math.round((Date.now() - since) / 1000) + " s");
+          watch();
+        }, STALL_MS);
+      };
       var fail = function (why) {
+        clearTimeout(stall);
         w.terminate();
         reject(new Error("compile worker: " + why));
       };
       w.onmessage = function (e) {
         var d = e.data || {};
+        if (d.started) {
+          started = true;
+          return watch();
+        }
+        if (typeof d.received === "number") {
+          if (d.received > received || d.done) since = Date.now();
+          received = Math.max(received, d.received);
+          if (d.done) clearTimeout(stall);
+          else watch();
+          return label("Loading specdash… " + share(received));
+        }
+        clearTimeout(stall);
         if (!(d.module instanceof WebAssembly.Module)) return fail(d.error || "no module");
         setTimeout(function () { w.terminate(); }, KEEP_COMPILER_MS);
         try {
@@ -134,10 +183,12 @@
       };
       w.onerror = function (e) {
         if (e && e.preventDefault) e.preventDefault();
-        fail((e && e.message) || "error");
+        // A script that did not load gives an event without a message.
+        fail((e && e.message) || compiler + " did not load or failed to start");
       };
       w.onmessageerror = function () { fail("its answer could not be read"); };
       w.postMessage(url);
+      watch();
     });
   };
   var compile = function () {
@@ -150,6 +201,7 @@
     }) : compileHere();
     compiled = module.then(function (m) {
       mark("specdash:wasm:compiled");
+      label("Starting specdash…");
       return m;
     });
     compiled.catch(function () { }); // handled when app.js asks
@@ -215,6 +267,8 @@
   var parsed = new Promise(function (resolve) {
     document.addEventListener("DOMContentLoaded", function () { resolve(); });
   });
+  // go-app's app.js (deferred) writes its label once it runs.
+  parsed.then(function () { label(); });
 
   WebAssembly.instantiateStreaming = function (source, imports) {
     WebAssembly.instantiateStreaming = origInstantiate;
@@ -227,6 +281,7 @@
     // one) or held up the first paint.
     return Promise.all([compile(), parsed.then(previewDrawn).then(afterPaint)]).then(function (r) {
       var m = r[0];
+      label(); // after app.js's own writes
       return WebAssembly.instantiate(m, imports).then(function (instance) {
         return { module: m, instance: instance };
       });

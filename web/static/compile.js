@@ -12,16 +12,51 @@
 // KEEP_COMPILER_MS): V8 writes the module's compiled code into the
 // browser's code cache through the compile it started here.
 //
-// Message in: the wasm's URL (same origin). Message out: {module, request,
-// end} (the fetch's start and last byte, in ms since this worker's
-// performance.timeOrigin, for the page's marks) or {error}: every failure,
-// posting the module included, answers {error}.
+// Message in: the wasm's URL (same origin). Messages out: {started} at
+// once; {received, done} (the wasm's bytes received so far, uncompressed)
+// for the page's loader (count); then {module, request, end} (the fetch's
+// start and last byte, in ms since this worker's performance.timeOrigin,
+// for the page's marks) or {error}: every failure, posting the module
+// included, answers {error}.
+var PROGRESS_MS = 100;
+
+// count reads a copy of the wasm's body (Response.clone: the compile reads
+// the other; the code cache still works, e2e TestWasmCodeCached) and posts
+// how many bytes have come, PROGRESS_MS after the first byte of each
+// period (so that the last count before a stall is posted too) and at the
+// end. Its failures are the compile's too.
+function count(resp) {
+  "use strict";
+  var reader = resp.body.getReader();
+  var n = 0;
+  var timer = 0;
+  var post = function () {
+    timer = 0;
+    self.postMessage({ received: n, done: false });
+  };
+  var next = function () {
+    return reader.read().then(function (r) {
+      if (r.done) {
+        clearTimeout(timer);
+        self.postMessage({ received: n, done: true });
+        return;
+      }
+      n += r.value.byteLength;
+      if (!timer) timer = setTimeout(post, PROGRESS_MS);
+      return next();
+    });
+  };
+  next().catch(function () { clearTimeout(timer); });
+}
+
 self.onmessage = function (e) {
   "use strict";
   var url = String(e.data);
   var t0 = performance.now();
+  self.postMessage({ started: true });
   fetch(url, { credentials: "same-origin" }).then(function (resp) {
     if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+    if (resp.body) count(resp.clone());
     return WebAssembly.compileStreaming(resp);
   }).then(function (m) {
     var end = 0;
