@@ -195,11 +195,13 @@ func TestWasmCodeCached(t *testing.T) {
 // stallingWasm serves h, but stops the first app.wasm answer after its
 // first limit bytes (raw: the request's Accept-Encoding dropped) until
 // release is closed: a download that stalls, which no real server part
-// produces on demand.
+// produces on demand. With status set, every app.wasm request is answered
+// with that status instead.
 type stallingWasm struct {
 	h       http.Handler
 	limit   int64
 	release chan struct{}
+	status  int
 	mu      sync.Mutex
 	asked   int // app.wasm requests
 }
@@ -213,6 +215,10 @@ func (s *stallingWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.asked++
 	first := s.asked == 1
 	s.mu.Unlock()
+	if s.status != 0 {
+		http.Error(w, "a broken deployment", s.status)
+		return
+	}
 	if !first {
 		s.h.ServeHTTP(w, r)
 		return
@@ -296,5 +302,42 @@ func TestWasmLoaderProgress(t *testing.T) {
 	}
 	if n := stall.requests(); n != 1 {
 		t.Errorf("%d app.wasm requests: want the stalled one only, resumed", n)
+	}
+}
+
+// TestWasmHTTPError: when the server answers the wasm's request with an
+// error status, the page asks once (before: the worker, the main thread
+// and go-app's fallback each asked again), and both go-app's loader and the
+// preview's hint say what failed while the pre-rendered numbers stay.
+func TestWasmHTTPError(t *testing.T) {
+	fx := fixtures.KnownAnswer()
+	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := &stallingWasm{h: h, status: http.StatusInternalServerError}
+	base := serve(t, broken)
+	tab := newTab(t)
+	w := fx.Whole
+	navigateNoWait(t, tab, base+"/?"+url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}.Encode())
+	const want = "specdash could not load its app: app.wasm answered HTTP 500; reload the page to try again"
+	waitJS(t, tab, 60*time.Second, `((document.getElementById('app-wasm-loader-label') || {}).textContent || '').includes(`+strconv.Quote(want)+`)`)
+	hint := `(document.querySelector('[data-preview-hint]') || {}).textContent || ''`
+	waitJS(t, tab, 30*time.Second, `(`+hint+`).startsWith('The live dashboard did not start: ')`)
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]string](`({
+	  hint: `+hint+`,
+	  role: (document.querySelector('[data-preview-hint]') || {getAttribute: () => ''}).getAttribute('role') || '',
+	  state: (document.querySelector('[data-dashboard][data-state]') || {dataset: {}}).dataset.state || '',
+	  rate: (document.querySelector('[data-metric="acceptance-rate"]') || {}).textContent || '',
+	})`))
+	if !strings.Contains(got["hint"], want) || !strings.Contains(got["hint"], "The page shows the numbers as of ") || got["role"] != "alert" {
+		t.Errorf("preview hint %q (role %q): want the failure, as an alert, and the numbers' time", got["hint"], got["role"])
+	}
+	if got["state"] != "preview" || !strings.Contains(got["rate"], "%") {
+		t.Errorf("page state %q, acceptance rate %q: want the pre-rendered numbers kept", got["state"], got["rate"])
+	}
+	if n := broken.requests(); n != 1 {
+		t.Errorf("%d app.wasm requests: want 1 (an error status is not asked again)", n)
 	}
 }

@@ -86,11 +86,20 @@
   // compiling slowed that render past its bound (then the page came without
   // numbers).
   var compiled = null;
+  // httpError is the failure of a wasm request the server answered with
+  // status (not OK): asking again would get the same, so neither the page
+  // nor go-app's fallback asks again (before: three requests); the page
+  // says what failed instead.
+  var httpError = function (status) {
+    var err = new Error("app.wasm: HTTP " + status);
+    err.status = status;
+    return err;
+  };
   // compileHere compiles on this (the main) thread: where the page cannot
   // start the compile worker, or the worker failed.
   var compileHere = function () {
     var response = origFetch(url, { credentials: "same-origin" }).then(function (resp) {
-      if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+      if (!resp.ok) throw httpError(resp.status);
       return resp;
     });
     return WebAssembly.compileStreaming(response);
@@ -153,10 +162,10 @@
           watch();
         }, STALL_MS);
       };
-      var fail = function (why) {
+      var fail = function (why, status) {
         clearTimeout(stall);
         w.terminate();
-        reject(new Error("compile worker: " + why));
+        reject(status ? httpError(status) : new Error("compile worker: " + why));
       };
       w.onmessage = function (e) {
         var d = e.data || {};
@@ -172,7 +181,7 @@
           return label("Loading specdash… " + share(received));
         }
         clearTimeout(stall);
-        if (!(d.module instanceof WebAssembly.Module)) return fail(d.error || "no module");
+        if (!(d.module instanceof WebAssembly.Module)) return fail(d.error || "no module", d.status);
         setTimeout(function () { w.terminate(); }, KEEP_COMPILER_MS);
         try {
           var shift = d.origin - performance.timeOrigin;
@@ -196,6 +205,7 @@
     mark("specdash:wasm:compile");
     // compileInWorker's promise rejects when the worker cannot start too.
     var module = compiler && window.Worker ? compileInWorker().catch(function (err) {
+      if (err.status) throw err;
       try { console.warn("specdash: " + err.message + "; compiling app.wasm on the main thread"); } catch (e) { }
       return compileHere();
     }) : compileHere();
@@ -285,7 +295,15 @@
       return WebAssembly.instantiate(m, imports).then(function (instance) {
         return { module: m, instance: instance };
       });
-    }, function () {
+    }, function (err) {
+      if (err && err.status) {
+        // go-app's loader shows this message (its label); preview.js's
+        // hint says it too (specdash:start-failed).
+        var msg = "specdash could not load its app: app.wasm answered HTTP " + err.status + "; reload the page to try again";
+        window.__specdashStartFailed = msg;
+        try { document.dispatchEvent(new CustomEvent("specdash:start-failed", { detail: msg })); } catch (e) { }
+        throw new Error(msg);
+      }
       return origInstantiate.call(WebAssembly, origFetch(url, { credentials: "same-origin" }), imports);
     });
   };

@@ -16,8 +16,9 @@
 // once; {received, done} (the wasm's bytes received so far, uncompressed)
 // for the page's loader (count); then {module, request, end} (the fetch's
 // start and last byte, in ms since this worker's performance.timeOrigin,
-// for the page's marks) or {error}: every failure, posting the module
-// included, answers {error}.
+// for the page's marks) or {error, status}: every failure, posting the
+// module included, answers {error}, with the HTTP status of an answer that
+// was not OK.
 var PROGRESS_MS = 100;
 
 // count reads a copy of the wasm's body (Response.clone: the compile reads
@@ -55,7 +56,11 @@ self.onmessage = function (e) {
   var t0 = performance.now();
   self.postMessage({ started: true });
   fetch(url, { credentials: "same-origin" }).then(function (resp) {
-    if (!resp.ok) throw new Error("app.wasm: HTTP " + resp.status);
+    if (!resp.ok) {
+      var bad = new Error("app.wasm: HTTP " + resp.status);
+      bad.status = resp.status;
+      throw bad;
+    }
     if (resp.body) count(resp.clone());
     return WebAssembly.compileStreaming(resp);
   }).then(function (m) {
@@ -70,6 +75,6 @@ self.onmessage = function (e) {
     // The fetch or the compile failed, or the module could not be posted
     // (a browser that cannot share a WebAssembly.Module with the page
     // throws DataCloneError): the page then compiles on its own thread.
-    self.postMessage({ error: String((err && err.message) || err) });
+    self.postMessage({ error: String((err && err.message) || err), status: (err && err.status) || 0 });
   });
 };

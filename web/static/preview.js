@@ -589,12 +589,21 @@
       var t = new Date(at);
       var utc = (root.querySelector("select#tz") || {}).value === "utc";
       var two = function (n) { return (n < 10 ? "0" : "") + n; };
-      hint.textContent = "Starting the live dashboard… numbers as of " +
+      var asOf = "numbers as of " +
         two(utc ? t.getUTCHours() : t.getHours()) + ":" + two(utc ? t.getUTCMinutes() : t.getMinutes()) + ":" +
         two(utc ? t.getUTCSeconds() : t.getSeconds());
+      hint.textContent = "Starting the live dashboard… " + asOf;
       hint.style.cssText = "position:fixed;right:12px;bottom:12px;z-index:901;padding:6px 10px;border-radius:6px;" +
         "font:13px system-ui,sans-serif;background:rgba(17,24,39,0.85);color:#fff;";
       overlay.appendChild(hint);
+      // The wasm could not be loaded (boot.js): the page stays this
+      // preview, and says so.
+      var failed = function (msg) {
+        hint.setAttribute("role", "alert");
+        hint.textContent = "The live dashboard did not start: " + msg + ". The page shows the " + asOf + ".";
+      };
+      if (window.__specdashStartFailed) failed(window.__specdashStartFailed);
+      document.addEventListener("specdash:start-failed", function (e) { failed(String(e.detail || "")); });
     };
     var onResize = function () {
       for (var j = 0; j < insts.length; j++) insts[j].resize();
