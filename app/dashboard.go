@@ -57,7 +57,8 @@ type Dashboard struct {
 	view view.Charts // derived from res and q, see prepare
 	lay  layoutState // split group, kiosk, speedup card's cost (layout.go)
 
-	preview bool // res was loaded by the server's pre-render (prerender.go)
+	preview   bool  // res was loaded by the server's pre-render (prerender.go)
+	previewAt int64 // server only: the pre-render's load time, Unix ms (data-load-at)
 
 	// Browser only.
 	ctx         context.Context
@@ -68,9 +69,11 @@ type Dashboard struct {
 	gen         int
 	stopRefresh context.CancelFunc
 	refreshing  string
-	labelsBusy  bool   // refreshLabels is reading
-	stopEmpty   func() // pending retryWhileEmpty timer
-	emptyTries  int    // retryWhileEmpty retries since the last success
+	labelsBusy  bool // refreshLabels is reading
+	// previewAtAsked: firstLoadAt has looked for the pre-render's time.
+	previewAtAsked bool
+	stopEmpty      func() // pending retryWhileEmpty timer
+	emptyTries     int    // retryWhileEmpty retries since the last success
 
 	// labelsAt is when the menus' label lists were read by a load of the
 	// window labelsOf; a load without a previous Window reuses them while
@@ -236,9 +239,10 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	gen, q, client, scrape, prev := d.gen, d.q, d.client, d.scrape, d.window
 	labels := prev != nil || d.labelsOf != view.LabelsWindow(q) || time.Since(d.labelsAt) >= view.LabelsMaxAge
 	deferWindow := d.res == nil
+	now := d.firstLoadAt(client.Now())
 	d.loading = true
 	ctx.Async(func() {
-		res := view.LoadWith(lctx, client, q, scrape, client.Now(), prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark, DeferWindow: deferWindow})
+		res := view.LoadWith(lctx, client, q, scrape, now, prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark, DeferWindow: deferWindow})
 		ctx.Dispatch(func(ctx app.Context) {
 			cancel()
 			if gen != d.gen || d.ctx == nil {

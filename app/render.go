@@ -63,6 +63,9 @@ func (d *Dashboard) Render() app.UI {
 		if z := d.zoneOffsets(grid); z != "" {
 			root = root.DataSet("zone-offsets", z)
 		}
+		if d.preview && d.previewAt > 0 {
+			root = root.DataSet("load-at", d.previewAt)
+		}
 		if d.err != nil {
 			root = root.DataSet("stale", "true")
 		}

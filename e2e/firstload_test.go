@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"testing"
@@ -81,4 +82,48 @@ func with(v url.Values, key, val string) url.Values {
 	}
 	out.Set(key, val)
 	return out
+}
+
+// TestFirstLoadAtPreviewTime: the live page's first load reads at the
+// pre-render's time (data-load-at, via preview.js), so it shows the
+// preview's window, from the proxy's cache, even when the window's step
+// moved on while the wasm was held back; data-loads proves it is the first
+// load.
+func TestFirstLoadAtPreviewTime(t *testing.T) {
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
+		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3}, 2)
+	start := time.Now()
+	// Two of the window's 10 s steps of data: a pre-render with numbers.
+	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(25*time.Second).Unix(), 10), promtest.NonEmpty, 90*time.Second)
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e", PreRenderTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	tab := newTab(t)
+	gates := holdRequests(t, tab, map[string]string{"app.wasm": "wasm"})
+	navigateNoWait(t, tab, base+"/?"+url.Values{"range": {"1h"}, "refresh": {"5m"}}.Encode())
+	waitJS(t, tab, 60*time.Second, `document.body && document.body.dataset.preview === 'shown'`)
+	type window struct {
+		End, Step, LoadAt, Loads string
+	}
+	const read = `(() => { const d = document.querySelector(%q).dataset; return {end: d.windowEnd || '', step: d.stepSeconds || '', loadAt: d.loadAt || '', loads: d.loads || ''}; })()`
+	pre := run(t, tab, 10*time.Second, chromedp.Evaluate[window](fmt.Sprintf(read, "#specdash-preview [data-dashboard]")))
+	end, err1 := strconv.ParseInt(pre.End, 10, 64)
+	stepS, err2 := strconv.ParseFloat(pre.Step, 64)
+	if err1 != nil || err2 != nil || pre.LoadAt == "" {
+		t.Fatalf("preview %+v: want its window's end, step and data-load-at", pre)
+	}
+	// The wasm held until the window's step has moved on.
+	next := end + int64(stepS*1000) + 1000
+	waitJS(t, tab, 2*time.Minute, `Date.now() > `+strconv.FormatInt(next, 10))
+	if gates.held("wasm") == 0 {
+		t.Fatal("no app.wasm request held: the test cannot hold the live page back")
+	}
+	gates.open("wasm")
+	waitReady(t, tab, 60*time.Second)
+	live := run(t, tab, 10*time.Second, chromedp.Evaluate[window](fmt.Sprintf(read, "body > [data-dashboard]")))
+	if live.Loads != "1" || live.End != pre.End {
+		t.Errorf("live page after its first load (data-loads %q): window end %s, the preview's %s (data-load-at %s): want the preview's", live.Loads, live.End, pre.End, pre.LoadAt)
+	}
 }

@@ -370,3 +370,62 @@ func TestPreRenderReadsAsFirstLoad(t *testing.T) {
 		return
 	}
 }
+
+// TestFirstLoadAtPreRenderTime: the pre-rendered page names the time its
+// load read at (data-load-at, whole ms), and a first load at that time
+// asks the proxy nothing new even after the window's step has moved on
+// (the browser's first load takes it: app firstLoadAt), while a load at
+// the new time does ask upstream. The load shows the page's window.
+func TestFirstLoadAtPreRenderTime(t *testing.T) {
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{"m1"}, Engines: 2, K: 4, Acceptance: []float64{0.7}, DraftsPerSecond: 20, Seed: 7}, 2)
+	const scrape = time.Second
+	up := &keyCounter{next: http.DefaultTransport, seen: map[string]int{}}
+	s := newServer(t, Config{PrometheusURL: prom.URL, ScrapeInterval: scrape, Transport: up, CacheTTL: time.Hour,
+		PreRenderTimeout: 20 * time.Second})
+	c, err := metricsclient.New(metricsclient.Config{Address: s.URL + ProxyPrefix, ScrapeInterval: scrape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := url.Values{"range": {"1h"}} // 10 s steps
+	q := view.ParseQuery(v)
+	testwait.For(t, "the simulated engines' drafts", 2*time.Minute, func() bool {
+		n, err := c.SelectionSize(t.Context(), q.Grid(scrape, time.Now()), nil)
+		return err == nil && n == 2*(3+4)
+	})
+	page := getPage(t, &http.Client{Timeout: 60 * time.Second}, s.URL+"/?"+v.Encode())
+	root := tagWith(page, `data-dashboard="specdash"`)
+	if st := attrOf(root, "data-state"); st != "preview" {
+		t.Fatalf("data-state %q, want preview (numbers pre-rendered)", st)
+	}
+	ms, err := strconv.ParseInt(attrOf(root, "data-load-at"), 10, 64)
+	if err != nil || ms <= 0 {
+		t.Fatalf("data-load-at %q: want the pre-render's time in Unix ms (%v)", attrOf(root, "data-load-at"), err)
+	}
+	at := time.UnixMilli(ms)
+	if d := time.Since(at); d < 0 || d > time.Minute {
+		t.Fatalf("data-load-at %v, %v ago: want the page's own time", at, d)
+	}
+	end, _ := strconv.ParseInt(attrOf(root, "data-window-end"), 10, 64)
+	// A first load after the window moved on by a step.
+	testwait.For(t, "the next step", time.Minute, func() bool { return q.Grid(scrape, time.Now()) != q.Grid(scrape, at) })
+	mid := up.snapshot()
+	got := view.LoadWith(t.Context(), c, q, scrape, at, nil, view.LoadOptions{DeferWindow: true})
+	if got.Err != nil {
+		t.Fatalf("load at data-load-at: %v", got.Err)
+	}
+	if after := up.snapshot(); !maps.Equal(after, mid) {
+		for k, n := range after {
+			if n != mid[k] {
+				t.Errorf("the load at the page's time sent %q upstream", k)
+			}
+		}
+	}
+	if got.Grid.End != end {
+		t.Errorf("load at the page's time: window end %d, the page's %d", got.Grid.End, end)
+	}
+	// The same load at the new time asks upstream: the time is what kept
+	// the one above in the cache.
+	if now := view.LoadWith(t.Context(), c, q, scrape, time.Now(), nil, view.LoadOptions{DeferWindow: true}); now.Err != nil || maps.Equal(up.snapshot(), mid) || now.Grid.End == end {
+		t.Errorf("load a step later (err %v, end %d): want a new window, asked upstream", now.Err, now.Grid.End)
+	}
+}

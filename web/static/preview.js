@@ -467,6 +467,10 @@
       if (-new Date(at0).getTimezoneOffset() * 60 !== Number(o[0]) || -new Date(at1).getTimezoneOffset() * 60 !== Number(o[1])) return skip();
     }
 
+    // The pre-render's time: the live page's first load reads at it
+    // (app/prerender.go firstLoadAt), the proxy then has its answers.
+    window.specdashPreviewLoadAt = Number(root.getAttribute("data-load-at")) || 0;
+
     // 2. The overlay, and go-app's fresh first child.
     var overlay = document.createElement("div");
     overlay.id = "specdash-preview";
