@@ -337,6 +337,16 @@ func TestWasmHTTPError(t *testing.T) {
 	if got["state"] != "preview" || !strings.Contains(got["rate"], "%") {
 		t.Errorf("page state %q, acceptance rate %q: want the pre-rendered numbers kept", got["state"], got["rate"])
 	}
+	// The badge would say the same over the hint: hidden.
+	if d := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`getComputedStyle(document.getElementById('app-wasm-loader')).display`)); d != "none" {
+		t.Errorf("loader badge display %q beside the hint's alert: want none", d)
+	}
+	// Past boot.js's 20 s hold of go-app's service worker, which would
+	// cache app.wasm: not registered, nothing asked again.
+	waitJS(t, tab, 60*time.Second, `performance.now() > 22000`)
+	if n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`navigator.serviceWorker.getRegistrations().then(r => r.length)`, chromedp.EvalAwaitPromise)); n != 0 {
+		t.Errorf("%d service worker registrations after the wasm failed: want none", n)
+	}
 	if n := broken.requests(); n != 1 {
 		t.Errorf("%d app.wasm requests: want 1 (an error status is not asked again)", n)
 	}

@@ -301,6 +301,7 @@
         // hint says it too (specdash:start-failed).
         var msg = "specdash could not load its app: app.wasm answered HTTP " + err.status + "; reload the page to try again";
         window.__specdashStartFailed = msg;
+        swBlocked = true; // its install would ask for app.wasm again
         try { document.dispatchEvent(new CustomEvent("specdash:start-failed", { detail: msg })); } catch (e) { }
         throw new Error(msg);
       }
@@ -308,7 +309,10 @@
     });
   };
 
-  // go-app's service worker: registered once the live dashboard is up.
+  // go-app's service worker: registered once the live dashboard is up;
+  // never when the wasm could not be loaded (swBlocked: the worker's
+  // install caches app.wasm, so it would ask for it again).
+  var swBlocked = false;
   var sw = navigator.serviceWorker;
   if (sw && sw.register) {
     var origRegister = sw.register;
@@ -318,6 +322,7 @@
       if (released) return;
       released = true;
       if (observer) observer.disconnect();
+      if (swBlocked) return;
       for (var i = 0; i < waiting.length; i++) waiting[i]();
     };
     var observer = null;
@@ -336,7 +341,7 @@
     sw.register = function () {
       var self = this, args = arguments;
       sw.register = origRegister;
-      if (released) return origRegister.apply(self, args);
+      if (released && !swBlocked) return origRegister.apply(self, args);
       return new Promise(function (resolve) {
         waiting.push(resolve);
       }).then(function () {

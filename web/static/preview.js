@@ -603,6 +603,8 @@
       // The wasm could not be loaded (boot.js): the page stays this
       // preview, and says so.
       var failed = function (msg) {
+        // The loader's badge says the same (specdash.css hides it then).
+        document.body.setAttribute("data-start-failed", "true");
         hint.setAttribute("role", "alert");
         hint.textContent = "The live dashboard did not start: " + msg + ". The page shows the " + asOf + ".";
       };
