@@ -21,7 +21,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
 	"specdash/server"
 	"specdash/web"
 )
@@ -272,11 +271,7 @@ func TestWasmLoaderProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx := fixtures.KnownAnswer()
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := fixtureHandler(t, fx.OpenMetrics, 0)
 	stall := &stallingWasm{h: h, limit: int64(len(raw))*2/5 + 1, release: make(chan struct{})}
 	base := serve(t, stall)
 	tab := newTab(t)
@@ -311,11 +306,7 @@ func TestWasmLoaderProgress(t *testing.T) {
 // preview's hint say what failed while the pre-rendered numbers stay.
 func TestWasmHTTPError(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := fixtureHandler(t, fx.OpenMetrics, 0)
 	broken := &stallingWasm{h: h, status: http.StatusInternalServerError}
 	base := serve(t, broken)
 	tab := newTab(t)

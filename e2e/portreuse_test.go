@@ -12,8 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/fixtures"
-	"specdash/internal/promtest"
-	"specdash/server"
 )
 
 // TestPortReused: a server on a port an earlier test's server used is not
@@ -21,11 +19,7 @@ import (
 // (serve, forgetOrigin): with preview.js held back, it does not run.
 func TestPortReused(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, fx.OpenMetrics)})
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := fixtureHandler(t, fx.OpenMetrics, 0)
 	w := fx.Whole
 	page := "/?" + url.Values{"from": {w.StartTime().Format(time.RFC3339)}, "to": {w.EndTime().Format(time.RFC3339)}}.Encode()
 	// The first server: its page goes live and go-app's worker caches the

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -1175,16 +1176,24 @@ func previewSite(t *testing.T, om string) (base string, tab context.Context) {
 // (negative: no numbers pre-rendered).
 func previewSiteWith(t *testing.T, om string, preRender time.Duration) (base string, tab context.Context) {
 	t.Helper()
+	base = serve(t, fixtureHandler(t, om, preRender))
+	tab = newTab(t)
+	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
+	return base, tab
+}
+
+// fixtureHandler is a specdash server (not serving yet) of a Prometheus
+// with om backfilled, at the fixtures' step, with the pre-render's budget
+// preRender (0: the default; negative: no numbers pre-rendered).
+func fixtureHandler(t *testing.T, om string, preRender time.Duration) http.Handler {
+	t.Helper()
 	prom := promtest.Start(t, promtest.Options{DataDir: promtest.Backfill(t, om)})
 	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: time.Duration(fixtures.StepSeconds) * time.Second,
 		Version: "e2e", PreRenderTimeout: preRender})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base = serve(t, h)
-	tab = newTab(t)
-	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
-	return base, tab
+	return h
 }
 
 // navigateNoWait navigates tab to u without waiting for the load event
