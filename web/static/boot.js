@@ -22,6 +22,11 @@
 // the worker's install caches "/" (the server renders the page again, with a
 // load) and every asset, which competed with the start for the CPU.
 //
+// go-app's loader label shows the wasm's download as it comes (the worker
+// counts its bytes), a download that stalled, and why the app could not be
+// loaded when the server answered app.wasm with an error status (asked
+// once; the service worker is then not registered).
+//
 // The module is handed over after the page's next painted frame (on a page
 // whose preview is shown, after its first chart is drawn, 1 s at most):
 // go-app then runs the Go program on the main thread.
