@@ -191,12 +191,12 @@ func TestWasmCodeCached(t *testing.T) {
 	t.Fatalf("no visit of %d took the wasm's compiled code from the code cache", maxVisits)
 }
 
-// stallingWasm serves h, but stops the first app.wasm answer after its
+// faultyWasm serves h with a fault in app.wasm's answers, which no real
+// server part produces on demand: with status set, every app.wasm request
+// is answered with that status; otherwise the first answer stops after its
 // first limit bytes (raw: the request's Accept-Encoding dropped) until
-// release is closed: a download that stalls, which no real server part
-// produces on demand. With status set, every app.wasm request is answered
-// with that status instead.
-type stallingWasm struct {
+// release is closed, a download that stalls.
+type faultyWasm struct {
 	h       http.Handler
 	limit   int64
 	release chan struct{}
@@ -205,7 +205,7 @@ type stallingWasm struct {
 	asked   int // app.wasm requests
 }
 
-func (s *stallingWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *faultyWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasSuffix(r.URL.Path, "/app.wasm") {
 		s.h.ServeHTTP(w, r)
 		return
@@ -226,7 +226,7 @@ func (s *stallingWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.h.ServeHTTP(&stallWriter{ResponseWriter: w, left: s.limit, release: s.release, done: r.Context().Done()}, r)
 }
 
-func (s *stallingWasm) requests() int {
+func (s *faultyWasm) requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.asked
@@ -272,7 +272,7 @@ func TestWasmLoaderProgress(t *testing.T) {
 	}
 	fx := fixtures.KnownAnswer()
 	h := fixtureHandler(t, fx.OpenMetrics, 0)
-	stall := &stallingWasm{h: h, limit: int64(len(raw))*2/5 + 1, release: make(chan struct{})}
+	stall := &faultyWasm{h: h, limit: int64(len(raw))*2/5 + 1, release: make(chan struct{})}
 	base := serve(t, stall)
 	tab := newTab(t)
 	w := fx.Whole
@@ -307,7 +307,7 @@ func TestWasmLoaderProgress(t *testing.T) {
 func TestWasmHTTPError(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	h := fixtureHandler(t, fx.OpenMetrics, 0)
-	broken := &stallingWasm{h: h, status: http.StatusInternalServerError}
+	broken := &faultyWasm{h: h, status: http.StatusInternalServerError}
 	base := serve(t, broken)
 	tab := newTab(t)
 	w := fx.Whole
