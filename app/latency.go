@@ -30,7 +30,7 @@ import (
 func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	el := app.Span().Class("insight-value").DataSet("latency", name)
 	if v.OK {
-		return number(el, v, text, false)
+		return number(el, v, text, true)
 	}
 	if reason == "" {
 		reason = compute.Undefined
@@ -38,6 +38,21 @@ func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	return app.Span().Body(
 		el.Class("undefined").DataSet("undefined", "true").DataSet("reason", reason).Text(model.Dash),
 		app.Span().Class("unit").Text(" "+reason),
+	)
+}
+
+// latencyCard is card, with the value line set small and muted when
+// its numbers are undefined: a dash and its reason read as the other
+// cards' undefined values do, not as a number in the large font.
+func latencyCard(label string, defined bool, value app.UI, sub app.UI) app.UI {
+	v := app.Div().Class("metric-value").Body(value)
+	if !defined {
+		v = v.Class("undefined")
+	}
+	return app.Div().Class("card").Body(
+		app.Div().Class("card-label").Text(label),
+		v,
+		app.Div().Class("card-sub").Body(sub),
 	)
 }
 
@@ -85,11 +100,11 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	body := []app.UI{
 		app.P().Class("panel-note").DataSet("itl-caveat", "true").Text("Note: " + model.ITLCaveat + "."),
 		app.Div().Class("cards").Body(
-			card("Inter-token latency p50", ms("itl-p50", q.P50), app.Text(itlSub)),
-			card("Inter-token latency p95 / p99", quantilePair(ms, q.P95, q.P99, itlReason), app.Text("per engine step")),
-			card("Inter-token latency mean", ms("itl-mean", q.Mean), app.Text("ITL sum / observations")),
-			card("Output tokens/s", perSec, app.Text("output tokens / seconds of data")),
-			card("Output from accepted drafts", share, app.Text(shareSub)),
+			latencyCard("Inter-token latency p50", q.P50.OK, ms("itl-p50", q.P50), app.Text(itlSub)),
+			latencyCard("Inter-token latency p95 / p99", q.P95.OK || q.P99.OK, quantilePair(ms, q.P95, q.P99, itlReason), app.Text("per engine step")),
+			latencyCard("Inter-token latency mean", q.Mean.OK, ms("itl-mean", q.Mean), app.Text("ITL sum / observations")),
+			latencyCard("Output tokens/s", l.OutputPerSecond.OK, perSec, app.Text("output tokens / seconds of data")),
+			latencyCard("Output from accepted drafts", l.OutputShare.OK, share, app.Text(shareSub)),
 		),
 	}
 	if l.ITLMetric != "" {

@@ -16,7 +16,9 @@ func noChart(name string, h int, zoom bool) app.UI { return app.Div().DataSet("c
 
 // element reports whether html has an element with attribute hook whose
 // tag also carries every one of attrs and whose text starts with text
-// (attribute order is not fixed).
+// (attribute order is not fixed; the text as a browser shows it: the
+// inner tags, such as a number's unit span, left out and whitespace runs
+// read as one space).
 func element(html, hook, text string, attrs ...string) bool {
 	for rest := html; ; {
 		i := strings.Index(rest, hook)
@@ -28,7 +30,7 @@ func element(html, hook, text string, attrs ...string) bool {
 		if start < 0 || end < 0 {
 			return false
 		}
-		tag, after := rest[start:i+end], strings.TrimSpace(rest[i+end+1:])
+		tag, after := rest[start:i+end], shownText(rest[i+end+1:])
 		ok := strings.HasPrefix(after, text)
 		for _, a := range attrs {
 			ok = ok && strings.Contains(tag, a)
@@ -38,6 +40,23 @@ func element(html, hook, text string, attrs ...string) bool {
 		}
 		rest = rest[i+end:]
 	}
+}
+
+// shownText is html's text without its tags, whitespace runs as one
+// space.
+func shownText(html string) string {
+	var b strings.Builder
+	for in := false; html != ""; html = html[1:] {
+		switch c := html[0]; {
+		case c == '<':
+			in = true
+		case c == '>':
+			in = false
+		case !in:
+			b.WriteByte(c)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // TestLatencyPanel: the panel shows the ITL quantiles and mean in ms with
@@ -78,6 +97,12 @@ func TestLatencyPanel(t *testing.T) {
 		}
 	}
 
+	// Every value is defined: the large font, its unit set as the top
+	// cards' units are (so that "147.3 tokens/s" keeps to one line).
+	if strings.Contains(html, "metric-value undefined") || !strings.Contains(html, `<span class="unit">tokens/s</span>`) || !strings.Contains(html, `<span class="unit">ms</span>`) {
+		t.Errorf("defined values: want no undefined value line and units in their spans:\n%s", html)
+	}
+
 	// One decimal from 1 tokens/s up, as the other throughput cards.
 	m.Latency.OutputPerSecond = compute.Defined(147.34)
 	if html := renderHTML(t, (&Dashboard{res: &view.Result{Model: *m}}).renderLatency(noChart)); !element(html, `data-latency="output-per-second"`, "147.3 tokens/s", `data-value="147.34"`) {
@@ -101,6 +126,11 @@ func TestLatencyPanel(t *testing.T) {
 	}
 	if strings.Contains(html, "NaN") || strings.Contains(html, "Inf") || strings.Contains(html, `data-chart=`) {
 		t.Errorf("NaN, Inf or a chart without a histogram:\n%s", html)
+	}
+	// Each card's value line is set small, as the top cards' undefined
+	// values are: the reason is not a number.
+	if n := strings.Count(html, `class="metric-value undefined"`); n != 5 {
+		t.Errorf("undefined value lines: %d, want 5 (every card):\n%s", n, html)
 	}
 	// Both quantiles undefined: two dashes, the reason said once between
 	// them and the card's note (the p50 and mean cards say it too).
