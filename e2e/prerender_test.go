@@ -944,6 +944,10 @@ func browserZone(t *testing.T, tab context.Context, zone string) {
 	run(t, tab, 10*time.Second, chromedp.Action[cdp.Empty](func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
 		return cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
 	}))
+	// boot.js's zone cookie (of 127.0.0.1: every port) would make the
+	// next test's server pre-render in this zone, and that test's browser
+	// skip the preview.
+	t.Cleanup(func() { clearCookies(t, tab) })
 }
 
 // clearCookies clears the cookies of tab's browser, which its other tabs
