@@ -91,7 +91,7 @@ func New(cfg Config) (*Client, error) {
 		rt = http.DefaultTransport
 	}
 	clock := &serverClock{now: time.Now}
-	c, err := api.NewClient(api.Config{Address: addr, RoundTripper: clockTransport{rt: rt, c: clock}})
+	c, err := api.NewClient(api.Config{Address: addr, RoundTripper: answersTransport{rt: clockTransport{rt: rt, c: clock}}})
 	if err != nil {
 		return nil, fmt.Errorf("invalid Prometheus address %q: %v", addr, err)
 	}

@@ -512,6 +512,8 @@ func TestFetchShapedAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The pre-render's answers for the browser's first load (answers.go).
+	checkReplay(t, srv.URL, Config{ScrapeInterval: fleetScrape * time.Second}, FetchRequest{Grid: g, Labels: true}, groupBy)
 	if f.Schema().ID != VLLMV1.ID || len(f.Warnings) != 1 || f.Incremental || f.LabelsErr != nil {
 		t.Errorf("schema %s, warnings %q, incremental %v, labels error %v", f.Schema().Name, f.Warnings, f.Incremental, f.LabelsErr)
 	}
