@@ -58,6 +58,22 @@ func (c *Client) ClockOffset() (offset time.Duration, ok bool) {
 	return c.clock.offset, c.clock.known
 }
 
+// SeedClockOffset sets the offset ClockOffset reports until an answer's
+// Date header tells it: for a client whose first answers came from
+// elsewhere (the browser's first load replays the page's answers, which
+// have no Date of their own: WithAnswers), from the page's server time
+// against its arrival here. An offset already known is kept.
+func (c *Client) SeedClockOffset(o time.Duration) {
+	if c.clock == nil {
+		return
+	}
+	c.clock.mu.Lock()
+	defer c.clock.mu.Unlock()
+	if !c.clock.known {
+		c.clock.offset, c.clock.known = o, true
+	}
+}
+
 // Now is the server's time as far as it is known: the local clock moved by
 // ClockOffset when that is at least ClockSkewTolerance either way (a browser
 // whose clock is off would otherwise end every window in the past or the

@@ -51,3 +51,34 @@ func TestClockOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedClockOffset: a seeded offset (the page's time against its
+// arrival, for a first load replayed from the page) moves Now until an
+// answer's Date header tells the real one, which then wins; a seed never
+// replaces a known offset.
+func TestSeedClockOffset(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"success","data":["vllm:spec_decode_num_drafts_total"]}`))
+	}))
+	defer srv.Close()
+	c, err := New(Config{Address: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SeedClockOffset(10 * time.Minute)
+	if got := c.Now().Sub(time.Now()); got < 9*time.Minute || got > 11*time.Minute {
+		t.Errorf("seeded 10 min: Now is %v from the local clock", got)
+	}
+	if _, _, _, err := c.api.LabelValues(context.Background(), "__name__", nil, time.Time{}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := c.ClockOffset(); !ok || o > 1500*time.Millisecond || o < -1500*time.Millisecond {
+		t.Errorf("after an answer: offset %v, %v: want the answer's (about 0)", o, ok)
+	}
+	c.SeedClockOffset(time.Hour)
+	if got := c.Now().Sub(time.Now()); got > 2*time.Second || got < -2*time.Second {
+		t.Errorf("a seed after an answer moved Now by %v", got)
+	}
+}
