@@ -59,6 +59,10 @@ type Dashboard struct {
 
 	preview   bool  // res was loaded by the server's pre-render (prerender.go)
 	previewAt int64 // server only: the pre-render's load time, Unix ms (data-load-at)
+	// answers: server only: the pre-render's load's answers
+	// (metricsclient.Recorder.Encode, data-answers), which the browser's
+	// first load of the page replays (previewAnswers).
+	answers string
 
 	// Browser only.
 	ctx         context.Context
@@ -70,8 +74,10 @@ type Dashboard struct {
 	stopRefresh context.CancelFunc
 	refreshing  string
 	labelsBusy  bool // refreshLabels is reading
-	// previewAtAsked: firstLoadAt has looked for the pre-render's time.
+	// previewAtAsked: firstLoadAt has looked for the pre-render's time;
+	// answersAsked: previewAnswers has looked for its answers.
 	previewAtAsked bool
+	answersAsked   bool
 	stopEmpty      func() // pending retryWhileEmpty timer
 	emptyTries     int    // retryWhileEmpty retries since the last success
 
@@ -240,6 +246,9 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	labels := prev != nil || d.labelsOf != view.LabelsWindow(q) || time.Since(d.labelsAt) >= view.LabelsMaxAge
 	deferWindow := d.res == nil
 	now := d.firstLoadAt(client.Now())
+	if a := d.previewAnswers(client); a != nil {
+		lctx = metricsclient.WithAnswers(lctx, a)
+	}
 	d.loading = true
 	ctx.Async(func() {
 		res := view.LoadWith(lctx, client, q, scrape, now, prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark, DeferWindow: deferWindow})

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,7 +30,9 @@ import (
 // "ready": the live dashboard's ready state is what tests wait for); each
 // pre-rendered chart with an option carries data-option (base64 of the
 // option JSON), data-preview-at (server time of the pre-render, Unix ms)
-// and data-preview-url (base64url of the page's path and query).
+// and data-preview-url (base64url of the page's path and query); the
+// root's last child [data-answers] holds the load's answers
+// (metricsclient.Recorder.Encode).
 
 // PreRenderClientFunc gives the server's pre-render a client for the
 // configured source named source ("" when the server configured no source
@@ -106,16 +109,79 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 	// Its time (whole ms) goes into the page (data-load-at): the browser's
 	// first load reads at that time too (firstLoadAt), so its queries are
 	// the very same even when the window's step moved on in between.
+	//
+	// Its answers go into the page too (data-answers): the browser's first
+	// load, asking the same requests, takes them from there instead of
+	// asking the proxy again (previewAnswers).
 	lctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
+	rec := metricsclient.NewRecorder(0)
 	now := time.Now().Truncate(time.Millisecond)
-	res := view.LoadWith(lctx, c, d.q, d.scrape, now, nil, view.LoadOptions{DeferWindow: true})
+	res := view.LoadWith(metricsclient.WithRecorder(lctx, rec), c, d.q, d.scrape, now, nil, view.LoadOptions{DeferWindow: true})
 	if res.Err != nil || lctx.Err() != nil {
 		return
 	}
 	d.adopt(&res)
 	d.preview = true
 	d.previewAt = now.UnixMilli()
+	d.answers = rec.Encode()
+}
+
+// previewAnswers are the pre-render's answers for the page's first load
+// in the browser (window.specdashPreviewAnswers, which
+// web/static/preview.js sets from the pre-rendered page's data-answers
+// when it shows this page's fresh preview), or nil. Each answer serves
+// only the very request it answered (metricsclient.WithAnswers): the
+// first load asks those at the pre-render's time (firstLoadAt), so none
+// of them goes to the proxy; any other request does. Asked once per
+// page; the text is dropped from the window.
+//
+// Replayed answers have no Date header, from which the client learns the
+// server's clock (metricsclient.Client.Now), so the page's server time
+// against its arrival in the browser seeds it (pageClockOffset): a
+// browser whose clock is off reads its first refresh at the server's time
+// too.
+func (d *Dashboard) previewAnswers(c *metricsclient.Client) *metricsclient.Answers {
+	if d.answersAsked || !app.IsClient {
+		return nil
+	}
+	d.answersAsked = true
+	w := app.Window()
+	v := w.Get("specdashPreviewAnswers")
+	if v.Type() != app.TypeString {
+		return nil
+	}
+	text := v.String()
+	w.Set("specdashPreviewAnswers", nil)
+	a, err := metricsclient.DecodeAnswers(text)
+	if err != nil || a.Len() == 0 {
+		return nil
+	}
+	server, received := w.Get("specdashPreviewServerAt"), w.Get("specdashPreviewReceivedAt")
+	if server.Type() == app.TypeNumber && received.Type() == app.TypeNumber {
+		if o, ok := pageClockOffset(server.Float(), received.Float()); ok {
+			c.SeedClockOffset(o)
+		}
+	}
+	return a
+}
+
+// pageClockOffset is the server's clock's offset from the browser's
+// (metricsclient.Client.ClockOffset) from the page's server time and its
+// arrival in the browser, both Unix ms: less than the true offset by the
+// time the page took to arrive. ok is false for times that are not
+// plausible (not finite, before 2000, or a day or more apart).
+func pageClockOffset(serverMs, receivedMs float64) (time.Duration, bool) {
+	const minMs, maxApart = 946684800000, 24 * time.Hour // 2000-01-01
+	if math.IsNaN(serverMs) || math.IsNaN(receivedMs) || math.IsInf(serverMs, 0) || math.IsInf(receivedMs, 0) ||
+		serverMs < minMs || receivedMs < minMs || serverMs > 1e15 || receivedMs > 1e15 {
+		return 0, false
+	}
+	o := time.Duration((serverMs - receivedMs) * float64(time.Millisecond))
+	if o >= maxApart || o <= -maxApart {
+		return 0, false
+	}
+	return o, true
 }
 
 // previewAtMaxAge bounds how old a pre-render's time the browser's first

@@ -4,8 +4,11 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,15 +102,24 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := serve(t, h)
+	// The browser's requests to the proxy (the pre-render's go to it in
+	// the process, not through here).
+	var asked atomic.Int32
+	base := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, server.ProxyPrefix+"/") {
+			asked.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
 	tab := newTab(t)
 	gates := holdRequests(t, tab, map[string]string{"app.wasm": "wasm"})
 	navigateNoWait(t, tab, base+"/?"+url.Values{"range": {"1h"}, "refresh": {"5m"}}.Encode())
 	waitJS(t, tab, 60*time.Second, `document.body && document.body.dataset.preview === 'shown'`)
 	type window struct {
-		End, Step, LoadAt, Loads string
+		End, Step, LoadAt, Loads, Rate string
 	}
-	const read = `(() => { const d = document.querySelector(%q).dataset; return {end: d.windowEnd || '', step: d.stepSeconds || '', loadAt: d.loadAt || '', loads: d.loads || ''}; })()`
+	const read = `(() => { const r = document.querySelector(%q), d = r.dataset, c = r.querySelector('[data-metric="acceptance-rate"]');
+		return {end: d.windowEnd || '', step: d.stepSeconds || '', loadAt: d.loadAt || '', loads: d.loads || '', rate: (c && c.dataset.value) || ''}; })()`
 	pre := run(t, tab, 10*time.Second, chromedp.Evaluate[window](fmt.Sprintf(read, "#specdash-preview [data-dashboard]")))
 	end, err1 := strconv.ParseInt(pre.End, 10, 64)
 	stepS, err2 := strconv.ParseFloat(pre.Step, 64)
@@ -123,7 +135,13 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 	gates.open("wasm")
 	waitReady(t, tab, 60*time.Second)
 	live := run(t, tab, 10*time.Second, chromedp.Evaluate[window](fmt.Sprintf(read, "body > [data-dashboard]")))
-	if live.Loads != "1" || live.End != pre.End {
-		t.Errorf("live page after its first load (data-loads %q): window end %s, the preview's %s (data-load-at %s): want the preview's", live.Loads, live.End, pre.End, pre.LoadAt)
+	if live.Loads != "1" || live.End != pre.End || live.Rate == "" || live.Rate != pre.Rate {
+		t.Errorf("live page after its first load (data-loads %q): window end %s, acceptance rate %s; the preview's %s, %s (data-load-at %s): want the preview's",
+			live.Loads, live.End, live.Rate, pre.End, pre.Rate, pre.LoadAt)
+	}
+	// The first load took the page's answers (data-answers): it asked the
+	// proxy nothing.
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the browser asked the proxy %d requests by its first load: want none (the page's answers)", n)
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"maps"
@@ -10,9 +11,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,6 +87,11 @@ func attrOf(tag, name string) string {
 	}
 	return m[1]
 }
+
+// roundTripFunc is an http.RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
 
@@ -422,6 +430,30 @@ func TestFirstLoadAtPreRenderTime(t *testing.T) {
 	}
 	if got.Grid.End != end {
 		t.Errorf("load at the page's time: window end %d, the page's %d", got.Grid.End, end)
+	}
+	// The page carries its load's answers (data-answers): the browser's
+	// first load (app previewAnswers) asks nothing, not even the proxy,
+	// and shows what a load through the proxy shows.
+	ans, err := metricsclient.DecodeAnswers(attrOf(tagWith(page, "data-answers"), "data-answers"))
+	if err != nil || ans.Len() == 0 {
+		t.Fatalf("the page's data-answers: %v (%d answers)", err, ans.Len())
+	}
+	var asked atomic.Int32
+	offline, err := metricsclient.New(metricsclient.Config{Address: ProxyPrefix, ScrapeInterval: scrape,
+		RoundTripper: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			asked.Add(1)
+			return nil, fmt.Errorf("asked %s", r.URL)
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := view.LoadWith(metricsclient.WithAnswers(t.Context(), ans), offline, q, scrape, at, nil, view.LoadOptions{DeferWindow: true})
+	if replayed.Err != nil || asked.Load() != 0 || ans.Len() != 0 {
+		t.Fatalf("first load from the page's answers: %v; asked %d requests, %d answers unused", replayed.Err, asked.Load(), ans.Len())
+	}
+	if replayed.Grid != got.Grid || !reflect.DeepEqual(replayed.Total, got.Total) || !reflect.DeepEqual(replayed.Stats, got.Stats) ||
+		!reflect.DeepEqual(replayed.Labels, got.Labels) || got.Total.Total.Drafts == 0 {
+		t.Errorf("first load from the page's answers: grid %v, %v drafts; through the proxy: grid %v, %v drafts", replayed.Grid, replayed.Total.Total.Drafts, got.Grid, got.Total.Total.Drafts)
 	}
 	// The same load at the new time asks upstream: the time is what kept
 	// the one above in the cache.

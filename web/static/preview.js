@@ -18,7 +18,11 @@
 //     in a zone with the browser's UTC offsets (data-zone-offsets),
 //     and then marks the body data-preview="skipped" (the full-page loader
 //     comes back over the old numbers);
-//  2. moves that root into an overlay (#specdash-preview: on top, opaque,
+//  2. hands the live page the pre-render's load time (data-load-at) and
+//     answers (data-answers, then dropped from the DOM): its first load
+//     reads at that time and takes those answers instead of asking the
+//     proxy (app/prerender.go firstLoadAt, previewAnswers);
+//  3. moves that root into an overlay (#specdash-preview: on top, opaque,
 //     same layout, pointer-events: none but on its charts and the controls
 //     that work without the wasm (works: the view's selects, group-by
 //     boxes, sort buttons, filter menus and Live go to the page they
@@ -27,7 +31,7 @@
 //     and puts an empty first child in its place: go-app's engine replaces
 //     the body's first child when the wasm mounts, so the live dashboard
 //     grows underneath;
-//  3. after the first frame, runs ECharts and draws with it (no animation)
+//  4. after the first frame, runs ECharts and draws with it (no animation)
 //     the pre-rendered charts within NEAR_PX of the viewport, one per frame
 //     in page order, each replacing its static drawing in the same task;
 //     a chart further down keeps its static drawing until it scrolls near
@@ -38,7 +42,7 @@
 //     starts the Go program after it);
 //     a span selected on a time chart loads the page zoomed to it
 //     (zoomable, zoomURL), as on the live page;
-//  4. hands the charts it drew over to the live page (window.specdashPreview
+//  5. hands the charts it drew over to the live page (window.specdashPreview
 //     .take, which charts.js adopt calls: a live chart takes the one drawn
 //     here, updated to its own option when that differs, instead of
 //     drawing one anew), and
@@ -467,11 +471,28 @@
       if (-new Date(at0).getTimezoneOffset() * 60 !== Number(o[0]) || -new Date(at1).getTimezoneOffset() * 60 !== Number(o[1])) return skip();
     }
 
-    // The pre-render's time: the live page's first load reads at it
-    // (app/prerender.go firstLoadAt), the proxy then has its answers.
+    // 2. The pre-render's time: the live page's first load reads at it
+    // (app/prerender.go firstLoadAt), so it asks what the pre-render asked.
     window.specdashPreviewLoadAt = Number(root.getAttribute("data-load-at")) || 0;
+    // Its answers: the live page's first load takes them instead of asking
+    // the proxy again (app/prerender.go previewAnswers). They carry no Date
+    // header, from which the live page learns the server's clock: the
+    // page's server time (data-preview-at) and its arrival here (this
+    // clock) stand in for it.
+    var answers = root.querySelector(":scope > [data-answers]");
+    if (answers) {
+      window.specdashPreviewAnswers = answers.getAttribute("data-answers") || "";
+      answers.remove();
+      var received = Date.now();
+      try {
+        var nav = performance.getEntriesByType("navigation")[0];
+        if (nav && nav.responseEnd > 0) received = performance.timeOrigin + nav.responseEnd;
+      } catch (e) { }
+      window.specdashPreviewServerAt = at;
+      window.specdashPreviewReceivedAt = received;
+    }
 
-    // 2. The overlay, and go-app's fresh first child.
+    // 3. The overlay, and go-app's fresh first child.
     var overlay = document.createElement("div");
     overlay.id = "specdash-preview";
     overlay.setAttribute("aria-busy", "true");
@@ -497,7 +518,7 @@
     // that the root has moved into the overlay.
     body.setAttribute("data-preview", "shown");
 
-    // 3. The charts near the viewport, in page order, one per frame: the
+    // 4. The charts near the viewport, in page order, one per frame: the
     // first is painted as soon as it is drawn, the others follow. Each
     // replaces the server's static drawing of the same option (chartsvg),
     // if any, in the same task: no frame without a chart. The others are
@@ -616,7 +637,7 @@
     };
     window.addEventListener("resize", onResize);
 
-    // 4. Handing over to the wasm. take(name) gives the live page
+    // 5. Handing over to the wasm. take(name) gives the live page
     // (charts.js adopt) the preview's drawn chart called name: its element
     // (the pre-rendered attributes gone) and ECharts instance, without the
     // preview's zoom handler, the option JSON it drew and whether it took
