@@ -177,7 +177,19 @@ func (d *Dashboard) renderHeader() app.UI {
 	if source == "" {
 		source = "(not configured)"
 	}
-	themeLabel := view.ThemeLabel(d.lay.themeAuto, d.q.Theme) // auto: a pre-render follows the OS (layout.go)
+	themeBtn := app.Button().ID("theme").Class("btn").Type("button").Title("Switch between the light and dark theme").OnClick(d.onTheme)
+	if d.lay.themeAuto {
+		// A pre-render without theme= follows the OS, or the choice
+		// boot.js put on <html> (layout.go): both labels, of which
+		// specdash.css shows the one of the page's theme, as the live
+		// page's button then says.
+		themeBtn = themeBtn.Body(
+			app.Span().Class("theme-label-light").Text(view.ThemeLabel(view.ThemeLight)),
+			app.Span().Class("theme-label-dark").Text(view.ThemeLabel(view.ThemeDark)),
+		)
+	} else {
+		themeBtn = themeBtn.Text(view.ThemeLabel(d.q.Theme))
+	}
 	return app.Header().Class("top").Body(
 		app.Div().Class("brand").Body(
 			app.Img().Src("/web/icon.svg").Alt("specdash logo").Class("logo"),
@@ -203,7 +215,7 @@ func (d *Dashboard) renderHeader() app.UI {
 		),
 		app.Div().Class("top-actions").Body(
 			app.Button().ID("copy-link").Class("btn").Type("button").Title("Copy a link that reproduces this view").Text("Copy link").OnClick(d.onCopyLink),
-			app.Button().ID("theme").Class("btn").Type("button").Title("Switch between the light and dark theme").Text(themeLabel).OnClick(d.onTheme),
+			themeBtn,
 		),
 	)
 }

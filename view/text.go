@@ -479,14 +479,10 @@ func PageState(loaded, preview bool, err error) string {
 	return "loading"
 }
 
-// ThemeLabel is the theme button's text: the theme it switches to, or
-// "Switch theme" when the theme is the OS's (auto: a pre-render without
-// theme=).
-func ThemeLabel(auto bool, theme string) string {
-	switch {
-	case auto:
-		return "Switch theme"
-	case theme == ThemeDark:
+// ThemeLabel is the theme button's text in theme: the theme it switches
+// to.
+func ThemeLabel(theme string) string {
+	if theme == ThemeDark {
 		return "Light theme"
 	}
 	return "Dark theme"

@@ -108,7 +108,7 @@ func TestStateTexts(t *testing.T) {
 	if EmptyText("loading") != "Loading…" || EmptyText("error") != "no data: see the message above" || EmptyText("ready") != "no drafts in window" {
 		t.Error("empty-chart texts")
 	}
-	if ThemeLabel(true, ThemeDark) != "Switch theme" || ThemeLabel(false, ThemeDark) != "Light theme" || ThemeLabel(false, ThemeLight) != "Dark theme" {
+	if ThemeLabel(ThemeDark) != "Light theme" || ThemeLabel(ThemeLight) != "Dark theme" {
 		t.Error("theme button texts")
 	}
 	if KText(0) != "unknown" || KText(5) != "5" {
