@@ -249,6 +249,7 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 	if a := d.previewAnswers(client); a != nil {
 		lctx = metricsclient.WithAnswers(lctx, a)
 	}
+	_, clockKnown := client.ClockOffset()
 	d.loading = true
 	ctx.Async(func() {
 		res := view.LoadWith(lctx, client, q, scrape, now, prev, view.LoadOptions{SkipLabels: !labels, Trace: perfMark, DeferWindow: deferWindow})
@@ -259,6 +260,14 @@ func (d *Dashboard) startLoad(ctx app.Context) {
 			}
 			d.loading = false
 			d.inflight = nil
+			// This load read at this machine's clock before the server's
+			// was known, and its answers showed the two apart by more than
+			// the tolerance: its window was this machine's, not the
+			// server's. Read again at once at the server's time (with the
+			// refresh off, the wrong window stayed until the user acted).
+			if !clockKnown && client.ClockSkewed() {
+				defer d.startLoad(ctx)
+			}
 			if res.Err != nil {
 				d.err, d.errAt = res.Err, res.At
 				d.window = nil

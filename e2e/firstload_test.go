@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/promtest"
@@ -143,5 +146,54 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 	// proxy nothing.
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the browser asked the proxy %d requests by its first load: want none (the page's answers)", n)
+	}
+}
+
+// aheadClock moves the page's Date 5 minutes ahead of the real time (a
+// browser whose clock is off) before any of its scripts run; Go's
+// js/wasm reads the wall clock through Date too.
+const aheadClock = `(() => {
+  const Real = Date, skew = 5 * 60 * 1000;
+  class Ahead extends Real {
+    constructor(...a) { if (a.length === 0) super(Real.now() + skew); else super(...a); }
+    static now() { return Real.now() + skew; }
+  }
+  window.Date = Ahead;
+})()`
+
+// TestBrowserClockAhead: a browser whose clock is 5 minutes ahead of the
+// server's shows the server's window, with the refresh off (the default
+// at /): its first load read at its own clock (no preview: the page
+// looks 5 minutes old to it), and once that load's answers told the
+// server's time, the dashboard read again at once. Before, the window
+// ended 5 minutes in the future (empty buckets, every card stale) until
+// the user acted.
+func TestBrowserClockAhead(t *testing.T) {
+	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
+		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3}, 2)
+	start := time.Now()
+	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(10*time.Second).Unix(), 10), promtest.NonEmpty, 60*time.Second)
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, h)
+	tab := newTab(t)
+	run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
+		func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
+			return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: aheadClock})
+		}))
+	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m"))
+	if ahead := run(t, tab, 10*time.Second, chromedp.Evaluate[float64](`Date.now()`)) - float64(time.Now().UnixMilli()); ahead < 4*60*1000 {
+		t.Fatalf("the page's clock is %.0f ms ahead: want 5 minutes", ahead)
+	}
+	// Ready with a window that ends at the server's time (within a
+	// minute: the window's step), not 5 minutes ahead.
+	latest := time.Now().Add(time.Minute).UnixMilli()
+	waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]');
+	  return !!r && r.dataset.state === 'ready' && Number(r.dataset.windowEnd) > 0 && Number(r.dataset.windowEnd) <= `+strconv.FormatInt(latest, 10)+`; })()`)
+	end := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('body > [data-dashboard]').dataset.windowEnd`))
+	if e, _ := strconv.ParseInt(end, 10, 64); time.Since(time.UnixMilli(e)) > 2*time.Minute {
+		t.Errorf("window end %s: %v before the server's time, want within the window's step", end, time.Since(time.UnixMilli(e)))
 	}
 }

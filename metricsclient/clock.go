@@ -74,6 +74,14 @@ func (c *Client) SeedClockOffset(o time.Duration) {
 	}
 }
 
+// ClockSkewed reports whether the server's clock is known to be
+// ClockSkewTolerance or more off this machine's: Now then moves the local
+// clock by ClockOffset.
+func (c *Client) ClockSkewed() bool {
+	o, ok := c.ClockOffset()
+	return ok && (o >= ClockSkewTolerance || o <= -ClockSkewTolerance)
+}
+
 // Now is the server's time as far as it is known: the local clock moved by
 // ClockOffset when that is at least ClockSkewTolerance either way (a browser
 // whose clock is off would otherwise end every window in the past or the
@@ -83,7 +91,8 @@ func (c *Client) Now() time.Time {
 		return time.Now()
 	}
 	now := c.clock.now()
-	if o, ok := c.ClockOffset(); ok && (o >= ClockSkewTolerance || o <= -ClockSkewTolerance) {
+	if c.ClockSkewed() {
+		o, _ := c.ClockOffset()
 		return now.Add(o)
 	}
 	return now
