@@ -167,12 +167,14 @@ func (d *Dashboard) previewAnswers(c *metricsclient.Client) *metricsclient.Answe
 }
 
 // pageClockOffset is the server's clock's offset from the browser's
-// (metricsclient.Client.ClockOffset) from the page's server time and its
-// arrival in the browser, both Unix ms: less than the true offset by the
-// time the page took to arrive. ok is false for times that are not
-// plausible (not finite, before 2000, or a day or more apart).
+// (metricsclient.Client.ClockOffset) from the page's server time and the
+// middle of its request and answer in the browser (at most a second
+// apart: preview.js), both Unix ms. ok is false for times that are not
+// plausible: not finite, before 2000, or previewAtMaxAge or more apart
+// (preview.js shows no preview older or newer than that, by the
+// browser's clock, so a larger offset is a tampered page's).
 func pageClockOffset(serverMs, receivedMs float64) (time.Duration, bool) {
-	const minMs, maxApart = 946684800000, 24 * time.Hour // 2000-01-01
+	const minMs, maxApart = 946684800000, previewAtMaxAge // 2000-01-01
 	if math.IsNaN(serverMs) || math.IsNaN(receivedMs) || math.IsInf(serverMs, 0) || math.IsInf(receivedMs, 0) ||
 		serverMs < minMs || receivedMs < minMs || serverMs > 1e15 || receivedMs > 1e15 {
 		return 0, false

@@ -477,19 +477,20 @@
     // Its answers: the live page's first load takes them instead of asking
     // the proxy again (app/prerender.go previewAnswers). They carry no Date
     // header, from which the live page learns the server's clock: the
-    // page's server time (data-preview-at) and its arrival here (this
-    // clock) stand in for it.
+    // page's server time (data-preview-at, taken while the server made the
+    // page) and the middle of its request and answer here (this clock)
+    // stand in for it, when the two were at most a second apart.
     var answers = root.querySelector(":scope > [data-answers]");
     if (answers) {
       window.specdashPreviewAnswers = answers.getAttribute("data-answers") || "";
       answers.remove();
-      var received = Date.now();
       try {
         var nav = performance.getEntriesByType("navigation")[0];
-        if (nav && nav.responseEnd > 0) received = performance.timeOrigin + nav.responseEnd;
+        if (nav && nav.requestStart > 0 && nav.responseEnd >= nav.requestStart && nav.responseEnd - nav.requestStart <= 1000) {
+          window.specdashPreviewServerAt = at;
+          window.specdashPreviewReceivedAt = performance.timeOrigin + (nav.requestStart + nav.responseEnd) / 2;
+        }
       } catch (e) { }
-      window.specdashPreviewServerAt = at;
-      window.specdashPreviewReceivedAt = received;
     }
 
     // 3. The overlay, and go-app's fresh first child.
