@@ -95,11 +95,13 @@ func (r *Recorder) keep(key string, body []byte) {
 	r.answers = append(r.answers, recorded{Key: key, Body: body})
 }
 
-// Answers are recorded answers (Recorder.Encode) to be replayed. It is
-// safe for concurrent use.
+// Answers are recorded answers (Recorder.Encode) to be replayed, in the
+// order they were recorded per request: a load that asked one request
+// twice finds both answers. It is safe for concurrent use.
 type Answers struct {
 	mu sync.Mutex
-	m  map[string][]byte
+	m  map[string][][]byte
+	n  int
 }
 
 // DecodeAnswers reads Recorder.Encode's text.
@@ -112,9 +114,9 @@ func DecodeAnswers(s string) (*Answers, error) {
 	if err := json.Unmarshal(b, &rs); err != nil {
 		return nil, err
 	}
-	a := &Answers{m: make(map[string][]byte, len(rs))}
+	a := &Answers{m: make(map[string][][]byte, len(rs)), n: len(rs)}
 	for _, r := range rs {
-		a.m[r.Key] = r.Body
+		a.m[r.Key] = append(a.m[r.Key], r.Body)
 	}
 	return a, nil
 }
@@ -126,18 +128,24 @@ func (a *Answers) Len() int {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.m)
+	return a.n
 }
 
-// take returns the answer to key and forgets it.
+// take returns the next answer to key and forgets it.
 func (a *Answers) take(key string) ([]byte, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	b, ok := a.m[key]
-	if ok {
-		delete(a.m, key)
+	q := a.m[key]
+	if len(q) == 0 {
+		return nil, false
 	}
-	return b, ok
+	if len(q) == 1 {
+		delete(a.m, key)
+	} else {
+		a.m[key] = q[1:]
+	}
+	a.n--
+	return q[0], true
 }
 
 // WithAnswers returns ctx with a: a request a Client makes with it is

@@ -123,6 +123,20 @@ func TestAnswersTransport(t *testing.T) {
 		t.Errorf("another time: asked %d, answers left %d: want the network, the answer kept", asked.Load(), ans.Len())
 	}
 
+	// A request recorded twice (a load that asked it twice) is answered
+	// twice, then goes to the network.
+	rec = NewRecorder(0)
+	post(WithRecorder(t.Context(), rec), "query=up&time=12")
+	post(WithRecorder(t.Context(), rec), "query=up&time=12")
+	ans, _ = DecodeAnswers(rec.Encode())
+	asked.Store(0)
+	for i := range 3 {
+		post(WithAnswers(t.Context(), ans), "query=up&time=12")
+		if want := int32(max(0, i-1)); asked.Load() != want {
+			t.Errorf("request %d of one recorded twice: asked %d, want %d", i+1, asked.Load(), want)
+		}
+	}
+
 	for _, c := range []struct {
 		name   string
 		limit  int
