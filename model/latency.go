@@ -230,8 +230,8 @@ func (m *Model) addLatency(src Source, s metricsclient.Schema, read *pending[*me
 		if l.ITL.NonMonotonic {
 			m.Notes = append(m.Notes, fam.Name+": bucket counts decrease with le somewhere (inconsistent data at the source); made monotonic as Prometheus' histogram_quantile does")
 		}
-		if !l.ITL.Mean.OK {
-			l.Reasons["itl"] = "no inter-token latency observations in the window"
+		if r := itlReason(l.Histogram, l.ITL); r != "" {
+			l.Reasons["itl"] = r
 		}
 	} else {
 		l.Reasons["itl"] = "no inter-token latency histogram"
@@ -373,4 +373,22 @@ func draftLengthNote(c compute.Counts) string {
 		return ""
 	}
 	return d.Note()
+}
+
+// itlReason says why the window's inter-token latency summary s of the
+// histogram h lacks a value: "" when the quantiles and the mean are
+// defined. With observations but no quantiles (classic and native
+// buckets both in the window, a source that changed its histogram kind;
+// or buckets without +Inf), it says so: the quantile cards showed the
+// generic "no drafts in window" there, next to a defined mean.
+func itlReason(h compute.Histogram, s compute.LatencySummary) string {
+	switch {
+	case !s.Mean.OK:
+		return "no inter-token latency observations in the window"
+	case s.P50.OK:
+		return ""
+	case h.Native != nil && len(h.Buckets) > 0:
+		return "classic and native histogram buckets both in the window: no quantiles"
+	}
+	return "no quantiles from these buckets (no +Inf bucket)"
 }
