@@ -62,7 +62,8 @@ func latencyCard(label string, defined bool, value app.UI, sub app.UI) app.UI {
 // the slash).
 func quantilePair(ms func(string, compute.Value) app.UI, p95, p99 compute.Value, reason string) app.UI {
 	if p95.OK || p99.OK {
-		return app.Span().Body(ms("itl-p95", p95), app.Text(" / "), ms("itl-p99", p99))
+		// A narrow card breaks the line before the slash, not after it.
+		return app.Span().Body(ms("itl-p95", p95), app.Text(" "), app.Span().Class("pair-second").Body(app.Text("/ "), ms("itl-p99", p99)))
 	}
 	if reason == "" {
 		reason = compute.Undefined

@@ -404,14 +404,15 @@ func BestKNote(b compute.BestK) string {
 }
 
 // ITLSub is the line under the latency panel's p50: the histogram read and
-// its number of steps, "not read" when the read failed, or "no
-// histogram".
+// its number of steps, "not read" when the read failed, or what the card
+// shows when there is no histogram (its value line says that: "– no
+// inter-token latency histogram").
 func ITLSub(l *model.Latency) string {
 	switch {
 	case l.Err != nil:
 		return "not read"
 	case l.ITLMetric == "":
-		return "no histogram"
+		return "median, per engine step"
 	}
 	return l.ITLMetric + " (" + l.ITLKind() + " histogram), " + compute.FormatCount(l.ITL.Observations, "") + " steps in the window"
 }

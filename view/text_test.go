@@ -213,14 +213,15 @@ func TestInsightTexts(t *testing.T) {
 }
 
 // TestITLSub: the line under the latency panel's p50 says whether the
-// histogram was read, is absent, or how many steps it holds.
+// histogram was read or how many steps it holds; without one, what the
+// card would show (its value line gives the reason, not said twice).
 func TestITLSub(t *testing.T) {
 	cases := []struct {
 		l    model.Latency
 		want string
 	}{
 		{model.Latency{Err: errors.New("unreachable")}, "not read"},
-		{model.Latency{}, "no histogram"},
+		{model.Latency{}, "median, per engine step"},
 		{model.Latency{ITLMetric: "vllm:inter_token_latency_seconds", ITL: compute.LatencySummary{Observations: 1234}}, "vllm:inter_token_latency_seconds (classic histogram), 1234 steps in the window"},
 	}
 	for _, c := range cases {
