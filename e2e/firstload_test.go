@@ -34,16 +34,7 @@ import (
 // below it; data-loads proves the numbers come from the first load (no
 // refresh has run).
 func TestFirstLoadNotDelayedByRefresh(t *testing.T) {
-	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA, modelB}, Engines: 2, K: 4,
-		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3}, 4)
-	start := time.Now()
-	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(10*time.Second).Unix(), 10), promtest.NonEmpty, 60*time.Second)
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, h)
-	tab := newTab(t)
+	base, tab := simSite(t, []string{modelA, modelB}, 4)
 
 	to := (time.Now().Add(-3*time.Second).UnixMilli() / 1000) * 1000
 	from := to - 10*1000
@@ -78,6 +69,22 @@ func TestFirstLoadNotDelayedByRefresh(t *testing.T) {
 			}
 		})
 	}
+}
+
+// simSite serves specdash in front of a Prometheus scraping targets
+// simulators of models (2 engines, k = 4) once it holds 10 s of their
+// data, and opens a tab.
+func simSite(t *testing.T, models []string, targets int) (base string, tab context.Context) {
+	t.Helper()
+	prom := simtest.Prometheus(t, simulate.Config{Models: models, Engines: 2, K: 4,
+		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3}, targets)
+	start := time.Now()
+	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(10*time.Second).Unix(), 10), promtest.NonEmpty, 60*time.Second)
+	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, h), newTab(t)
 }
 
 // with returns a copy of v with key set to val.
@@ -169,16 +176,7 @@ const aheadClock = `(() => {
 // ended 5 minutes in the future (empty buckets, every card stale) until
 // the user acted.
 func TestBrowserClockAhead(t *testing.T) {
-	prom := simtest.Prometheus(t, simulate.Config{Models: []string{modelA}, Engines: 2, K: 4,
-		Acceptance: []float64{0.8}, DraftsPerSecond: 10, Seed: 3}, 2)
-	start := time.Now()
-	prom.WaitFor(t, `min(timestamp(vllm:spec_decode_num_drafts_total)) > `+strconv.FormatInt(start.Add(10*time.Second).Unix(), 10), promtest.NonEmpty, 60*time.Second)
-	h, err := server.New(server.Config{PrometheusURL: prom.URL, ScrapeInterval: scrapeInterval, Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, h)
-	tab := newTab(t)
+	base, tab := simSite(t, []string{modelA}, 2)
 	run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
 		func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
 			return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: aheadClock})
