@@ -138,9 +138,11 @@ func (d *Dashboard) preRenderLoad(ctx app.Context) {
 //
 // Replayed answers have no Date header, from which the client learns the
 // server's clock (metricsclient.Client.Now), so the page's server time
-// against its arrival in the browser seeds it (pageClockOffset): a
-// browser whose clock is off reads its first refresh at the server's time
-// too.
+// against the middle of its request and answer in the browser seeds it
+// (pageClockOffset; preview.js gives none for a page that took more than
+// a second): a browser whose clock is off reads its first refresh at the
+// server's time too. Without a seed, that refresh's answers tell the
+// offset and the dashboard reads again at once (startLoad).
 func (d *Dashboard) previewAnswers(c *metricsclient.Client) *metricsclient.Answers {
 	if d.answersAsked || !app.IsClient {
 		return nil
