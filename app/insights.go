@@ -197,9 +197,20 @@ func insightMetric(name string, v compute.Value, text string) app.HTMLSpan {
 }
 
 func card(label string, value app.UI, sub ...app.UI) app.UI {
+	return valueCard(label, true, value, sub...)
+}
+
+// valueCard is card, with the value line set small and muted when its
+// numbers are undefined (defined false): a dash and its reason read as
+// the top cards' undefined values do, not as a number in the large font.
+func valueCard(label string, defined bool, value app.UI, sub ...app.UI) app.UI {
+	v := app.Div().Class("metric-value").Body(value)
+	if !defined {
+		v = v.Class("undefined")
+	}
 	return app.Div().Class("card").Body(
 		app.Div().Class("card-label").Text(label),
-		app.Div().Class("metric-value").Body(value),
+		v,
 		app.Div().Class("card-sub").Body(sub...),
 	)
 }

@@ -41,21 +41,6 @@ func latencyValue(name string, v compute.Value, text, reason string) app.UI {
 	)
 }
 
-// latencyCard is card, with the value line set small and muted when
-// its numbers are undefined: a dash and its reason read as the other
-// cards' undefined values do, not as a number in the large font.
-func latencyCard(label string, defined bool, value app.UI, sub app.UI) app.UI {
-	v := app.Div().Class("metric-value").Body(value)
-	if !defined {
-		v = v.Class("undefined")
-	}
-	return app.Div().Class("card").Body(
-		app.Div().Class("card-label").Text(label),
-		v,
-		app.Div().Class("card-sub").Body(sub),
-	)
-}
-
 // quantilePair is the p95 / p99 card's value: each quantile as ms shows
 // it, and when neither is defined both dashes with their reason said once
 // ("– / – no inter-token latency histogram", not the reason twice around
@@ -101,11 +86,11 @@ func (d *Dashboard) renderLatency(chart func(name string, h int, zoom bool) app.
 	body := []app.UI{
 		app.P().Class("panel-note").DataSet("itl-caveat", "true").Text("Note: " + model.ITLCaveat + "."),
 		app.Div().Class("cards").Body(
-			latencyCard("Inter-token latency p50", q.P50.OK, ms("itl-p50", q.P50), app.Text(itlSub)),
-			latencyCard("Inter-token latency p95 / p99", q.P95.OK || q.P99.OK, quantilePair(ms, q.P95, q.P99, itlReason), app.Text("per engine step")),
-			latencyCard("Inter-token latency mean", q.Mean.OK, ms("itl-mean", q.Mean), app.Text("ITL sum / observations")),
-			latencyCard("Output tokens/s", l.OutputPerSecond.OK, perSec, app.Text("output tokens / seconds of data")),
-			latencyCard("Output from accepted drafts", l.OutputShare.OK, share, app.Text(shareSub)),
+			valueCard("Inter-token latency p50", q.P50.OK, ms("itl-p50", q.P50), app.Text(itlSub)),
+			valueCard("Inter-token latency p95 / p99", q.P95.OK || q.P99.OK, quantilePair(ms, q.P95, q.P99, itlReason), app.Text("per engine step")),
+			valueCard("Inter-token latency mean", q.Mean.OK, ms("itl-mean", q.Mean), app.Text("ITL sum / observations")),
+			valueCard("Output tokens/s", l.OutputPerSecond.OK, perSec, app.Text("output tokens / seconds of data")),
+			valueCard("Output from accepted drafts", l.OutputShare.OK, share, app.Text(shareSub)),
 		),
 	}
 	if l.ITLMetric != "" {
