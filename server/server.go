@@ -275,12 +275,13 @@ func New(cfg Config) (http.Handler, error) {
 		ready = (&sourceReady{p: proxy, answered: &proxy.defAnswered}).check
 	}
 	r := &root{
-		proxy:   m.instrument("proxy", proxy),
-		assets:  m.instrument("assets", assets),
-		app:     m.instrument("app", goapp),
-		page:    m.instrument("app", page),
-		metrics: m.instrument("metrics", m.handler()),
-		health:  m.instrument("health", health{ready: ready}),
+		preRender: cfg.PreRenderTimeout > 0,
+		proxy:     m.instrument("proxy", proxy),
+		assets:    m.instrument("assets", assets),
+		app:       m.instrument("app", goapp),
+		page:      m.instrument("app", page),
+		metrics:   m.instrument("metrics", m.handler()),
+		health:    m.instrument("health", health{ready: ready}),
 	}
 	// Outermost: the security headers (on every answer, errors included),
 	// then the panic guard (around auth too).
@@ -290,6 +291,7 @@ func New(cfg Config) (http.Handler, error) {
 // root dispatches on the raw request path, before any cleaning, so that
 // path tricks reach the proxy's checks instead of a redirect.
 type root struct {
+	preRender                                 bool // the dashboard page is pre-rendered with numbers
 	proxy, assets, app, page, metrics, health http.Handler
 }
 
@@ -316,7 +318,7 @@ func (h *root) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r = r.Clone(r.Context())
 			r.Header.Del("If-None-Match")
 		}
-		h.page.ServeHTTP(w, withBrowserZone(w, r))
+		h.page.ServeHTTP(w, withBrowserZone(w, r, h.preRender))
 	default:
 		h.app.ServeHTTP(w, r)
 	}

@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	// The browser's zone is looked up by name (view.BrowserZone) on hosts
 	// without a zoneinfo database too.
@@ -17,13 +19,25 @@ import (
 // the pre-render only the URL), so that the pre-rendered page shows
 // "local" times as the browser's live page will, not in the server's
 // zone. The answer then varies with the cookie.
-func withBrowserZone(w http.ResponseWriter, r *http.Request) *http.Request {
+//
+// A request without a known zone (a first visit) is pre-rendered in the
+// server's zone: when that page has numbers and "local" times (preRender,
+// not tz=utc), the answer sets view.ServerZoneCookie to the server zone's
+// offset now, from which boot.js tells whether to ask again in its own
+// zone (TestServerZoneCookie, e2e TestPreviewInBrowserZone).
+func withBrowserZone(w http.ResponseWriter, r *http.Request, preRender bool) *http.Request {
 	w.Header().Add("Vary", "Cookie")
 	c, err := r.Cookie(view.ZoneCookie)
-	if err != nil {
-		return r
+	known := err == nil
+	if known {
+		_, known = view.BrowserZone(c.Value)
 	}
-	if _, ok := view.BrowserZone(c.Value); !ok {
+	if !known {
+		if preRender && r.URL.Query().Get("tz") != view.TZUTC {
+			_, off := time.Now().Zone()
+			http.SetCookie(w, &http.Cookie{Name: view.ServerZoneCookie, Value: strconv.Itoa(off), Path: "/",
+				MaxAge: 60, SameSite: http.SameSiteLaxMode})
+		}
 		return r
 	}
 	r2 := r.Clone(r.Context())

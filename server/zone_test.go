@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -87,6 +88,65 @@ func TestPreRenderInBrowserZone(t *testing.T) {
 		// the window's summary and footer say UTC+5:30, not IST.
 		if c.loc == kolkata && (!strings.Contains(page, "UTC+5:30") || strings.Contains(page, " IST")) {
 			t.Errorf("%s: the zone is not named UTC+5:30 (as in the browser) throughout the page", c.name)
+		}
+	}
+}
+
+// TestServerZoneCookie: a dashboard page pre-rendered in the server's own
+// zone, for a request that named no zone the server knows, sets
+// view.ServerZoneCookie to the server zone's offset now (boot.js then asks
+// once more in the browser's zone when its offset differs); a page in a
+// known zone, one in UTC (tz=utc) and a server that pre-renders no numbers
+// set none.
+func TestServerZoneCookie(t *testing.T) {
+	_, off := time.Now().Zone()
+	for _, c := range []struct {
+		name, cookie, query string
+		preRender           bool
+		want                string // the cookie's value; "" for none
+	}{
+		{"first visit", "", "", true, strconv.Itoa(off)},
+		{"not a zone", "Mars/Olympus_Mons", "", true, strconv.Itoa(off)},
+		{"browser's zone", "Asia/Kolkata", "", true, ""},
+		{"page in UTC", "", "tz=utc", true, ""},
+		{"no pre-render", "", "", false, ""},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/?"+c.query, nil)
+		if c.cookie != "" {
+			r.AddCookie(&http.Cookie{Name: view.ZoneCookie, Value: c.cookie})
+		}
+		w := httptest.NewRecorder()
+		withBrowserZone(w, r, c.preRender)
+		var got *http.Cookie
+		for _, k := range w.Result().Cookies() {
+			if k.Name == view.ServerZoneCookie {
+				got = k
+			}
+		}
+		switch {
+		case c.want == "" && got != nil:
+			t.Errorf("%s: cookie %v, want none", c.name, got)
+		case c.want != "" && (got == nil || got.Value != c.want || got.Path != "/" || got.MaxAge != 60 || got.SameSite != http.SameSiteLaxMode):
+			t.Errorf("%s: cookie %v, want %s=%s for / for 60 s, SameSite=Lax", c.name, got, view.ServerZoneCookie, c.want)
+		}
+	}
+	// Wired to the server's pre-render setting.
+	for _, c := range []struct {
+		preRender time.Duration
+		want      bool
+	}{{0, true}, {-1, false}} {
+		s := newServer(t, Config{PrometheusURL: "http://127.0.0.1:1", PreRenderTimeout: c.preRender})
+		resp, err := http.Get(s.URL + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		set := false
+		for _, k := range resp.Cookies() {
+			set = set || k.Name == view.ServerZoneCookie
+		}
+		if set != c.want {
+			t.Errorf("PreRenderTimeout %v: %s set %v, want %v", c.preRender, view.ServerZoneCookie, set, c.want)
 		}
 	}
 }

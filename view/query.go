@@ -621,6 +621,15 @@ const (
 	ZoneFragment = "specdash-tz="
 )
 
+// ServerZoneCookie is the cookie the server sets on a dashboard page it
+// pre-renders in its own zone because the request named no zone it knows
+// (a first visit): the server zone's UTC offset now, in seconds east of
+// UTC. When the browser's differs, web/static/boot.js asks for the page
+// once more, with its ZoneCookie, from the page's head, so that a first
+// visit from another zone gets the preview too (before, preview.js skipped
+// it: its times were the server's).
+const ServerZoneCookie = "specdash_tz_server"
+
 // BrowserZone returns the location named by a ZoneCookie value: an IANA
 // name of at most 64 characters (letters, digits, "/", "_", "+", "-")
 // that time.LoadLocation knows; ok false for anything else ("Local" and
