@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -962,23 +963,34 @@ func clearCookies(t *testing.T, tab context.Context) {
 
 // TestPreviewInBrowserZone: the pre-rendered page shows "local" times in
 // the browser's zone, which the server learns from boot.js's cookie. A
-// browser in another zone than the server on its first visit gets
-// no preview (its times would be the server's: preview.js compares the
-// zone offsets the server used) and the cookie; on the next visit the
-// preview shows the window's start in the browser's zone, as the live
-// page then does.
+// browser in another zone than the server on its first visit gets a page
+// rendered in the server's zone and the server's offset
+// (view.ServerZoneCookie); boot.js then asks for the page once more with
+// its zone cookie, so that this visit too shows the preview, with the
+// window's start in the browser's zone, as the live page then does. A
+// later visit asks once; so does a first visit from the server's own
+// offset.
 func TestPreviewInBrowserZone(t *testing.T) {
 	fx := fixtures.KnownAnswer()
 	w := fx.Whole
 	// A browser zone whose offset differs from the server's (the test
-	// process's) over the window: 5 h 30 off UTC, or 9 h on a server that
-	// is 5 h 30 off; neither has daylight saving time (Go's wasm takes
-	// the browser's offset of today for every date).
+	// process's) over the window and now: 5 h 30 off UTC, or 9 h on a
+	// server that is 5 h 30 off; neither has daylight saving time (Go's
+	// wasm takes the browser's offset of today for every date).
 	zone := hintZone
 	if _, off := w.StartTime().In(time.Local).Zone(); off == 5*3600+1800 {
 		zone = "Asia/Tokyo"
 	}
-	base, tab := previewSite(t, fx.OpenMetrics)
+	h := fixtureHandler(t, fx.OpenMetrics, 20*time.Second)
+	var pages atomic.Int32 // the dashboard pages navigated to (not go-app's service worker's)
+	base := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && r.Header.Get("Sec-Fetch-Mode") == "navigate" {
+			pages.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	tab := newTab(t)
+	step(t, tab, 10*time.Second, chromedp.EmulateViewport(1440, 1300))
 	clearCookies(t, tab) // a first visit
 	t.Cleanup(func() { clearCookies(t, tab) })
 	browserZone(t, tab, zone)
@@ -996,28 +1008,50 @@ func TestPreviewInBrowserZone(t *testing.T) {
 	const read = `(() => { const f = document.querySelector('#specdash-preview #from');
 	  return {preview: document.body.dataset.preview || '', cookie: document.cookie, from: f ? f.value : ''}; })()`
 	const settled = `!!document.body && !!document.body.dataset.preview`
+	// The page boot.js asked for again (not the first one's state).
+	again := nthPage(t, tab, 2)
 	navigateNoWait(t, tab, page)
-	waitJS(t, tab, 30*time.Second, settled)
+	again(settled)
 	first := run(t, tab, 10*time.Second, chromedp.Evaluate[seen](read))
 	// The cookie names the browser's zone (Chromium may name Asia/Kolkata
-	// by its older alias, Asia/Calcutta).
+	// by its older alias, Asia/Calcutta); the server's offset is gone.
 	_, name, _ := strings.Cut(first.Cookie, view.ZoneCookie+"=")
 	name, _, _ = strings.Cut(name, ";")
 	cl, err := time.LoadLocation(name)
-	if first.Preview != "skipped" || err != nil || view.FormatLocalInput(w.StartTime().UnixMilli(), cl) != wantFrom {
-		t.Errorf("first visit from %s: preview %q, cookies %q; want skipped (the server's zone differs) and the zone's cookie", zone, first.Preview, first.Cookie)
+	if err != nil || view.FormatLocalInput(w.StartTime().UnixMilli(), cl) != wantFrom || strings.Contains(first.Cookie, view.ServerZoneCookie) {
+		t.Errorf("first visit from %s: cookies %q; want the zone's cookie, not %s", zone, first.Cookie, view.ServerZoneCookie)
 	}
-	waitJS(t, tab, 60*time.Second, `(document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
-	nav := nextPage(t, tab)
-	navigateNoWait(t, tab, page)
-	nav(settled)
-	second := run(t, tab, 10*time.Second, chromedp.Evaluate[seen](read))
-	if second.Preview != "shown" || second.From != wantFrom {
-		t.Errorf("second visit: preview %q, From %q; want shown, %q (the window's start in %s)", second.Preview, second.From, wantFrom, zone)
+	if first.Preview != "shown" || first.From != wantFrom || pages.Load() != 2 {
+		t.Errorf("first visit from %s: preview %q, From %q after %d page requests; want shown, %q after 2 (the server's zone, then the browser's)",
+			zone, first.Preview, first.From, pages.Load(), wantFrom)
 	}
 	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && (document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
 	if got := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.getElementById('from').value`)); got != wantFrom {
 		t.Errorf("live page's From %q, want %q as the preview's", got, wantFrom)
+	}
+	nav := nextPage(t, tab)
+	navigateNoWait(t, tab, page)
+	nav(settled)
+	second := run(t, tab, 10*time.Second, chromedp.Evaluate[seen](read))
+	if second.Preview != "shown" || second.From != wantFrom || pages.Load() != 3 {
+		t.Errorf("second visit: preview %q, From %q, %d page requests in all; want shown, %q, 3", second.Preview, second.From, pages.Load(), wantFrom)
+	}
+	waitJS(t, tab, 60*time.Second, `!document.getElementById('specdash-preview') && (document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
+
+	// A first visit from a zone with the server's offset now: one request.
+	_, off := time.Now().Zone()
+	if off%3600 == 0 {
+		clearCookies(t, tab)
+		// Etc/GMT+5 is UTC-5.
+		browserZone(t, tab, fmt.Sprintf("Etc/GMT%+d", -off/3600))
+		before := pages.Load()
+		nav := nextPage(t, tab)
+		navigateNoWait(t, tab, page)
+		nav(settled)
+		waitJS(t, tab, 60*time.Second, `(document.querySelector('body > [data-dashboard]') || {dataset: {}}).dataset.state === 'ready'`)
+		if got := pages.Load() - before; got != 1 {
+			t.Errorf("first visit from the server's offset: %d page requests, want 1", got)
+		}
 	}
 }
 
@@ -1124,11 +1158,23 @@ func TestPreviewHandsOver(t *testing.T) {
 // cond is evaluated again until it holds.)
 func nextPage(t *testing.T, tab context.Context) (wait func(cond string)) {
 	t.Helper()
+	return nthPage(t, tab, 1)
+}
+
+// nthPage is nextPage for the n-th document the main frame commits after
+// the call (2: a page that asked for itself again).
+func nthPage(t *testing.T, tab context.Context, n int) (wait func(cond string)) {
+	t.Helper()
 	ch := make(chan struct{})
-	var once sync.Once
+	var mu sync.Mutex
+	seen := 0
 	_ = chromedp.Listen(tab, func(ev any) {
 		if e, ok := ev.(*cdppage.EventFrameNavigated); ok && e.Frame.ParentID == "" {
-			once.Do(func() { close(ch) })
+			mu.Lock()
+			defer mu.Unlock()
+			if seen++; seen == n {
+				close(ch)
+			}
 		}
 	})
 	return func(cond string) {

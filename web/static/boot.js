@@ -50,10 +50,34 @@
   // The browser's time zone for the server's pre-render of the next page
   // (server/zone.go, view.ZoneCookie): its "local" times are then the
   // browser's before the wasm runs (preview.js checks the zone it used).
+  //
+  // A page the server rendered in its own zone, since the request named
+  // none (a first visit), carries the server zone's offset now in the
+  // cookie specdash_tz_server (server/zone.go, view.ServerZoneCookie).
+  // When the browser's offset differs, preview.js would skip that page's
+  // numbers (their times are the server's), and the visitor would see none
+  // until the live dashboard: the page is asked for once more, now with the
+  // zone cookie, from here, before its body has come. The server's second
+  // pre-render joins the first's queries (the proxy coalesces and caches
+  // them). Once only: the zone cookie must have been absent before and be
+  // set now, so the second request carries it.
   try {
+    var cookie = function (name) {
+      var m = document.cookie.match(new RegExp("(?:^|;\\s*)" + name + "=([^;]*)"));
+      return m ? m[1] : null;
+    };
+    var hadZone = cookie("specdash_tz") !== null;
+    var serverOffset = cookie("specdash_tz_server");
+    if (serverOffset !== null) document.cookie = "specdash_tz_server=; path=/; max-age=0; samesite=lax";
     var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (/^[A-Za-z0-9\/_+-]{1,64}$/.test(tz || "")) {
       document.cookie = "specdash_tz=" + tz + "; path=/; max-age=31536000; samesite=lax";
+      if (!hadZone && serverOffset !== null && /^-?[0-9]{1,6}$/.test(serverOffset) &&
+          Number(serverOffset) !== -60 * new Date().getTimezoneOffset() && cookie("specdash_tz") === tz) {
+        window.stop();
+        location.reload();
+        return;
+      }
     }
   } catch (e) { }
 
