@@ -38,6 +38,9 @@
 //     BenchmarkScale (every load: specdash-<window>-<engines>-<run>);
 //     a wasm built without -ldflags="-s -w" (SPECDASH_BENCH_WEB) names
 //     its frames;
+//   - SPECDASH_BENCH_ZONE: an IANA time zone for BenchmarkInteractive's
+//     browser (a visitor from another zone than the server's: its first
+//     visit's page is asked for twice, server/zone.go);
 //   - SPECDASH_BENCH_FLOOR=1: BenchmarkInteractive and BenchmarkScale also
 //     load the stack's floor (bench/cmd/floorapp, built by the benchmark:
 //     floor_test.go), =2 BenchmarkInteractive its hello variant too (needs
