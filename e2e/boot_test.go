@@ -306,7 +306,10 @@ func TestWasmLoaderProgress(t *testing.T) {
 // preview's hint say what failed while the pre-rendered numbers stay.
 func TestWasmHTTPError(t *testing.T) {
 	fx := fixtures.KnownAnswer()
-	h := fixtureHandler(t, fx.OpenMetrics, 0)
+	// A generous pre-render budget: the test needs the preview's numbers,
+	// and a busy machine ran past the default second (a page without
+	// numbers has no preview hint to say the failure).
+	h := fixtureHandler(t, fx.OpenMetrics, 20*time.Second)
 	broken := &faultyWasm{h: h, status: http.StatusInternalServerError}
 	base := serve(t, broken)
 	tab := newTab(t)
