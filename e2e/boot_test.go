@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -202,7 +203,8 @@ type faultyWasm struct {
 	release chan struct{}
 	status  int
 	mu      sync.Mutex
-	asked   int // app.wasm requests
+	asked   int      // app.wasm requests
+	callers []string // who asked, from each request's headers
 }
 
 func (s *faultyWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -213,6 +215,8 @@ func (s *faultyWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.asked++
 	first := s.asked == 1
+	s.callers = append(s.callers, fmt.Sprintf("Sec-Fetch-Dest %q, Sec-Fetch-Mode %q, Service-Worker %q, Referer %q",
+		r.Header.Get("Sec-Fetch-Dest"), r.Header.Get("Sec-Fetch-Mode"), r.Header.Get("Service-Worker"), r.Header.Get("Referer")))
 	s.mu.Unlock()
 	if s.status != 0 {
 		http.Error(w, "a broken deployment", s.status)
@@ -224,6 +228,13 @@ func (s *faultyWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Header.Del("Accept-Encoding")
 	s.h.ServeHTTP(&stallWriter{ResponseWriter: w, left: s.limit, release: s.release, done: r.Context().Done()}, r)
+}
+
+// from says who asked for app.wasm, a line per request.
+func (s *faultyWasm) from() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.callers...)
 }
 
 func (s *faultyWasm) requests() int {
@@ -290,13 +301,20 @@ func TestWasmLoaderProgress(t *testing.T) {
 	if st := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`(document.querySelector('body [data-dashboard]') || {dataset: {}}).dataset.state || ''`)); st == "ready" {
 		t.Fatalf("dashboard %q with 40 %% of its wasm", st)
 	}
+	// Past boot.js's 20 s hold of go-app's service worker, counted from the
+	// page's start it let the worker's install ask for app.wasm again while
+	// the first answer still came: the hold counts from the wasm's end.
+	waitJS(t, tab, 60*time.Second, `performance.now() > 22000`)
+	if n := run(t, tab, 10*time.Second, chromedp.Evaluate[int](`navigator.serviceWorker.getRegistrations().then(r => r.length)`, chromedp.EvalAwaitPromise)); n != 0 {
+		t.Errorf("%d service worker registrations while the wasm still comes: want none", n)
+	}
 	close(stall.release)
 	waitReady(t, tab, 90*time.Second)
 	if got := run(t, tab, 10*time.Second, chromedp.Evaluate[bool](`!!document.getElementById('app-wasm-loader')`)); got {
 		t.Errorf("go-app's loader still there on the live dashboard")
 	}
 	if n := stall.requests(); n != 1 {
-		t.Errorf("%d app.wasm requests: want the stalled one only, resumed", n)
+		t.Errorf("%d app.wasm requests (%s): want the stalled one only, resumed", n, strings.Join(stall.from(), "; "))
 	}
 }
 

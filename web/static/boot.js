@@ -18,9 +18,11 @@
 //     compiles the wasm as go-app would, so the page starts either way.
 //
 // It also holds go-app's service worker registration back until the live
-// dashboard is ready or failed (data-state "ready"/"error"), or 20 s at most:
-// the worker's install caches "/" (the server renders the page again, with a
-// load) and every asset, which competed with the start for the CPU.
+// dashboard is ready or failed (data-state "ready"/"error"), or 20 s at most
+// after the wasm has come (or failed): the worker's install caches "/" (the
+// server renders the page again, with a load) and every asset, which
+// competed with the start for the CPU, and app.wasm, which it would ask for
+// a second time while the page's download still runs.
 //
 // go-app's loader label shows the wasm's download as it comes (the worker
 // counts its bytes), a download that stalled, and why the app could not be
@@ -229,6 +231,9 @@
       watch();
     });
   };
+  // wasmSettled: the wasm has come and compiled, or failed (the service
+  // worker's 20 s hold counts from then; set below).
+  var wasmSettled = function () { };
   var compile = function () {
     if (compiled) return compiled;
     mark("specdash:wasm:compile");
@@ -244,6 +249,7 @@
       return m;
     });
     compiled.catch(function () { }); // handled when app.js asks
+    compiled.then(wasmSettled, wasmSettled);
     return compiled;
   };
   var bodyArrived = function () {
@@ -366,7 +372,13 @@
     } catch (e) {
       released = true;
     }
-    setTimeout(release, 20000);
+    // 20 s after the wasm has come or failed, not from the page's start: a
+    // download slower than that (a slow link, a stalled answer: e2e
+    // TestWasmLoaderProgress) had the worker's install ask for app.wasm
+    // a second time beside it.
+    var holdFrom = function () { setTimeout(release, 20000); };
+    if (compiled) compiled.then(holdFrom, holdFrom);
+    else wasmSettled = holdFrom;
     sw.register = function () {
       var self = this, args = arguments;
       sw.register = origRegister;
