@@ -122,6 +122,7 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	tab := newTab(t)
+	addScript(t, tab, stoppableClock)
 	gates := holdRequests(t, tab, map[string]string{"app.wasm": "wasm"})
 	navigateNoWait(t, tab, base+"/?"+url.Values{"range": {"1h"}, "refresh": {"5m"}}.Encode())
 	waitJS(t, tab, 60*time.Second, `document.body && document.body.dataset.preview === 'shown'`)
@@ -136,9 +137,14 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 	if err1 != nil || err2 != nil || pre.LoadAt == "" {
 		t.Fatalf("preview %+v: want its window's end, step and data-load-at", pre)
 	}
-	// The wasm held until the window's step has moved on.
+	// The wasm held until the window's step has moved on; then the page's
+	// clock stops there: the first load sees the step moved on, and the
+	// pre-render's time well within firstLoadAt's minute however long the
+	// Go program takes to start (on a slow CI machine it took over a
+	// minute, and the first load rightly read at its own time).
 	next := end + int64(stepS*1000) + 1000
 	waitJS(t, tab, 2*time.Minute, `Date.now() > `+strconv.FormatInt(next, 10))
+	run(t, tab, 10*time.Second, chromedp.Evaluate[float64](`window.__stopClock(`+strconv.FormatInt(next, 10)+`)`))
 	if gates.held("wasm") == 0 {
 		t.Fatal("no app.wasm request held: the test cannot hold the live page back")
 	}
@@ -154,6 +160,30 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the browser asked the proxy %d requests by its first load: want none (the page's answers)", n)
 	}
+}
+
+// stoppableClock lets a test stop the page's Date (Go's js/wasm wall
+// clock reads it; its timers and monotonic clock use performance.now):
+// window.__stopClock(ms) makes Date say ms from then on.
+const stoppableClock = `(() => {
+  const Real = Date;
+  let stopped = 0;
+  class Stoppable extends Real {
+    constructor(...a) { if (a.length === 0) super(stopped || Real.now()); else super(...a); }
+    static now() { return stopped || Real.now(); }
+  }
+  window.Date = Stoppable;
+  window.__stopClock = (ms) => (stopped = ms);
+})()`
+
+// addScript runs source in the tab's every new document before its own
+// scripts.
+func addScript(t *testing.T, tab context.Context, source string) {
+	t.Helper()
+	run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
+		func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
+			return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: source})
+		}))
 }
 
 // aheadClock moves the page's Date 5 minutes ahead of the real time (a
@@ -177,21 +207,29 @@ const aheadClock = `(() => {
 // the user acted.
 func TestBrowserClockAhead(t *testing.T) {
 	base, tab := simSite(t, []string{modelA}, 2)
-	run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
-		func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
-			return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: aheadClock})
-		}))
+	addScript(t, tab, aheadClock)
+	before := time.Now()
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m"))
 	if ahead := run(t, tab, 10*time.Second, chromedp.Evaluate[float64](`Date.now()`)) - float64(time.Now().UnixMilli()); ahead < 4*60*1000 {
 		t.Fatalf("the page's clock is %.0f ms ahead: want 5 minutes", ahead)
 	}
-	// Ready with a window that ends at the server's time (within a
-	// minute: the window's step), not 5 minutes ahead.
-	latest := time.Now().Add(time.Minute).UnixMilli()
-	waitJS(t, tab, 60*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]');
-	  return !!r && r.dataset.state === 'ready' && Number(r.dataset.windowEnd) > 0 && Number(r.dataset.windowEnd) <= `+strconv.FormatInt(latest, 10)+`; })()`)
-	end := run(t, tab, 10*time.Second, chromedp.Evaluate[string](`document.querySelector('body > [data-dashboard]').dataset.windowEnd`))
-	if e, _ := strconv.ParseInt(end, 10, 64); time.Since(time.UnixMilli(e)) > 2*time.Minute {
-		t.Errorf("window end %s: %v before the server's time, want within the window's step", end, time.Since(time.UnixMilli(e)))
+	// Ready with a window that ends at the server's time when it loaded
+	// (within the window's step), not 5 minutes ahead. The bounds are the
+	// server's times before the page was asked for and after it was ready,
+	// so a slow machine cannot break them (before: a bound a minute after
+	// the navigation, which a page ready later passed).
+	waitReady(t, tab, 60*time.Second)
+	got := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]string](`(() => { const d = document.querySelector('body > [data-dashboard]').dataset;
+	  return {end: d.windowEnd || '', step: d.stepSeconds || ''}; })()`))
+	after := time.Now()
+	e, err1 := strconv.ParseInt(got["end"], 10, 64)
+	stepS, err2 := strconv.ParseFloat(got["step"], 64)
+	if err1 != nil || err2 != nil || stepS <= 0 {
+		t.Fatalf("live page's window end %q, step %q: want both", got["end"], got["step"])
+	}
+	slack := time.Duration(stepS*float64(time.Second)) + time.Second
+	if end := time.UnixMilli(e); end.Before(before.Add(-slack)) || end.After(after.Add(slack)) {
+		t.Errorf("window end %s: want between the server's times before the page (%s) and after it was ready (%s), within the step (%v)",
+			end.UTC().Format(time.RFC3339), before.UTC().Format(time.RFC3339), after.UTC().Format(time.RFC3339), slack)
 	}
 }
