@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 
@@ -79,10 +78,7 @@ func TestWasmCompiledOffMainThread(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tab := newTab(t)
 			if c.before != "" {
-				run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
-					func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
-						return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: c.before})
-					}))
+				addScript(t, tab, c.before)
 			}
 			step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m&refresh=off"))
 			waitJS(t, tab, 90*time.Second, `(() => { const r = document.querySelector('body > [data-dashboard]'); return !!r && (r.dataset.state === 'ready' || r.dataset.state === 'error'); })()`)

@@ -221,26 +221,28 @@ func TestBrowserClockAhead(t *testing.T) {
 	// break it (before: a bound a minute after the navigation, which a page
 	// ready later passed).
 	waitReady(t, tab, 60*time.Second)
-	var end time.Time
-	var after time.Time
+	var end, after time.Time
 	var slack time.Duration
 	for deadline := time.Now().Add(3 * time.Minute * waitSlack); ; {
 		got := run(t, tab, 10*time.Second, chromedp.Evaluate[map[string]string](`(() => { const d = document.querySelector('body > [data-dashboard]').dataset;
-		  return {end: d.windowEnd || '', step: d.stepSeconds || '', state: d.state || ''}; })()`))
+		  return {end: d.windowEnd || '', step: d.stepSeconds || '', loads: d.loads || ''}; })()`))
 		after = time.Now()
 		e, err1 := strconv.ParseInt(got["end"], 10, 64)
 		stepS, err2 := strconv.ParseFloat(got["step"], 64)
-		if got["state"] == "ready" && err1 == nil && err2 == nil && stepS > 0 {
-			end = time.UnixMilli(e)
-			slack = time.Duration(stepS*float64(time.Second)) + time.Second
-			if !end.Before(before.Add(-slack)) && !end.After(after.Add(slack)) {
-				return
-			}
+		if err1 != nil || err2 != nil || stepS <= 0 {
+			t.Fatalf("live page's window end %q, step %q: want both", got["end"], got["step"])
+		}
+		end = time.UnixMilli(e)
+		slack = time.Duration(stepS*float64(time.Second)) + time.Second
+		if !end.Before(before.Add(-slack)) && !end.After(after.Add(slack)) {
+			return
 		}
 		if after.After(deadline) {
 			break
 		}
-		time.Sleep(500 * time.Millisecond)
+		// The next read (data-loads counts them), ready again.
+		waitJS(t, tab, 60*time.Second, `(() => { const d = document.querySelector('body > [data-dashboard]').dataset;
+		  return d.state === 'ready' && Number(d.loads) > Number(`+strconv.Quote(got["loads"])+`); })()`)
 	}
 	t.Errorf("window end %s: want between the server's times before the page (%s) and after it was ready (%s), within the step (%v)",
 		end.UTC().Format(time.RFC3339), before.UTC().Format(time.RFC3339), after.UTC().Format(time.RFC3339), slack)

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"specdash/app"
@@ -99,10 +96,7 @@ func TestLazyCharts(t *testing.T) {
 	base := serve(t, h)
 	tab := newTab(t)
 	step(t, tab, 10*time.Second, chromedp.EmulateViewport(lazyW, lazyH))
-	run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
-		func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
-			return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: holdIdleJS})
-		}))
+	addScript(t, tab, holdIdleJS)
 
 	chart := func(name string) lazyChart {
 		return run(t, tab, 10*time.Second, chromedp.Evaluate[lazyChart](lazyChartJS+"("+mustJSON(name)+")"))

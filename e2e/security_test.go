@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"specdash/internal/simtest"
@@ -32,10 +30,7 @@ document.addEventListener('securitypolicyviolation', e => {
 
 func watchCSP(t *testing.T, tab context.Context) {
 	t.Helper()
-	run(t, tab, 10*time.Second, chromedp.Action[cdppage.AddScriptToEvaluateOnNewDocumentResult](
-		func(ctx context.Context, tg *chromedp.Target) (cdppage.AddScriptToEvaluateOnNewDocumentResult, error) {
-			return cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: watchCSPJS})
-		}))
+	addScript(t, tab, watchCSPJS)
 }
 
 func cspViolations(t *testing.T, tab context.Context) []string {
