@@ -249,7 +249,8 @@
       return m;
     });
     compiled.catch(function () { }); // handled when app.js asks
-    compiled.then(wasmSettled, wasmSettled);
+    var settled = function () { wasmSettled(); }; // as set when it settles
+    compiled.then(settled, settled);
     return compiled;
   };
   var bodyArrived = function () {
@@ -376,9 +377,7 @@
     // download slower than that (a slow link, a stalled answer: e2e
     // TestWasmLoaderProgress) had the worker's install ask for app.wasm
     // a second time beside it.
-    var holdFrom = function () { setTimeout(release, 20000); };
-    if (compiled) compiled.then(holdFrom, holdFrom);
-    else wasmSettled = holdFrom;
+    wasmSettled = function () { setTimeout(release, 20000); };
     sw.register = function () {
       var self = this, args = arguments;
       sw.register = origRegister;
