@@ -12,24 +12,25 @@ import (
 // loads use the server's time: metricsclient.Client.Now).
 const ClockSkewNote = 30 * time.Second
 
-// clockOffsetter is a Source that knows how far the server's clock is ahead
-// of this machine's (metricsclient.Client.ClockOffset).
-type clockOffsetter interface {
-	ClockOffset() (time.Duration, bool)
+// clockBounder is a Source that bounds how far the server's clock is ahead
+// of this machine's (metricsclient.Client.ClockBounds).
+type clockBounder interface {
+	ClockBounds() (lo, hi time.Duration, ok bool)
 }
 
 // noteClockSkew adds a note when the source's clock and this machine's
-// differ by more than ClockSkewNote.
+// differ by more than ClockSkewNote, by both bounds (one slow answer's wide
+// bounds are no skew), worded by their middle.
 func (m *Model) noteClockSkew(src Source) {
-	c, ok := src.(clockOffsetter)
+	c, ok := src.(clockBounder)
 	if !ok {
 		return
 	}
-	o, known := c.ClockOffset()
-	if !known || (o < ClockSkewNote && o > -ClockSkewNote) {
+	lo, hi, known := c.ClockBounds()
+	if !known || (lo < ClockSkewNote && hi > -ClockSkewNote) {
 		return
 	}
-	if n := ClockSkewText(o); n != "" {
+	if n := ClockSkewText(lo + (hi-lo)/2); n != "" {
 		m.Notes = append(m.Notes, n)
 	}
 }
