@@ -122,7 +122,7 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	tab := newTab(t)
-	addScript(t, tab, stoppableClock)
+	addScript(t, tab, pageClock(0))
 	gates := holdRequests(t, tab, map[string]string{"app.wasm": "wasm"})
 	navigateNoWait(t, tab, base+"/?"+url.Values{"range": {"1h"}, "refresh": {"5m"}}.Encode())
 	waitJS(t, tab, 60*time.Second, `document.body && document.body.dataset.preview === 'shown'`)
@@ -162,19 +162,23 @@ func TestFirstLoadAtPreviewTime(t *testing.T) {
 	}
 }
 
-// stoppableClock lets a test stop the page's Date (Go's js/wasm wall
-// clock reads it; its timers and monotonic clock use performance.now):
-// window.__stopClock(ms) makes Date say ms from then on.
-const stoppableClock = `(() => {
-  const Real = Date;
+// pageClock replaces the page's Date before any of its scripts run (Go's
+// js/wasm reads the wall clock through it; its timers and monotonic clock
+// use performance.now): skew ahead of the real time (a browser whose
+// clock is off), and window.__stopClock(ms) makes it say ms from then on.
+func pageClock(skew time.Duration) string {
+	return `(() => {
+  const Real = Date, skew = ` + strconv.FormatInt(skew.Milliseconds(), 10) + `;
   let stopped = 0;
-  class Stoppable extends Real {
-    constructor(...a) { if (a.length === 0) super(stopped || Real.now()); else super(...a); }
-    static now() { return stopped || Real.now(); }
+  const now = () => stopped || Real.now() + skew;
+  class Fake extends Real {
+    constructor(...a) { if (a.length === 0) super(now()); else super(...a); }
+    static now() { return now(); }
   }
-  window.Date = Stoppable;
+  window.Date = Fake;
   window.__stopClock = (ms) => (stopped = ms);
 })()`
+}
 
 // addScript runs source in the tab's every new document before its own
 // scripts.
@@ -186,18 +190,6 @@ func addScript(t *testing.T, tab context.Context, source string) {
 		}))
 }
 
-// aheadClock moves the page's Date 5 minutes ahead of the real time (a
-// browser whose clock is off) before any of its scripts run; Go's
-// js/wasm reads the wall clock through Date too.
-const aheadClock = `(() => {
-  const Real = Date, skew = 5 * 60 * 1000;
-  class Ahead extends Real {
-    constructor(...a) { if (a.length === 0) super(Real.now() + skew); else super(...a); }
-    static now() { return Real.now() + skew; }
-  }
-  window.Date = Ahead;
-})()`
-
 // TestBrowserClockAhead: a browser whose clock is 5 minutes ahead of the
 // server's shows the server's window, with the refresh off (the default
 // at /): its first load read at its own clock (no preview: the page
@@ -207,7 +199,7 @@ const aheadClock = `(() => {
 // the user acted.
 func TestBrowserClockAhead(t *testing.T) {
 	base, tab := simSite(t, []string{modelA}, 2)
-	addScript(t, tab, aheadClock)
+	addScript(t, tab, pageClock(5*time.Minute))
 	before := time.Now()
 	step(t, tab, 30*time.Second, chromedp.Navigate(base+"/?range=15m"))
 	if ahead := run(t, tab, 10*time.Second, chromedp.Evaluate[float64](`Date.now()`)) - float64(time.Now().UnixMilli()); ahead < 4*60*1000 {
